@@ -1,0 +1,106 @@
+#include "commands/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+
+#include "commands/explain.hpp"
+#include "commands/run_tool.hpp"
+#include "commands/trust_cmd.hpp"
+#include "util/fs.hpp"
+
+#ifndef EDASHIM_VERSION
+#define EDASHIM_VERSION "unknown"
+#endif
+
+namespace commands {
+namespace {
+
+// Profile and allocator: the environment's choice unless a flag overrides it.
+void apply_selection(Invocation& inv, const std::string& profile, const std::string& allocator) {
+  if (!profile.empty()) {
+    inv.profile = profile;
+    inv.profile_origin = "--profile";
+  } else if (const char* p = std::getenv("EDASHIM_PROFILE"); p && *p) {
+    inv.profile = p;
+    inv.profile_origin = "EDASHIM_PROFILE";
+  }
+  if (!allocator.empty()) {
+    inv.allocator = allocator;
+    inv.allocator_origin = "--allocator";
+  } else if (const char* a = std::getenv("EDASHIM_ALLOCATOR"); a && *a) {
+    inv.allocator = a;
+    inv.allocator_origin = "EDASHIM_ALLOCATOR";
+  }
+}
+
+Invocation invocation_for(const std::vector<std::string>& command) {
+  Invocation inv;
+  inv.tool = util::basename(command.front());
+  inv.argv = command;
+  if (command.front().find('/') != std::string::npos) inv.explicit_path = command.front();
+  return inv;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{
+      "edashim: runs EDA tools with a better allocator, locale and scratch space, and records each run.\n"
+      "Installed as links named after the tools (yosys, vpr, yices ...), it is those tools."};
+  app.set_version_flag("--version", std::string("edashim ") + EDASHIM_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  edashim run -- yosys -p 'synth -top top' design.v   run yosys through its profile\n"
+      "  edashim run --allocator jemalloc -- yosys -s flow.ys try another allocator once\n"
+      "  edashim explain yosys                              what a yosys run would use, and why\n"
+      "  edashim trust                                      trust the nearest .edashim.toml\n"
+      "  EDASHIM=off yosys ...                              the plain tool, untouched");
+
+  std::string profile, allocator;
+  bool strict = false;
+  std::vector<std::string> command;
+  auto* run = app.add_subcommand("run", "Run a tool through its profile (as its shim link would)");
+  run->add_option("-p,--profile", profile, "Named profile or profile file (default: $EDASHIM_PROFILE)");
+  run->add_option("-a,--allocator", allocator, "mimalloc, jemalloc, tcmalloc, tbbmalloc, system, or a library path");
+  run->add_flag("--strict", strict, "Stop with status 2 on a configuration error instead of running the plain tool");
+  run->add_option("command", command, "TOOL [ARGS...] (after --)")->required();
+  run->footer("Example: edashim run -p jemalloc -- yosys -q -p 'synth -top top' top.v");
+
+  std::vector<std::string> explain_command;
+  auto* explain_cmd = app.add_subcommand("explain", "Show what a run would use and where each setting came from; runs nothing");
+  explain_cmd->add_option("-p,--profile", profile, "Named profile or profile file");
+  explain_cmd->add_option("-a,--allocator", allocator, "Allocator to explain instead of the configured one");
+  explain_cmd->add_option("command", explain_command, "TOOL [ARGS...]")->required();
+  explain_cmd->footer("Example: edashim explain yosys");
+
+  std::string trust_file;
+  auto* trust_cmd = app.add_subcommand("trust", "Trust a project's .edashim.toml as it is now (an edit revokes it)");
+  trust_cmd->add_option("file", trust_file, "The file (default: the nearest .edashim.toml)");
+  auto* untrust_cmd = app.add_subcommand("untrust", "Revoke trust in a project's .edashim.toml");
+  untrust_cmd->add_option("file", trust_file, "The file (default: the nearest .edashim.toml)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  if (*run) {
+    Invocation inv = invocation_for(command);
+    apply_selection(inv, profile, allocator);
+    inv.strict = strict;
+    return run_tool(inv);
+  }
+  if (*explain_cmd) {
+    Invocation inv = invocation_for(explain_command);
+    apply_selection(inv, profile, allocator);
+    return explain(inv);
+  }
+  if (*trust_cmd) return trust(trust_file, false);
+  if (*untrust_cmd) return trust(trust_file, true);
+  return 0;
+}
+
+}  // namespace commands

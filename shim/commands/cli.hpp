@@ -1,0 +1,5 @@
+#pragma once
+namespace commands {
+// `edashim SUBCOMMAND ...`
+int cli_main(int argc, char** argv);
+}

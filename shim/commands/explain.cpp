@@ -1,0 +1,70 @@
+#include "commands/explain.hpp"
+
+#include <cstdio>
+
+#include "util/strings.hpp"
+
+namespace commands {
+
+int explain(const Invocation& inv) {
+  Paths paths = Paths::discover();
+  auto env = current_environment();
+  Plan plan = make_plan(inv, paths, env);
+  const auto& s = plan.loaded.settings;
+  // explain is asked for: its answer goes to stdout.
+  std::printf("tool: %s\n", inv.tool.c_str());
+  if (plan.tool_path.empty()) {
+    std::printf("  real tool: NOT FOUND (searched %s)\n", util::join(plan.resolution.searched, ":").c_str());
+  } else {
+    std::printf("  real tool: %s\n", plan.tool_path.c_str());
+  }
+  for (const auto& skipped : plan.resolution.skipped) std::printf("  skipped (edashim itself): %s\n", skipped.c_str());
+
+  std::printf("\nconfig files, lowest priority first:\n");
+  for (const auto& f : plan.loaded.files)
+    std::printf("  [%s] %s  %s%s%s\n", f.kind.c_str(), f.path.c_str(), f.used ? "used" : "NOT used",
+                f.note.empty() ? "" : ": ", f.note.c_str());
+  if (plan.loaded.files.empty()) std::printf("  (none found)\n");
+
+  std::printf("\nsettings:\n");
+  auto row = [](const char* name, const std::string& value, const config::Origin& o) {
+    std::printf("  %-20s %-28s from %s\n", name, value.c_str(), o.str().c_str());
+  };
+  row("allocator", s.allocator.value, s.allocator.origin);
+  if (!plan.allocator_library.empty())
+    std::printf("  %-20s %s (version %s)\n", "  library", plan.allocator_library.c_str(),
+                plan.allocator_version.empty() ? "unknown" : plan.allocator_version.c_str());
+  if (!plan.allocator_note.empty()) std::printf("  %-20s %s\n", "  note", plan.allocator_note.c_str());
+  row("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
+  row("scratch", s.scratch.value ? "tmpfs" : "off", s.scratch.origin);
+  if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());
+  row("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
+  row("probe", s.probe.value ? "on" : "off", s.probe.origin);
+  row("log", plan.log_path.empty() ? "off" : plan.log_path, s.log.origin);
+  for (const auto& [family, options] : s.options)
+    for (const auto& [name, v] : options)
+      std::printf("  %-20s %-28s from %s%s\n", ("[" + family + "] " + name).c_str(),
+                  config::render_option(v.value, true).c_str(), v.origin.str().c_str(),
+                  family == plan.options_family ? "" : "  (not used with this allocator)");
+  for (const auto& [name, v] : s.env)
+    std::printf("  %-20s %-28s from %s\n", ("[env] " + name).c_str(), v.value ? v.value->c_str() : "(unset)",
+                v.origin.str().c_str());
+
+  auto tool_env = plan_environment(plan, env, plan.scratch_base.empty() ? "" : plan.scratch_base + "/edashim-...");
+  std::printf("\nenvironment changes for the tool:\n");
+  for (const auto& c : tool_env.changes)
+    std::printf("  %s=%s%s\n", c.name.c_str(), c.after ? util::shell_quote(*c.after).c_str() : "",
+                c.after ? "" : "  (removed)");
+  for (const auto& r : tool_env.removed_preloads)
+    std::printf("  (dropped %s from LD_PRELOAD: two allocators must never stack)\n", r.c_str());
+
+  if (!plan.loaded.problems.empty()) {
+    std::printf("\nproblems:\n");
+    for (const auto& p : plan.loaded.problems) std::printf("  %s\n", p.str().c_str());
+  }
+  for (const auto& f : plan.loaded.untrusted_files)
+    std::printf("\nnot trusted: %s (trust it with: edashim trust %s)\n", f.c_str(), util::shell_quote(f).c_str());
+  return plan.loaded.has_errors() || plan.tool_path.empty() ? 1 : 0;
+}
+
+}  // namespace commands

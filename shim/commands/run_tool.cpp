@@ -1,0 +1,161 @@
+#include "commands/run_tool.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "run/launch.hpp"
+#include "run/runlog.hpp"
+#include "run/scratch.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace commands {
+namespace {
+
+void say(const std::string& text) {
+  std::string line = "edashim: " + text + "\n";
+  if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
+  }
+}
+
+// Runs the real tool with the environment untouched: EDASHIM=off, and the fallback when
+// edashim's own configuration is broken, so that nobody's build stops on our account.
+[[noreturn]] void exec_plain(const Invocation& inv, const std::vector<std::string>* env) {
+  auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
+  const char* path = std::getenv("PATH");
+  auto r = tool::resolve(inv.tool, path ? path : "/usr/local/bin:/usr/bin:/bin", self);
+  if (r.path.empty()) {
+    say(tool::not_found_message(inv.tool, r));
+    ::_exit(127);
+  }
+  run::exec_in_place(r.path, inv.argv, env);
+}
+
+std::string iso_time(double epoch) {
+  time_t t = time_t(epoch);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char ms[8];
+  std::snprintf(ms, sizeof ms, ".%03dZ", int((epoch - double(t)) * 1000));
+  return std::string(buf) + ms;
+}
+
+double seconds(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
+
+nlohmann::json log_record(const Plan& plan, const run::EnvPlan& env, const run::Outcome& out,
+                          const std::string& scratch, const std::string& scratch_note, bool kept) {
+  nlohmann::json j;
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  char cwd[4096];
+  j["v"] = 1;
+  j["start"] = iso_time(out.start_time);
+  j["start_unix"] = out.start_time;
+  j["tool"] = plan.inv.tool;
+  j["path"] = util::real_path(plan.tool_path).value_or(plan.tool_path);
+  j["argv"] = plan.inv.argv;
+  j["cwd"] = ::getcwd(cwd, sizeof cwd) ? cwd : "";
+  j["host"] = host;
+  j["pid"] = ::getpid();
+  j["tool_pid"] = out.pid;
+  j["profile"] = plan.inv.profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.inv.profile);
+  auto& files = j["config_files"] = nlohmann::json::array();
+  for (const auto& f : plan.loaded.files)
+    if (f.used) files.push_back(f.path);
+  j["allocator"] = {{"requested", plan.allocator},
+                    {"library", plan.allocator_library.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.allocator_library)},
+                    {"version", plan.allocator_version},
+                    {"note", plan.allocator_note}};
+  auto& set = j["env_set"] = nlohmann::json::object();
+  for (const auto& c : env.changes) set[c.name] = c.after ? nlohmann::json(*c.after) : nlohmann::json(nullptr);
+  j["scratch"] = {{"dir", scratch.empty() ? nlohmann::json(nullptr) : nlohmann::json(scratch)}, {"kept", kept}, {"note", scratch_note}};
+  j["wall_s"] = out.wall_seconds;
+  j["user_s"] = seconds(out.usage.ru_utime);
+  j["sys_s"] = seconds(out.usage.ru_stime);
+  j["max_rss_kb"] = out.usage.ru_maxrss;
+  if (WIFEXITED(out.status)) {
+    j["exit_code"] = WEXITSTATUS(out.status);
+    j["signal"] = nullptr;
+  } else {
+    j["exit_code"] = nullptr;
+    j["signal"] = WIFSIGNALED(out.status) ? nlohmann::json(WTERMSIG(out.status)) : nlohmann::json(nullptr);
+  }
+  j["status"] = out.started ? run::shell_status(out.status) : (out.exec_errno == ENOENT ? 127 : 126);
+  return j;
+}
+
+}  // namespace
+
+int run_tool(const Invocation& inv) {
+  // EDASHIM=off: the plain tool, environment untouched.
+  if (const char* sw = std::getenv("EDASHIM"); sw && *sw) {
+    auto on = util::parse_switch(sw);
+    if (!on) {
+      say(std::string("EDASHIM=") + util::shell_quote(sw) +
+          " is not a clear on/off value (use EDASHIM=off or EDASHIM=on); running " + inv.tool + " without edashim");
+      exec_plain(inv, nullptr);
+    }
+    if (!*on) exec_plain(inv, nullptr);
+  }
+  auto env = current_environment();
+  // Inside a tree edashim already set up (yosys -> sh -> yosys-abc): everything is inherited,
+  // so add nothing, but record ourselves so that a copy of edashim can never be taken for the
+  // real tool twice.
+  if (auto chain = run::lookup(env, kChainVar); chain && !chain->empty()) {
+    std::string self = util::real_path(util::self_exe()).value_or("");
+    if (util::split(*chain, ':').size() > 16) {
+      say("loop: edashim has started itself 16 times (" + *chain + "); check PATH for copies of edashim named " + inv.tool);
+      return 126;
+    }
+    ::setenv(kChainVar, (*chain + ":" + self).c_str(), 1);
+    exec_plain(inv, nullptr);
+  }
+
+  Paths paths = Paths::discover();
+  Plan plan = make_plan(inv, paths, env);
+  for (const auto& p : plan.loaded.problems) say(p.str());
+  for (const auto& f : plan.loaded.untrusted_files)
+    say(f + " is not trusted: its library paths, [env], path and log settings are ignored; trust it with: edashim trust " +
+        util::shell_quote(f));
+  if (plan.loaded.has_errors()) {
+    if (inv.strict) return 2;
+    say("running " + inv.tool + " without edashim's settings until that is fixed (bypass for good: EDASHIM=off)");
+    exec_plain(inv, nullptr);
+  }
+  if (plan.tool_path.empty()) {
+    say(tool::not_found_message(inv.tool, plan.resolution));
+    return 127;
+  }
+  if (!plan.allocator_note.empty()) say(plan.allocator_note);
+
+  std::string scratch, scratch_note = plan.scratch_note;
+  if (!plan.scratch_base.empty()) {
+    run::sweep_stale_scratch(plan.scratch_base);
+    scratch = run::make_scratch(plan.scratch_base, scratch_note);
+  }
+  run::EnvPlan tool_env = plan_environment(plan, env, scratch);
+  run::Outcome out = run::launch(plan.tool_path, inv.argv, tool_env.env);
+  bool keep = plan.loaded.settings.keep_scratch.value;
+  if (!scratch.empty() && !keep) util::remove_tree(scratch);
+  if (!out.started) {
+    say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
+  }
+  if (!plan.log_path.empty()) {
+    std::string error;
+    auto record = log_record(plan, tool_env, out, scratch, scratch_note, keep && !scratch.empty());
+    if (!run::append_log_line(plan.log_path, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), error))
+      say("run log not written (" + error + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
+  }
+  if (!out.started) return out.exec_errno == ENOENT ? 127 : 126;
+  run::exit_like(out.status);
+}
+
+}  // namespace commands

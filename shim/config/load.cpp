@@ -1,0 +1,340 @@
+#include "config/load.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "alloc/allocators.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace config {
+
+bool Loaded::has_errors() const {
+  return std::any_of(problems.begin(), problems.end(), [](const Problem& p) { return p.error; });
+}
+
+const std::vector<std::string>& layer_keys() {
+  static const std::vector<std::string> keys = {
+      "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "probe", "log", "path",
+      "env", "tool", "profile", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc"};
+  return keys;
+}
+
+namespace {
+
+// Keys that could run code or write files of a project author's choosing. In an untrusted
+// project file they are ignored (with a word on stderr) until `edashim trust`.
+bool is_restricted(const std::string& key, const toml::node& value) {
+  if (key == "env" || key == "path" || key == "log") return true;
+  if (key == "allocator") {
+    auto s = value.value<std::string>();
+    return s && s->find('/') != std::string::npos;
+  }
+  return false;
+}
+
+struct FileContext {
+  std::string path;
+  std::string kind;
+  bool trusted = true;       // false: an untrusted project file
+  bool ignored_restricted = false;
+  std::vector<Problem>* problems;
+};
+
+Origin origin_of(const FileContext& f, const toml::node& n) { return {f.path, int(n.source().begin.line)}; }
+
+void report(const FileContext& f, const toml::node& n, std::string message, bool error = true) {
+  f.problems->push_back({f.path, int(n.source().begin.line), int(n.source().begin.column), std::move(message), error});
+}
+
+std::optional<bool> get_bool(const FileContext& f, const std::string& key, const toml::node& n) {
+  if (auto b = n.value_exact<bool>()) return *b;
+  report(f, n, "'" + key + "' must be true or false");
+  return std::nullopt;
+}
+
+std::optional<OptionValue> option_value(const toml::node& n) {
+  if (auto b = n.value_exact<bool>()) return OptionValue(*b);
+  if (auto i = n.value_exact<int64_t>()) return OptionValue(*i);
+  if (auto d = n.value_exact<double>()) return OptionValue(*d);
+  if (auto s = n.value_exact<std::string>()) return OptionValue(*s);
+  return std::nullopt;
+}
+
+bool valid_locale(const std::string& v) {
+  return !v.empty() && v.size() < 64 && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '@' || c == '-';
+  });
+}
+
+void apply_key(const FileContext& f, const std::string& key, const toml::node& n, Settings& s, bool in_tool) {
+  Origin o = origin_of(f, n);
+  if (key == "allocator") {
+    auto v = n.value_exact<std::string>();
+    if (!v) return report(f, n, "'allocator' must be a string such as \"mimalloc\"");
+    if (v->find('/') != std::string::npos) {
+      if ((*v)[0] != '/') return report(f, n, "allocator library path '" + *v + "' must be absolute");
+      return s.allocator.set(*v, o);
+    }
+    auto names = alloc::known_names();
+    if (std::find(names.begin(), names.end(), *v) != names.end()) return s.allocator.set(*v, o);
+    auto near = util::nearest(*v, names);
+    return report(f, n, "unknown allocator '" + *v + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
+                            " (known: " + util::join(names, ", ") + ", or an absolute library path)");
+  }
+  if (key == "locale") {
+    auto v = n.value_exact<std::string>();
+    if (!v) return report(f, n, "'locale' must be a string: a locale name such as \"C.UTF-8\", or \"keep\"");
+    if (*v == "keep" || v->empty()) return s.locale.set("", o);
+    if (!valid_locale(*v)) return report(f, n, "'locale' \"" + *v + "\" is not a locale name (e.g. \"C\", \"C.UTF-8\", \"keep\")");
+    return s.locale.set(*v, o);
+  }
+  if (key == "scratch" || key == "keep_scratch" || key == "probe") {
+    auto b = get_bool(f, key, n);
+    if (!b) return;
+    auto& target = key == "scratch" ? s.scratch : key == "probe" ? s.probe : s.keep_scratch;
+    return target.set(*b, o);
+  }
+  if (key == "scratch_min_free_mb") {
+    auto i = n.value_exact<int64_t>();
+    if (!i || *i < 0) return report(f, n, "'scratch_min_free_mb' must be a non-negative integer (MiB)");
+    return s.scratch_min_free_mb.set(*i, o);
+  }
+  if (key == "log") {
+    auto v = n.value_exact<std::string>();
+    if (!v || v->empty()) return report(f, n, "'log' must be a file path or \"off\"");
+    return s.log.set(*v, o);
+  }
+  if (key == "path") {
+    if (!in_tool) return report(f, n, "'path' belongs in a [tool.NAME] section: it names that tool's executable");
+    auto v = n.value_exact<std::string>();
+    if (!v || v->empty() || (*v)[0] != '/') return report(f, n, "'path' must be the absolute path of the tool's executable");
+    return s.tool_path.set(*v, o);
+  }
+  if (key == "env") {
+    auto* t = n.as_table();
+    if (!t) return report(f, n, "[env] must be a table of NAME = \"value\" (or NAME = false to unset)");
+    for (const auto& [k, v] : *t) {
+      std::string name(k.str());
+      Origin vo = origin_of(f, v);
+      if (auto sv = v.value_exact<std::string>()) s.env[name].set(*sv, vo);
+      else if (auto bv = v.value_exact<bool>(); bv && !*bv) s.env[name].set(std::nullopt, vo);
+      else report(f, v, "[env] " + name + " must be a string, or false to unset it");
+    }
+    return;
+  }
+  auto& families = alloc::option_families();
+  if (std::find(families.begin(), families.end(), key) != families.end()) {
+    auto* t = n.as_table();
+    if (!t) return report(f, n, "[" + key + "] must be a table of options");
+    for (const auto& [k, v] : *t) {
+      auto value = option_value(v);
+      if (!value) {
+        report(f, v, "[" + key + "] " + std::string(k.str()) + " must be a boolean, number or string");
+        continue;
+      }
+      s.options[key][util::to_lower(k.str())].set(*value, origin_of(f, v));
+    }
+    return;
+  }
+  auto near = util::nearest(key, layer_keys());
+  report(f, n, "unknown key '" + key + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
+                   " (known: " + util::join(layer_keys(), ", ") + ")");
+}
+
+// Applies the plain keys of one table (a file's root, a [tool.X] or a [profile.X] section).
+void apply_table(FileContext& f, const toml::table& t, Settings& s, bool in_tool) {
+  for (const auto& [k, v] : t) {
+    std::string key(k.str());
+    if (key == "tool" || key == "profile") continue;  // handled by the caller, in priority order
+    if (!f.trusted && is_restricted(key, v)) {
+      f.ignored_restricted = true;
+      continue;
+    }
+    apply_key(f, key, v, s, in_tool);
+  }
+}
+
+void apply_tool_section(FileContext& f, const toml::table& root, const std::string& tool, Settings& s) {
+  auto* tools = root.get("tool");
+  if (!tools) return;
+  auto* tt = tools->as_table();
+  if (!tt) return report(f, *tools, "'tool' must hold sections such as [tool.yosys]");
+  for (const auto& [name, section] : *tt) {
+    auto* st = section.as_table();
+    if (!st) {
+      report(f, section, "[tool." + std::string(name.str()) + "] must be a table");
+      continue;
+    }
+    if (auto* nested = st->get("tool")) report(f, *nested, "[tool.X] sections cannot nest");
+    if (auto* nested = st->get("profile")) report(f, *nested, "[profile.X] cannot sit inside a [tool.X] section");
+    if (name.str() == tool) apply_table(f, *st, s, true);
+  }
+}
+
+struct ParsedFile {
+  std::string content;
+  toml::table table;
+};
+
+std::optional<ParsedFile> parse(const std::string& path, std::vector<Problem>& problems, std::string& note) {
+  auto content = util::read_file(path, 1 << 20);
+  if (!content) {
+    note = "unreadable or larger than 1 MiB";
+    problems.push_back({path, 0, 0, "cannot read this config file (or it is larger than 1 MiB)", true});
+    return std::nullopt;
+  }
+  if (content->find('\0') != std::string::npos) {
+    note = "contains a NUL byte";
+    problems.push_back({path, 0, 0, "contains a NUL byte: not a TOML file", true});
+    return std::nullopt;
+  }
+  try {
+    return ParsedFile{*content, toml::parse(*content, path)};
+  } catch (const toml::parse_error& e) {
+    note = "TOML syntax error";
+    problems.push_back({path, int(e.source().begin.line), int(e.source().begin.column),
+                        "TOML syntax error: " + std::string(e.description()), true});
+    return std::nullopt;
+  }
+}
+
+// A file edashim would refuse to read: another user could change what the tool runs with.
+std::optional<std::string> unsafe_ownership(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  if (st.st_uid != ::getuid() && st.st_uid != 0) return "owned by uid " + std::to_string(st.st_uid) + ", not by you or root";
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others (fix: chmod go-w " + util::shell_quote(path) + ")";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because) {
+  std::vector<std::string> dirs;
+  struct stat start;
+  if (cwd.empty() || cwd[0] != '/' || ::stat(cwd.c_str(), &start) != 0) return {};
+  std::string dir = cwd;
+  while (true) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) != 0) break;
+    if (st.st_dev != start.st_dev) {
+      if (stopped_because) *stopped_because = "stopped at " + dir + ": another filesystem";
+      break;
+    }
+    if (st.st_uid != ::getuid() && st.st_uid != 0) {
+      if (stopped_because) *stopped_because = "stopped at " + dir + ": owned by another user";
+      break;
+    }
+    dirs.push_back(dir);
+    if (dir == "/") break;
+    dir = util::dirname(dir);
+  }
+  std::vector<std::string> files;
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+    std::string f = (*it == "/" ? "" : *it) + "/.edashim.toml";
+    if (util::exists(f)) files.push_back(f);
+  }
+  return files;
+}
+
+Loaded load(const LoadRequest& req) {
+  Loaded out;
+  // Named-profile sections found in config files, applied after all files, in file order.
+  std::vector<std::pair<FileContext, toml::table>> profile_sections;
+
+  auto consider = [&](const std::string& path, const std::string& kind, bool must_exist) {
+    if (!util::exists(path)) {
+      if (must_exist) out.problems.push_back({path, 0, 0, "profile file not found", true});
+      return;
+    }
+    ConsideredFile cf{path, kind, false, ""};
+    std::string real = util::real_path(path).value_or(path);  // symlinks are checked at their target
+    if (kind == "project") {
+      if (auto why = unsafe_ownership(real)) {
+        cf.note = "refused: " + *why;
+        out.problems.push_back({path, 0, 0, "refused: " + *why, false});
+        out.files.push_back(cf);
+        return;
+      }
+    }
+    auto parsed = parse(real, out.problems, cf.note);
+    if (!parsed) {
+      out.files.push_back(cf);
+      return;
+    }
+    FileContext f{path, kind, true, false, &out.problems};
+    if (kind == "project") f.trusted = req.trust && req.trust->is_trusted(real, parsed->content);
+    apply_table(f, parsed->table, out.settings, false);
+    apply_tool_section(f, parsed->table, req.tool, out.settings);
+    if (auto* profiles = parsed->table.get("profile")) {
+      if (auto* pt = profiles->as_table()) {
+        for (const auto& [name, section] : *pt) {
+          if (auto* st = section.as_table(); st && name.str() == req.profile) profile_sections.emplace_back(f, *st);
+          else if (!section.as_table()) report(f, section, "[profile." + std::string(name.str()) + "] must be a table");
+        }
+      } else {
+        report(f, *profiles, "'profile' must hold sections such as [profile.fast]");
+      }
+    }
+    cf.used = true;
+    if (f.ignored_restricted) {
+      cf.note = "untrusted: library paths, [env], path and log ignored (trust it: edashim trust " +
+                util::shell_quote(path) + ")";
+      out.untrusted_files.push_back(path);
+    }
+    out.files.push_back(cf);
+  };
+
+  consider(req.shipped_dir + "/defaults/all.toml", "shipped", false);
+  if (!req.tool.empty()) consider(req.shipped_dir + "/defaults/" + req.tool + ".toml", "shipped", false);
+  consider(req.system_file, "system", false);
+  consider(req.user_file, "user", false);
+  for (const auto& f : project_files(req.cwd)) consider(f, "project", false);
+
+  if (!req.profile.empty()) {
+    if (req.profile.find('/') != std::string::npos) {
+      // An explicit path chosen by the user: their own file, so trusted.
+      consider(req.profile, "profile", true);
+    } else {
+      bool found = !profile_sections.empty();
+      for (const auto& path : {req.shipped_dir + "/named/" + req.profile + ".toml",
+                               req.user_profiles_dir + "/" + req.profile + ".toml"}) {
+        if (util::exists(path)) {
+          consider(path, "profile", false);
+          found = true;
+        }
+      }
+      for (auto& [f, table] : profile_sections) {
+        apply_table(f, table, out.settings, false);
+        apply_tool_section(f, table, req.tool, out.settings);
+      }
+      if (!found)
+        out.problems.push_back({req.profile_origin, 0, 0,
+                                "no profile named '" + req.profile + "' (see `edashim profiles` for the list)", true});
+    }
+  }
+
+  if (!req.allocator.empty()) {
+    auto names = alloc::known_names();
+    bool known = std::find(names.begin(), names.end(), req.allocator) != names.end();
+    if (known || req.allocator[0] == '/') out.settings.allocator.set(req.allocator, {req.allocator_origin});
+    else {
+      auto near = util::nearest(req.allocator, names);
+      out.problems.push_back({req.allocator_origin, 0, 0,
+                              "unknown allocator '" + req.allocator + "'" +
+                                  (near ? "; did you mean '" + *near + "'?" : "") + " (known: " +
+                                  util::join(names, ", ") + ", or an absolute library path)",
+                              true});
+    }
+  }
+  if (!req.log.empty()) out.settings.log.set(req.log, {"EDASHIM_LOG"});
+  return out;
+}
+
+}  // namespace config

@@ -1,0 +1,45 @@
+#pragma once
+// Finds the config files that apply to a run and merges them into Settings, lowest priority
+// first: shipped defaults, /etc, the user's file, each .edashim.toml from / down to the cwd,
+// the selected named profile, then environment variables.
+#include <string>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "config/trust.hpp"
+
+namespace config {
+
+struct LoadRequest {
+  std::string tool;                 // name the tool was invoked as ("yosys"); empty for none
+  std::string cwd;                  // absolute
+  std::string shipped_dir;          // <prefix>/share/edashim/profiles
+  std::string system_file;          // /etc/edashim/config.toml
+  std::string user_file;            // $XDG_CONFIG_HOME/edashim/config.toml
+  std::string user_profiles_dir;    // $XDG_CONFIG_HOME/edashim/profiles
+  std::string profile;              // name or path; empty: none
+  std::string profile_origin;       // "EDASHIM_PROFILE", "--profile"
+  std::string allocator;            // override; empty: none
+  std::string allocator_origin;
+  std::string log;                  // EDASHIM_LOG; empty: none
+  const TrustStore* trust = nullptr;
+};
+
+struct Loaded {
+  Settings settings;
+  std::vector<ConsideredFile> files;
+  std::vector<Problem> problems;
+  std::vector<std::string> untrusted_files;  // project files whose restricted keys were ignored
+  bool has_errors() const;
+};
+
+Loaded load(const LoadRequest& request);
+
+// The .edashim.toml candidates for `cwd`, root first; the walk stops at a filesystem boundary
+// or at a directory owned by someone other than the user or root.
+std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because = nullptr);
+
+// Settings keys, for messages and completion.
+const std::vector<std::string>& layer_keys();
+
+}  // namespace config

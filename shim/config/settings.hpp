@@ -1,0 +1,67 @@
+#pragma once
+// The settings a run uses, each with the place it came from (for `explain` and the log).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace config {
+
+// Where a value was set: a file and line, or an environment variable or command-line flag.
+struct Origin {
+  std::string file;  // or "EDASHIM_ALLOCATOR", "--allocator", "built-in"
+  int line = 0;
+  std::string str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
+};
+
+// An allocator option as written in TOML; rendered per allocator when the environment is built.
+using OptionValue = std::variant<bool, int64_t, double, std::string>;
+std::string render_option(const OptionValue& value, bool bool_as_word);
+std::string type_name(const OptionValue& value);
+
+template <class T>
+struct Setting {
+  T value{};
+  Origin origin{"built-in"};
+  void set(T v, Origin o) {
+    value = std::move(v);
+    origin = std::move(o);
+  }
+};
+
+struct Settings {
+  Setting<std::string> allocator{"system"};  // known name, or an absolute library path
+  Setting<std::string> locale{""};           // LC_ALL for the tool; empty leaves the user's locale alone
+  Setting<bool> scratch{false};              // private tmpfs TMPDIR for the run
+  Setting<bool> keep_scratch{false};
+  Setting<int64_t> scratch_min_free_mb{256};
+  Setting<bool> probe{true};
+  Setting<std::string> tool_path{""};        // empty: search PATH
+  Setting<std::string> log{""};              // empty: the default log; "off": no log
+  // family ("mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc") -> option -> value
+  std::map<std::string, std::map<std::string, Setting<OptionValue>>> options;
+  // variable -> value; nullopt unsets it
+  std::map<std::string, Setting<std::optional<std::string>>> env;
+};
+
+// One problem found in configuration, located as precisely as we can.
+struct Problem {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string message;
+  bool error = true;  // false: a warning (the setting is ignored, the run goes on configured)
+  std::string str() const;
+};
+
+// A config file that was looked at, and what became of it.
+struct ConsideredFile {
+  std::string path;
+  std::string kind;    // shipped, system, user, project, profile
+  bool used = false;
+  std::string note;    // why not used, or what was ignored
+};
+
+}  // namespace config

@@ -1,0 +1,181 @@
+#include "run/launch.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace run {
+namespace {
+
+volatile pid_t g_child = 0;
+volatile sig_atomic_t g_shared_group = 0;  // the tool is in our process group (a terminal job)
+volatile sig_atomic_t g_last_sig = 0;
+volatile pid_t g_last_sender = 0;
+volatile long long g_last_ns = 0;
+
+long long now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// Signals relayed to the tool. Stop signals are left alone: with a terminal they reach the
+// whole group and the shell sees edashim stop with the tool, as a job should.
+constexpr int kRelayed[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+                            SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR, SIGWINCH, SIGURG, SIGCONT};
+
+void relay(int sig, siginfo_t* info, void*) {
+  int saved = errno;
+  pid_t child = g_child;
+  if (child > 0) {
+    bool from_group = false;
+    if (g_shared_group) {
+      // A terminal's signals (SI_KERNEL) went to the whole foreground group, tool included.
+      // SIGWINCH and SIGCONT also reach it through the group when a shell sends them.
+      from_group = info->si_code == SI_KERNEL || sig == SIGWINCH || sig == SIGCONT;
+    }
+    // timeout(1) and some schedulers send to the pid and then to the group: relay once.
+    long long t = now_ns();
+    bool duplicate = sig == g_last_sig && info->si_pid == g_last_sender && t - g_last_ns < 50'000'000LL;
+    g_last_sig = sig;
+    g_last_sender = info->si_pid;
+    g_last_ns = t;
+    if (!from_group && !duplicate) ::kill(child, sig);
+  }
+  errno = saved;
+}
+
+double epoch_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  out.reserve(v.size() + 1);
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+bool has_controlling_terminal() {
+  int fd = ::open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
+Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  Outcome out;
+  auto c_argv = c_strings(argv);
+  auto c_env = c_strings(env);
+  // Without a terminal the tool gets a process group of its own, so a signal sent to our
+  // group (timeout(1), a scheduler) arrives once, through us. With one, it stays in ours so
+  // that the terminal, job control and reads from the tty work exactly as without edashim.
+  g_shared_group = has_controlling_terminal();
+
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  struct sigaction previous[sizeof kRelayed / sizeof *kRelayed];
+  bool installed[sizeof kRelayed / sizeof *kRelayed] = {};
+  for (size_t i = 0; i < sizeof kRelayed / sizeof *kRelayed; ++i) {
+    sigaction(kRelayed[i], nullptr, &previous[i]);
+    if (previous[i].sa_handler == SIG_IGN) continue;  // nohup's SIGHUP stays ignored for the tool
+    struct sigaction sa {};
+    sa.sa_sigaction = relay;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    sigaction(kRelayed[i], &sa, nullptr);
+    installed[i] = true;
+  }
+
+  pid_t parent = ::getpid();
+  volatile int exec_errno = 0;
+  out.start_time = epoch_seconds();
+  long long t0 = now_ns();
+  // vfork: the child borrows our memory until exec, which keeps the launch cost in microseconds.
+  pid_t pid = vfork();
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    if (!g_shared_group) ::setpgid(0, 0);
+    for (size_t i = 0; i < sizeof kRelayed / sizeof *kRelayed; ++i)
+      if (installed[i]) ::signal(kRelayed[i], SIG_DFL);
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+    ::execve(path.c_str(), c_argv.data(), c_env.data());
+    exec_errno = errno;
+    ::_exit(127);
+  }
+  if (pid < 0) {
+    out.exec_errno = errno;
+  } else {
+    g_child = pid;
+    out.pid = pid;
+  }
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+  if (pid > 0) {
+    int status = 0;
+    while (::wait4(pid, &status, 0, &out.usage) < 0 && errno == EINTR) {
+    }
+    out.wall_seconds = double(now_ns() - t0) / 1e9;
+    out.status = status;
+    out.exec_errno = exec_errno;
+    out.started = exec_errno == 0;
+  }
+  g_child = 0;
+  for (size_t i = 0; i < sizeof kRelayed / sizeof *kRelayed; ++i)
+    if (installed[i]) sigaction(kRelayed[i], &previous[i], nullptr);
+  return out;
+}
+
+void exec_in_place(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>* env) {
+  auto c_argv = c_strings(argv);
+  if (env) {
+    auto c_env = c_strings(*env);
+    ::execve(path.c_str(), c_argv.data(), c_env.data());
+  } else {
+    ::execv(path.c_str(), c_argv.data());
+  }
+  int e = errno;
+  std::fprintf(stderr, "%s: %s: %s\n", argv.empty() ? "edashim" : argv[0].c_str(), path.c_str(), std::strerror(e));
+  ::_exit(e == ENOENT ? 127 : 126);
+}
+
+int shell_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+void exit_like(int status) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    // Die of the same signal so that a shell sees 128+N and make sees a signal, but leave no
+    // core file of edashim's own behind.
+    struct rlimit none = {0, 0};
+    ::setrlimit(RLIMIT_CORE, &none);
+    ::signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    ::kill(::getpid(), sig);
+    ::_exit(128 + sig);  // only for signals whose default action does not end the process
+  }
+  std::fflush(stderr);
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+}  // namespace run

@@ -1,0 +1,35 @@
+#pragma once
+// Starting the tool and waiting for it, transparently: its stdio, its exit status, its signals.
+#include <sys/resource.h>
+
+#include <string>
+#include <vector>
+
+namespace run {
+
+struct Outcome {
+  bool started = false;
+  int exec_errno = 0;  // why the tool could not be started
+  int status = 0;      // wait status
+  struct rusage usage {};
+  double wall_seconds = 0;
+  double start_time = 0;  // seconds since the epoch
+  int pid = 0;
+};
+
+// fork (vfork) + exec + wait4. Signals sent to edashim alone are relayed to the tool once;
+// signals a terminal sends to the whole foreground group are not relayed (the tool got them).
+// If edashim is killed, the tool is killed too (PR_SET_PDEATHSIG).
+Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env);
+
+// Replaces edashim with the tool (environment given, or the current one when null).
+[[noreturn]] void exec_in_place(const std::string& path, const std::vector<std::string>& argv,
+                                const std::vector<std::string>* env);
+
+// Ends edashim the way the tool ended: the same exit code, or death by the same signal.
+[[noreturn]] void exit_like(int wait_status);
+
+// The shell's exit status for a wait status (128+N for a signal).
+int shell_status(int wait_status);
+
+}  // namespace run

@@ -1,0 +1,35 @@
+#pragma once
+// Finding the real tool behind a shim name: the first executable of that name on PATH that
+// is not edashim itself (by device and inode, by build-id for copies, or by the chain of
+// edashim binaries already in this process tree).
+#include <string>
+#include <vector>
+
+#include "util/fs.hpp"
+
+namespace tool {
+
+// How to recognise edashim on disk.
+struct SelfIdentity {
+  util::FileId id;
+  long long size = 0;
+  std::string build_id;
+  std::vector<std::string> chain;  // real paths of edashim binaries already active (env marker)
+  static SelfIdentity current(const char* chain_env);
+};
+
+struct Resolution {
+  std::string path;                   // empty: not found
+  std::vector<std::string> searched;  // directories looked in, for the not-found message
+  std::vector<std::string> skipped;   // edashim links or copies passed over
+};
+
+// True when `path` is edashim: the same file, a copy of it, or one already in the chain.
+bool is_edashim(const std::string& path, const SelfIdentity& self);
+
+Resolution resolve(const std::string& name, const std::string& path_env, const SelfIdentity& self);
+
+// `yosys: command not found` in the style of a shell, with what was searched.
+std::string not_found_message(const std::string& name, const Resolution& r);
+
+}  // namespace tool

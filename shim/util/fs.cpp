@@ -1,0 +1,137 @@
+#include "util/fs.hpp"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+namespace util {
+
+std::optional<FileId> file_id(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+
+std::optional<std::string> read_file(const std::string& path, size_t limit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string out;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || out.size() + size_t(n) > limit) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    out.append(buf, size_t(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return false;
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return false;
+    }
+    done += size_t(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool is_regular_executable(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+bool make_dirs(const std::string& path, mode_t mode) {
+  if (path.empty() || is_directory(path)) return !path.empty();
+  std::string parent = dirname(path);
+  if (parent != path && !make_dirs(parent, mode)) return false;
+  return ::mkdir(path.c_str(), mode) == 0 || errno == EEXIST;
+}
+
+std::optional<std::string> real_path(const std::string& path) {
+  char buf[PATH_MAX];
+  if (!::realpath(path.c_str(), buf)) return std::nullopt;
+  return std::string(buf);
+}
+
+std::string dirname(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  if (pos == std::string::npos) return ".";
+  if (pos == 0) return "/";
+  return path.substr(0, pos);
+}
+
+std::string basename(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  return pos == std::string::npos ? path : path.substr(pos + 1);
+}
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  return std::string(buf, size_t(n));
+}
+
+std::string home_dir() {
+  if (const char* h = std::getenv("HOME"); h && *h == '/') return h;
+  if (auto* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
+  return "/";
+}
+
+namespace {
+std::string xdg(const char* var, const char* fallback) {
+  if (const char* v = std::getenv(var); v && *v == '/') return v;  // the spec says relative values are ignored
+  return home_dir() + fallback;
+}
+}  // namespace
+
+std::string xdg_config_home() { return xdg("XDG_CONFIG_HOME", "/.config"); }
+std::string xdg_state_home() { return xdg("XDG_STATE_HOME", "/.local/state"); }
+
+bool remove_tree(const std::string& path) {
+  ::nftw(
+      path.c_str(),
+      [](const char* p, const struct stat*, int type, struct FTW*) {
+        if (type == FTW_DP) ::rmdir(p);
+        else ::unlink(p);
+        return 0;
+      },
+      32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+  return !exists(path);
+}
+
+}  // namespace util

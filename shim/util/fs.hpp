@@ -1,0 +1,51 @@
+#pragma once
+// Filesystem helpers: thin, errno-free wrappers over the system calls edashim needs.
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+namespace util {
+
+// Device and inode: what makes two paths the same file, through links of either kind.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const FileId&) const = default;
+};
+
+std::optional<FileId> file_id(const std::string& path);
+
+// Whole file, or nullopt when it cannot be read. `limit` guards against absurd inputs.
+std::optional<std::string> read_file(const std::string& path, size_t limit = 16 << 20);
+
+// Writes through a temporary file and rename, so a reader never sees half a file.
+bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode = 0644);
+
+bool is_regular_executable(const std::string& path);
+bool is_directory(const std::string& path);
+bool exists(const std::string& path);
+
+// mkdir -p; true when the directory exists afterwards.
+bool make_dirs(const std::string& path, mode_t mode = 0755);
+
+// Canonical absolute path (symlinks resolved), or nullopt.
+std::optional<std::string> real_path(const std::string& path);
+
+std::string dirname(const std::string& path);
+std::string basename(const std::string& path);
+
+// Absolute path of the running edashim binary (/proc/self/exe).
+std::string self_exe();
+
+// $HOME, or the passwd entry when HOME is unset.
+std::string home_dir();
+
+// XDG base directories with their documented defaults.
+std::string xdg_config_home();
+std::string xdg_state_home();
+
+// Removes a directory tree without following symlinks; true when nothing is left.
+bool remove_tree(const std::string& path);
+
+}  // namespace util

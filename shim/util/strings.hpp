@@ -1,0 +1,33 @@
+#pragma once
+// Small text helpers with no knowledge of edashim.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace util {
+
+// Splits on one separator; empty fields are kept ("a::b" -> {"a","","b"}).
+std::vector<std::string> split(std::string_view text, char sep);
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+std::string to_lower(std::string_view text);
+
+bool starts_with(std::string_view text, std::string_view prefix);
+
+// Edit distance, for "did you mean" suggestions.
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate nearest to `word`, if it is near enough to be a plausible typo.
+std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates);
+
+// A switch value: true/false for the clear spellings (1/0, on/off, yes/no, true/false,
+// case-insensitive), nullopt for anything else. ccache users were bitten by CCACHE_DISABLE=0
+// meaning "disabled"; we accept only spellings nobody can misread and reject the rest.
+std::optional<bool> parse_switch(std::string_view text);
+
+// Quotes a string for a POSIX shell when it needs it, for messages users may copy.
+std::string shell_quote(std::string_view text);
+
+}  // namespace util

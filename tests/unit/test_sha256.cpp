@@ -1,0 +1,13 @@
+#include <catch2/catch.hpp>
+
+#include "util/sha256.hpp"
+
+// Expected values from FIPS 180-4 examples and `printf ... | sha256sum`.
+TEST_CASE("sha256 matches known digests", "[sha256]") {
+  CHECK(util::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(util::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(util::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  CHECK(util::sha256_hex(std::string(1000, 'a')) ==
+        "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+}
