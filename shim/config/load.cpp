@@ -152,6 +152,14 @@ void apply_table(FileContext& f, const toml::table& t, Settings& s, bool in_tool
   for (const auto& [k, v] : t) {
     std::string key(k.str());
     if (key == "tool" || key == "profile") continue;  // handled by the caller, in priority order
+    if (std::find(layer_keys().begin(), layer_keys().end(), key) == layer_keys().end()) {
+      auto near = util::nearest(key, layer_keys());
+      f.problems->push_back({f.path, int(k.source().begin.line), int(k.source().begin.column),
+                             "unknown key '" + key + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
+                                 " (known: " + util::join(layer_keys(), ", ") + ")",
+                             true});
+      continue;
+    }
     if (!f.trusted && is_restricted(key, v)) {
       f.ignored_restricted = true;
       continue;

@@ -1,1 +1,54 @@
 #include <catch2/catch.hpp>
+
+#include "alloc/allocators.hpp"
+
+TEST_CASE("Debian's allocator libraries are found on this machine, not at one hard-coded path", "[alloc]") {
+  for (const char* name : {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc"}) {
+    INFO(name);
+    auto* a = alloc::find(name);
+    REQUIRE(a);
+    auto lib = alloc::locate(*a, alloc::library_dirs());
+    REQUIRE(lib);
+    CHECK(lib->find("_debug") == std::string::npos);
+    CHECK(alloc::allocator_of_library(*lib) == name);
+  }
+}
+
+TEST_CASE("The tbbmalloc preload is the proxy, which replaces malloc", "[alloc]") {
+  auto lib = alloc::locate(*alloc::find("tbbmalloc"), alloc::library_dirs());
+  REQUIRE(lib);
+  CHECK(lib->find("libtbbmalloc_proxy.so") != std::string::npos);
+}
+
+TEST_CASE("Debian 12's mimalloc is 2.0", "[alloc]") {
+  auto lib = alloc::locate(*alloc::find("mimalloc"), alloc::library_dirs());
+  REQUIRE(lib);
+  CHECK(alloc::version_of(*lib) == "2.0");
+}
+
+TEST_CASE("mimalloc option names are checked against the installed version", "[alloc]") {
+  using config::OptionValue;
+  CHECK_FALSE(alloc::check_option("mimalloc", "2.0", "decommit_delay", OptionValue(int64_t(100))));
+  auto renamed = alloc::check_option("mimalloc", "2.0", "purge_delay", OptionValue(int64_t(100)));
+  REQUIRE(renamed);
+  CHECK(renamed->find("mimalloc 2.0") != std::string::npos);
+  CHECK(renamed->find("'decommit_delay'") != std::string::npos);
+  auto back = alloc::check_option("mimalloc", "2.1", "decommit_delay", OptionValue(int64_t(100)));
+  REQUIRE(back);
+  CHECK(back->find("'purge_delay'") != std::string::npos);
+  auto wrong_type = alloc::check_option("mimalloc", "2.0", "eager_commit_delay", OptionValue(std::string("x")));
+  REQUIRE(wrong_type);
+  CHECK(wrong_type->find("expected an integer") != std::string::npos);
+}
+
+TEST_CASE("jemalloc, tcmalloc, tbbmalloc and glibc options have their own lists", "[alloc]") {
+  using config::OptionValue;
+  CHECK_FALSE(alloc::check_option("jemalloc", "", "dirty_decay_ms", OptionValue(int64_t(1000))));
+  CHECK(alloc::check_option("jemalloc", "", "dirty_decay", OptionValue(int64_t(1000))));
+  CHECK_FALSE(alloc::check_option("tcmalloc", "", "release_rate", OptionValue(0.5)));
+  CHECK_FALSE(alloc::check_option("tbbmalloc", "", "use_huge_pages", OptionValue(true)));
+  CHECK_FALSE(alloc::check_option("glibc", "", "mmap_threshold", OptionValue(int64_t(65536))));
+  auto typo = alloc::check_option("glibc", "", "mmap_treshold", OptionValue(int64_t(65536)));
+  REQUIRE(typo);
+  CHECK(typo->find("did you mean 'mmap_threshold'?") != std::string::npos);
+}

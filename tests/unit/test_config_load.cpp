@@ -1,1 +1,191 @@
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
+
+#include "config/load.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+// A request isolated from the machine's own config files.
+config::LoadRequest request_in(const TempDir& t, const std::string& tool = "yosys") {
+  config::LoadRequest r;
+  r.tool = tool;
+  r.cwd = t.path + "/proj/sub";
+  util::make_dirs(r.cwd);
+  r.shipped_dir = t.path + "/shipped";
+  r.system_file = t.path + "/etc/config.toml";
+  r.user_file = t.path + "/user/config.toml";
+  r.user_profiles_dir = t.path + "/user/profiles";
+  return r;
+}
+
+bool mentions(const config::Loaded& l, const std::string& text) {
+  for (const auto& p : l.problems)
+    if (p.str().find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("Layers: nearer files override farther ones, per-tool sections override the file's top level", "[config]") {
+  TempDir t;
+  t.write("shipped/defaults/all.toml", "allocator = \"system\"\nprobe = true\n");
+  t.write("shipped/defaults/yosys.toml", "allocator = \"jemalloc\"\nscratch = true\n");
+  t.write("user/config.toml", "locale = \"C.UTF-8\"\n[tool.yosys]\nallocator = \"tcmalloc\"\n");
+  t.write("proj/.edashim.toml", "allocator = \"mimalloc\"\n");
+  t.write("proj/sub/.edashim.toml", "[tool.yosys]\nscratch = false\n[tool.vpr]\nallocator = \"jemalloc\"\n");
+  auto r = request_in(t);
+  auto loaded = config::load(r);
+  INFO((loaded.problems.empty() ? "" : loaded.problems[0].str()));
+  REQUIRE_FALSE(loaded.has_errors());
+  const auto& s = loaded.settings;
+  CHECK(s.allocator.value == "mimalloc");
+  CHECK(s.allocator.origin.file == t.path + "/proj/.edashim.toml");
+  CHECK(s.allocator.origin.line == 1);
+  CHECK(s.scratch.value == false);
+  CHECK(s.scratch.origin.file == t.path + "/proj/sub/.edashim.toml");
+  CHECK(s.locale.value == "C.UTF-8");
+  CHECK(s.probe.value == true);
+  REQUIRE(loaded.files.size() == 5);
+  CHECK(loaded.files[0].kind == "shipped");
+  CHECK(loaded.files[4].path == t.path + "/proj/sub/.edashim.toml");
+}
+
+TEST_CASE("Another tool's section does not apply", "[config]") {
+  TempDir t;
+  t.write("user/config.toml", "[tool.vpr]\nallocator = \"tcmalloc\"\n");
+  auto loaded = config::load(request_in(t, "yosys"));
+  CHECK(loaded.settings.allocator.value == "system");
+}
+
+TEST_CASE("A named profile wins over config files, and the environment's allocator over both", "[config]") {
+  TempDir t;
+  t.write("shipped/named/baseline.toml", "allocator = \"system\"\nscratch = false\n");
+  t.write("proj/.edashim.toml", "allocator = \"mimalloc\"\nscratch = true\n[profile.fast]\nallocator = \"jemalloc\"\n");
+  auto r = request_in(t);
+  r.profile = "baseline";
+  auto loaded = config::load(r);
+  CHECK(loaded.settings.allocator.value == "system");
+  CHECK(loaded.settings.scratch.value == false);
+
+  r.profile = "fast";
+  loaded = config::load(r);
+  CHECK(loaded.settings.allocator.value == "jemalloc");
+  CHECK(loaded.settings.scratch.value == true);
+
+  r.allocator = "tcmalloc";
+  r.allocator_origin = "EDASHIM_ALLOCATOR";
+  loaded = config::load(r);
+  CHECK(loaded.settings.allocator.value == "tcmalloc");
+  CHECK(loaded.settings.allocator.origin.str() == "EDASHIM_ALLOCATOR");
+}
+
+TEST_CASE("An unknown profile name is an error naming the profile", "[config]") {
+  TempDir t;
+  auto r = request_in(t);
+  r.profile = "fastest";
+  r.profile_origin = "EDASHIM_PROFILE";
+  auto loaded = config::load(r);
+  CHECK(loaded.has_errors());
+  CHECK(mentions(loaded, "EDASHIM_PROFILE: error: no profile named 'fastest'"));
+}
+
+TEST_CASE("A profile given as a path is loaded as a layer", "[config]") {
+  TempDir t;
+  auto file = t.write("mine.toml", "allocator = \"tbbmalloc\"\n");
+  auto r = request_in(t);
+  r.profile = file;
+  auto loaded = config::load(r);
+  CHECK(loaded.settings.allocator.value == "tbbmalloc");
+}
+
+TEST_CASE("Syntax errors give file, line and column", "[config]") {
+  TempDir t;
+  t.write("user/config.toml", "allocator = \"jemalloc\"\nscratch = tru\n");
+  auto loaded = config::load(request_in(t));
+  REQUIRE(loaded.has_errors());
+  CHECK(loaded.problems[0].file == t.path + "/user/config.toml");
+  CHECK(loaded.problems[0].line == 2);
+  CHECK(loaded.problems[0].column > 0);
+  CHECK(loaded.problems[0].message.find("TOML syntax error") == 0);
+}
+
+TEST_CASE("Unknown keys suggest the nearest valid one", "[config]") {
+  TempDir t;
+  t.write("user/config.toml", "\n\nalocator = \"jemalloc\"\n");
+  auto loaded = config::load(request_in(t));
+  REQUIRE(loaded.has_errors());
+  CHECK(loaded.problems[0].line == 3);
+  CHECK(loaded.problems[0].message.find("unknown key 'alocator'; did you mean 'allocator'?") == 0);
+}
+
+TEST_CASE("Wrong types and unknown allocators are errors that say what would be right", "[config]") {
+  TempDir t;
+  t.write("user/config.toml", "scratch = \"yes\"\nallocator = \"jemaloc\"\n");
+  auto loaded = config::load(request_in(t));
+  CHECK(mentions(loaded, ":1:"));
+  CHECK(mentions(loaded, "'scratch' must be true or false"));
+  CHECK(mentions(loaded, "unknown allocator 'jemaloc'; did you mean 'jemalloc'?"));
+}
+
+TEST_CASE("Untrusted project files cannot set library paths, env, tool path or log", "[config][trust]") {
+  TempDir t;
+  std::string body =
+      "allocator = \"/tmp/evil.so\"\nlocale = \"C\"\n[env]\nLD_AUDIT = \"/tmp/evil.so\"\n"
+      "[tool.yosys]\npath = \"/tmp/evil\"\n";
+  auto file = t.write("proj/.edashim.toml", body);
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t);
+  r.trust = &store;
+  auto loaded = config::load(r);
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.allocator.value == "system");
+  CHECK(loaded.settings.env.empty());
+  CHECK(loaded.settings.tool_path.value.empty());
+  CHECK(loaded.settings.locale.value == "C");  // allowed from anywhere
+  REQUIRE(loaded.untrusted_files.size() == 1);
+  CHECK(loaded.untrusted_files[0] == file);
+
+  std::string error;
+  REQUIRE(store.trust(file, body, error));
+  loaded = config::load(r);
+  CHECK(loaded.settings.allocator.value == "/tmp/evil.so");
+  CHECK(loaded.settings.env.at("LD_AUDIT").value == "/tmp/evil.so");
+  CHECK(loaded.settings.tool_path.value == "/tmp/evil");
+  CHECK(loaded.untrusted_files.empty());
+
+  // Any edit revokes the trust.
+  t.write("proj/.edashim.toml", body + "# harmless?\n");
+  loaded = config::load(r);
+  CHECK(loaded.settings.allocator.value == "system");
+}
+
+TEST_CASE("A group- or world-writable project file is refused", "[config][trust]") {
+  TempDir t;
+  auto file = t.write("proj/.edashim.toml", "allocator = \"mimalloc\"\n");
+  ::chmod(file.c_str(), 0666);
+  auto loaded = config::load(request_in(t));
+  CHECK(loaded.settings.allocator.value == "system");
+  CHECK(mentions(loaded, "writable by group or others"));
+}
+
+TEST_CASE("[env] sets strings and unsets with false", "[config]") {
+  TempDir t;
+  t.write("user/config.toml", "[env]\nFOO = \"bar\"\nGONE = false\nBAD = 3\n");
+  auto loaded = config::load(request_in(t));
+  CHECK(loaded.settings.env.at("FOO").value == "bar");
+  CHECK_FALSE(loaded.settings.env.at("GONE").value.has_value());
+  CHECK(mentions(loaded, "[env] BAD must be a string, or false to unset it"));
+}
+
+TEST_CASE("project_files lists .edashim.toml from the root down to the cwd", "[config]") {
+  TempDir t;
+  t.write("a/.edashim.toml", "");
+  t.write("a/b/c/.edashim.toml", "");
+  util::make_dirs(t.path + "/a/b/c/d");
+  auto files = config::project_files(t.path + "/a/b/c/d");
+  REQUIRE(files.size() >= 2);
+  CHECK(files[files.size() - 2] == t.path + "/a/.edashim.toml");
+  CHECK(files.back() == t.path + "/a/b/c/.edashim.toml");
+  CHECK(config::project_files("relative/path").empty());
+}

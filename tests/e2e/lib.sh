@@ -1,0 +1,73 @@
+# Shared harness for the end-to-end suites: each test is a function named test_*, run in a
+# fresh sandbox (HOME, XDG dirs, a shim directory and a directory of "real" tools).
+# Usage from a suite: source lib.sh; define test_* functions; run_suite "$@".
+set -u
+
+BIN=${1:?path to the edashim binary}
+HELPER=${2:?path to helper_tool}
+SRC=${3:?source tree}
+PASSED=0
+FAILED=0
+FAILED_NAMES=()
+
+new_sandbox() {
+  SB=$(mktemp -d /tmp/edashim-e2e-XXXXXX)
+  SB=$(cd "$SB" && pwd -P)
+  mkdir -p "$SB/home" "$SB/shims" "$SB/real" "$SB/work"
+  export HOME=$SB/home XDG_CONFIG_HOME=$SB/home/.config XDG_STATE_HOME=$SB/home/.local/state
+  export XDG_CACHE_HOME=$SB/home/.cache
+  unset EDASHIM EDASHIM_PROFILE EDASHIM_ALLOCATOR EDASHIM_LOG __EDASHIM_CHAIN LD_PRELOAD MALLOC_CONF
+  export PATH=$SB/shims:$SB/real:/usr/local/bin:/usr/bin:/bin
+  LOG=$XDG_STATE_HOME/edashim/runs.jsonl
+  cp "$HELPER" "$SB/real/mytool"
+  shim mytool
+  cd "$SB/work"
+}
+
+shim() { for n in "$@"; do ln -sf "$BIN" "$SB/shims/$n"; done; }
+
+fail() {
+  echo "    FAIL: $*" >&2
+  return 1
+}
+
+# expect_eq ACTUAL EXPECTED WHAT
+expect_eq() { [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"; }
+expect_contains() { [[ "$1" == *"$2"* ]] || fail "$3: [$2] not in [$1]"; }
+expect_not_contains() { [[ "$1" != *"$2"* ]] || fail "$3: [$2] unexpectedly in [$1]"; }
+
+# json_get FILE EXPR: evaluates a Python expression on the last log line (bound to j).
+last_log() { python3 -c "import json,sys; j=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print($2)" "$1"; }
+
+# Waits until FILE contains TEXT (at most 10 s).
+wait_for() {
+  for _ in $(seq 200); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  fail "timed out waiting for '$2' in $1"
+}
+
+run_suite() {
+  local filter=${4:-}
+  for t in $(declare -F | awk '{print $3}' | grep '^test_'); do
+    [[ -n "$filter" && "$t" != *"$filter"* ]] && continue
+    echo "--- $t"
+    new_sandbox
+    # Not in an `if`: bash ignores set -e inside a tested command, and the tests rely on it.
+    ( set -e; $t )
+    if [[ $? -eq 0 ]]; then
+      PASSED=$((PASSED + 1))
+    else
+      FAILED=$((FAILED + 1))
+      FAILED_NAMES+=("$t")
+      echo "    ($t failed; sandbox kept at $SB)"
+    fi
+    cd /
+    [[ $FAILED -gt 0 && " ${FAILED_NAMES[*]} " == *" $t "* ]] || rm -rf "$SB"
+  done
+  echo
+  [[ $FAILED -eq 0 ]] || echo "failed: ${FAILED_NAMES[*]}"
+  echo "$PASSED passed, $FAILED failed"
+  [[ $FAILED -eq 0 ]]
+}

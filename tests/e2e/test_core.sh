@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# End-to-end tests of the core launcher: dispatch, profiles, trust, transparency, the run log,
+# with Debian's real yosys and berkeley-abc and the real allocator libraries.
+source "$(dirname "$0")/lib.sh"
+
+SYNTH='read_verilog '"$SRC"'/examples/counter/counter.v; synth -top counter; abc; tee -o stat.txt stat; write_verilog -noattr net.v'
+
+test_link_runs_the_real_tool_with_its_argv0() {
+  out=$(mytool args a "b c")
+  expect_eq "$out" $'mytool\nargs\na\nb c' "argv as typed"
+  out=$("$SB/shims/mytool" args)
+  expect_eq "$(head -1 <<<"$out")" "$SB/shims/mytool" "argv[0] with a path stays as typed"
+}
+
+test_edashim_run_works_without_links() {
+  rm "$SB/shims/mytool"
+  out=$("$BIN" run -- mytool args x)
+  expect_eq "$out" $'mytool\nargs\nx' "edashim run"
+  out=$("$BIN" run -- "$SB/real/mytool" args)
+  expect_eq "$(head -1 <<<"$out")" "$SB/real/mytool" "explicit path"
+}
+
+test_exit_status_is_the_tools() {
+  rc=0; mytool exit 77 || rc=$?
+  expect_eq "$rc" 77 "exit code"
+  rc=0; mytool exit 0 || rc=$?
+  expect_eq "$rc" 0 "exit 0"
+}
+
+test_death_by_signal_is_reproduced() {
+  rc=0; bash -c 'mytool signal 11' 2>/dev/null || rc=$?
+  expect_eq "$rc" 139 "SIGSEGV seen by the shell as 128+11"
+  rc=0; bash -c 'mytool signal 15' || rc=$?
+  expect_eq "$rc" 143 "SIGTERM"
+  expect_eq "$(last_log "$LOG" 'j["signal"], j["exit_code"], j["status"]')" "15 None 143" "log records the signal"
+  ls "$SB/work" | grep -q core && fail "edashim left a core file" || true
+}
+
+test_signal_to_edashim_alone_reaches_the_tool_once() {
+  setsid mytool count 15 "$SB/c" 3 &
+  wait_for "$SB/c" ready
+  kill -TERM $!
+  rc=0; wait $! || rc=$?
+  expect_eq "$(cat "$SB/c")" "count 1" "the tool got SIGTERM once"
+  expect_eq "$rc" 0 "the tool's own exit status after handling it"
+}
+
+test_signal_to_the_process_group_reaches_the_tool_once() {
+  # As timeout(1) does: one signal to the pid, one to the group (no terminal here).
+  # The wrapper shell traps the signal so that it survives it (its children get the default).
+  setsid bash -c 'trap : USR1; mytool count 10 '"$SB"'/c 3 & echo "$! $$" > '"$SB"'/pid; wait; wait' &
+  wait_for "$SB/c" ready
+  read -r pid group < "$SB/pid"
+  kill -USR1 "$pid"; kill -USR1 -- "-$group"
+  wait
+  wait_for "$SB/c" count
+  expect_eq "$(cat "$SB/c")" "count 1" "the tool got SIGUSR1 once"
+}
+
+test_tool_ignoring_sigterm_keeps_running() {
+  mytool ignore-term "$SB/r" 1 &
+  wait_for "$SB/r" ready
+  kill -TERM $!
+  rc=0; wait $! || rc=$?
+  expect_eq "$rc" 5 "the tool ignored SIGTERM and exited normally"
+}
+
+test_sigkilled_edashim_takes_the_tool_with_it() {
+  mytool pidfile "$SB/p" 30 &
+  wait_for "$SB/p" '[0-9]'
+  tool_pid=$(cat "$SB/p")
+  kill -KILL $!
+  for _ in $(seq 100); do kill -0 "$tool_pid" 2>/dev/null || break; sleep 0.05; done
+  kill -0 "$tool_pid" 2>/dev/null && fail "tool $tool_pid still running after edashim was killed" || true
+}
+
+test_stdio_is_the_tools() {
+  out=$(printf 'hello\nworld\n' | mytool cat)
+  expect_eq "$out" $'hello\nworld' "stdin to stdout"
+  err=$(mytool exit 0 2>&1)
+  expect_eq "$err" "" "edashim says nothing on a normal run"
+}
+
+test_not_found_is_127_with_the_directories_searched() {
+  rm "$SB/real/mytool"
+  rc=0; err=$(mytool args 2>&1) || rc=$?
+  expect_eq "$rc" 127 "exit status"
+  expect_contains "$err" "mytool: command not found" "message"
+  expect_contains "$err" "$SB/real" "directories searched"
+}
+
+test_edashim_off_runs_the_plain_tool_with_the_environment_untouched() {
+  printf 'allocator = "mimalloc"\nscratch = true\n' > .edashim.toml
+  direct=$(env | sort)
+  shimmed=$(EDASHIM=off mytool args >/dev/null; EDASHIM=off "$SB/shims/mytool" env LD_PRELOAD TMPDIR __EDASHIM_CHAIN)
+  expect_eq "$shimmed" $'LD_PRELOAD=(unset)\nTMPDIR=(unset)\n__EDASHIM_CHAIN=(unset)' "no preload, scratch or marker"
+  [ ! -e "$LOG" ] || fail "EDASHIM=off wrote a log line"
+  out=$(EDASHIM=0 mytool env LD_PRELOAD)
+  expect_eq "$out" "LD_PRELOAD=(unset)" "EDASHIM=0 is off too"
+}
+
+test_ambiguous_switch_is_rejected_with_a_message() {
+  printf 'allocator = "mimalloc"\n' > .edashim.toml
+  err=$(EDASHIM=disable mytool env LD_PRELOAD 2>&1 >/dev/null)
+  expect_contains "$err" "is not a clear on/off value" "message"
+  out=$(EDASHIM=disable mytool env LD_PRELOAD 2>/dev/null)
+  expect_eq "$out" "LD_PRELOAD=(unset)" "runs plain"
+}
+
+test_profile_sets_allocator_locale_env_and_scratch() {
+  printf 'allocator = "mimalloc"\nlocale = "C"\nscratch = true\n[mimalloc]\neager_commit_delay = 0\n' > .edashim.toml
+  out=$(mytool env LD_PRELOAD LC_ALL MIMALLOC_EAGER_COMMIT_DELAY TMPDIR TEMP)
+  expect_contains "$out" "LD_PRELOAD=/" "preload set"
+  expect_contains "$(sed -n 1p <<<"$out")" "libmimalloc.so" "mimalloc first in LD_PRELOAD"
+  expect_contains "$out" "LC_ALL=C" "locale"
+  expect_contains "$out" "MIMALLOC_EAGER_COMMIT_DELAY=0" "option"
+  tmp=$(sed -n 's/^TMPDIR=//p' <<<"$out")
+  expect_contains "$tmp" "/edashim-" "scratch dir"
+  [ ! -e "$tmp" ] || fail "scratch $tmp not removed after the run"
+  expect_eq "$(last_log "$LOG" 'j["env_set"]["LC_ALL"], j["allocator"]["requested"]')" "C mimalloc" "log"
+}
+
+test_keep_scratch_keeps_files_and_logs_the_path() {
+  printf 'scratch = true\nkeep_scratch = true\n' > .edashim.toml
+  dir=$(mytool tmpdir)
+  [ -f "$dir/left-behind" ] || fail "kept scratch lost the tool's file"
+  expect_eq "$(last_log "$LOG" 'j["scratch"]["dir"], j["scratch"]["kept"]')" "$dir True" "log"
+  rm -rf "$dir"
+}
+
+test_two_allocators_never_stack() {
+  printf 'allocator = "mimalloc"\n' > .edashim.toml
+  jem=$(ls /usr/lib/*/libjemalloc.so.2 | head -1)
+  out=$(LD_PRELOAD="$jem" mytool env LD_PRELOAD)
+  expect_not_contains "$out" "jemalloc" "the user's jemalloc is dropped"
+  expect_contains "$out" "mimalloc" "the profile's allocator is used"
+}
+
+test_missing_allocator_library_warns_and_runs_on_the_system_allocator() {
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf 'allocator = "/nonexistent/libfancy.so"\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  err=$(mytool env LD_PRELOAD 2>&1 >/dev/null)
+  out=$(mytool env LD_PRELOAD 2>/dev/null)
+  expect_contains "$err" "/nonexistent/libfancy.so not found" "one line on stderr"
+  expect_eq "$(wc -l <<<"$err")" 1 "exactly one line"
+  expect_eq "$out" "LD_PRELOAD=(unset)" "no preload"
+  expect_contains "$(last_log "$LOG" 'j["allocator"]["note"]')" "running on the system allocator" "log note"
+}
+
+test_bad_config_reports_file_line_and_still_runs_the_tool_plain() {
+  printf 'allocator = "mimalloc"\n\nscrach = true\n' > .edashim.toml
+  err=$(mytool env LD_PRELOAD 2>&1 >/dev/null)
+  out=$(mytool env LD_PRELOAD 2>/dev/null)
+  expect_contains "$err" "$SB/work/.edashim.toml:3:1: error: unknown key 'scrach'; did you mean 'scratch'?" "located message"
+  expect_contains "$err" "EDASHIM=off" "says how to bypass"
+  expect_eq "$out" "LD_PRELOAD=(unset)" "the tool ran plain"
+  rc=0; "$BIN" run --strict -- mytool exit 0 2>/dev/null || rc=$?
+  expect_eq "$rc" 2 "--strict stops"
+  rc=0; "$BIN" explain mytool >/dev/null 2>&1 || rc=$?
+  expect_eq "$rc" 1 "explain reports failure"
+}
+
+test_unknown_allocator_option_for_installed_version_is_an_error() {
+  printf 'allocator = "mimalloc"\n[mimalloc]\npurge_delay = 10\n' > .edashim.toml
+  err=$(mytool exit 0 2>&1)
+  expect_contains "$err" ".edashim.toml:3: error: [mimalloc] has no option 'purge_delay' in the installed mimalloc 2.0" "version named"
+  expect_contains "$err" "'decommit_delay'" "the name to use"
+}
+
+test_untrusted_project_file_cannot_set_env_until_trusted() {
+  printf 'allocator = "jemalloc"\n[env]\nSECRET = "x"\n' > .edashim.toml
+  err=$(mytool env SECRET 2>&1 >/dev/null)
+  out=$(mytool env SECRET 2>/dev/null)
+  expect_eq "$out" "SECRET=(unset)" "ignored while untrusted"
+  expect_contains "$err" "edashim trust $SB/work/.edashim.toml" "names the command that trusts it"
+  "$BIN" trust 2>/dev/null
+  out=$(mytool env SECRET 2>&1)
+  expect_eq "$out" "SECRET=x" "applied once trusted, silently"
+  echo '# edited' >> .edashim.toml
+  out=$(mytool env SECRET 2>/dev/null)
+  expect_eq "$out" "SECRET=(unset)" "an edit revokes trust"
+  "$BIN" trust 2>/dev/null
+  "$BIN" untrust 2>/dev/null
+  out=$(mytool env SECRET 2>/dev/null)
+  expect_eq "$out" "SECRET=(unset)" "untrust revokes"
+}
+
+test_named_profile_and_environment_switches() {
+  printf 'allocator = "mimalloc"\n' > .edashim.toml
+  out=$(EDASHIM_PROFILE=baseline mytool env LD_PRELOAD)
+  expect_eq "$out" "LD_PRELOAD=(unset)" "baseline changes nothing"
+  out=$(EDASHIM_ALLOCATOR=tcmalloc mytool env LD_PRELOAD)
+  expect_contains "$out" "libtcmalloc" "EDASHIM_ALLOCATOR"
+  out=$("$BIN" run -p jemalloc -- mytool env LD_PRELOAD)
+  expect_contains "$out" "libjemalloc" "--profile"
+  EDASHIM_LOG=off mytool exit 0
+  n=$(wc -l < "$LOG")
+  EDASHIM_LOG="$SB/other.jsonl" mytool exit 0
+  expect_eq "$(wc -l < "$LOG")" "$n" "EDASHIM_LOG=off and a path do not write the default log"
+  expect_eq "$(wc -l < "$SB/other.jsonl")" 1 "EDASHIM_LOG=PATH"
+}
+
+test_log_line_records_the_run() {
+  printf 'allocator = "jemalloc"\n' > .edashim.toml
+  mytool exit 3 || true
+  last_log "$LOG" 'j["tool"], j["argv"], j["exit_code"], j["allocator"]["library"] is not None' > "$SB/f"
+  expect_eq "$(cat "$SB/f")" "mytool ['mytool', 'exit', '3'] 3 True" "fields"
+  last_log "$LOG" 'j["path"]==sys.argv[1].replace("x","x") and 1' > /dev/null
+  python3 - "$LOG" "$SB" <<'PY'
+import json, sys, socket, os
+j = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+sb = sys.argv[2]
+assert j["path"] == sb + "/real/mytool", j["path"]
+assert j["cwd"] == sb + "/work", j["cwd"]
+assert j["host"] == socket.gethostname()
+assert j["wall_s"] > 0 and j["user_s"] >= 0 and j["sys_s"] >= 0 and j["max_rss_kb"] > 0
+assert j["config_files"][-1] == sb + "/work/.edashim.toml", j["config_files"]
+assert "LD_PRELOAD" in j["env_set"] and "libjemalloc" in j["env_set"]["LD_PRELOAD"]
+assert j["start"].endswith("Z") and j["pid"] > 0 and j["tool_pid"] > 0
+PY
+}
+
+test_concurrent_runs_never_tear_the_log() {
+  for i in $(seq 48); do mytool args "run-$i" "$(head -c 3000 /dev/zero | tr '\0' x)" >/dev/null & done
+  wait
+  python3 - "$LOG" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 48, len(lines)
+runs = sorted(json.loads(l)["argv"][2] for l in lines)
+assert runs == sorted("run-%d" % i for i in range(1, 49)), runs
+PY
+}
+
+test_unwritable_log_warns_and_the_tool_result_stands() {
+  rc=0; err=$(EDASHIM_LOG=/proc/nonexistent/x.jsonl mytool exit 4 2>&1) || rc=$?
+  expect_eq "$rc" 4 "the tool's status"
+  expect_contains "$err" "run log not written" "one warning"
+}
+
+test_explain_shows_tool_files_settings_and_environment() {
+  printf 'allocator = "mimalloc"\nlocale = "C"\n' > .edashim.toml
+  out=$("$BIN" explain mytool)
+  expect_contains "$out" "real tool: $SB/real/mytool" "tool"
+  expect_contains "$out" "skipped (edashim itself): $SB/shims/mytool" "skips its own link"
+  expect_contains "$out" "[project] $SB/work/.edashim.toml  used" "files"
+  expect_contains "$out" "from $SB/work/.edashim.toml:1" "origin of a setting"
+  expect_contains "$out" "LC_ALL=C" "environment changes"
+  [ ! -e "$LOG" ] || fail "explain ran something"
+}
+
+test_copies_of_edashim_never_loop() {
+  mkdir -p "$SB/a" "$SB/b"
+  cp "$BIN" "$SB/a/loopy"; cp "$BIN" "$SB/b/loopy"
+  rc=0; err=$(PATH=$SB/a:$SB/b:/usr/bin:/bin timeout 10 loopy 2>&1) || rc=$?
+  expect_eq "$rc" 127 "not found, not a loop"
+  rc=0; err=$(EDASHIM=off PATH=$SB/a:$SB/b:/usr/bin:/bin timeout 10 loopy 2>&1) || rc=$?
+  expect_eq "$rc" 127 "EDASHIM=off too"
+  # A copy in front of the real tool is passed over.
+  cp "$BIN" "$SB/a/mytool"
+  out=$(PATH=$SB/a:$SB/real:/usr/bin:/bin mytool args)
+  expect_eq "$(tail -1 <<<"$out")" "args" "copy skipped, real tool found"
+}
+
+test_yosys_output_and_status_identical_with_and_without_edashim() {
+  shim yosys
+  plain=$(EDASHIM=off yosys -q -p "$SYNTH" 2>&1; echo "rc=$?")
+  mv stat.txt stat.plain; mv net.v net.plain
+  shimmed=$(yosys -q -p "$SYNTH" 2>&1; echo "rc=$?")
+  expect_eq "$shimmed" "$plain" "stdout+stderr and status"
+  cmp stat.txt stat.plain || fail "stat differs"
+  cmp net.v net.plain || fail "netlist differs"
+  expect_contains "$(cat stat.txt)" "Number of cells" "yosys really ran"
+  expect_eq "$(last_log "$LOG" 'j["tool"], j["allocator"]["requested"], j["exit_code"]')" "yosys jemalloc 0" "log line"
+  rc=0; yosys -q -p 'read_verilog /nonexistent.v' >/dev/null 2>&1 || rc=$?
+  rc_plain=0; EDASHIM=off yosys -q -p 'read_verilog /nonexistent.v' >/dev/null 2>&1 || rc_plain=$?
+  expect_eq "$rc" "$rc_plain" "failing yosys: same status"
+}
+
+test_mimalloc_serves_yosys_and_the_abc_it_starts() {
+  shim yosys berkeley-abc yosys-abc
+  printf 'allocator = "mimalloc"\n[mimalloc]\nverbose = true\n' > .edashim.toml
+  out=$(yosys -p "$SYNTH" 2>&1)
+  # Each process that loads mimalloc says "process init"; ABC's lines come back prefixed.
+  abc=$(grep -c "^ABC: mimalloc: process init" <<<"$out" || true)
+  all=$(grep -c "mimalloc: process init" <<<"$out" || true)
+  [ "$abc" -ge 1 ] || fail "no ABC process initialised mimalloc"
+  [ "$all" -ge 3 ] || fail "expected yosys, sh and abc to initialise mimalloc, saw $all"
+  # ABC ran through its own shim (nested): no second preload, no second log line.
+  expect_eq "$(wc -l < "$LOG")" 1 "one log line for the whole tree"
+  grep -q "libmimalloc.so.*libmimalloc.so" <<<"$out" && fail "mimalloc preloaded twice" || true
+}
+
+test_nested_call_adds_no_second_preload() {
+  shim inner
+  cp "$HELPER" "$SB/real/inner"
+  printf 'allocator = "mimalloc"\n' > .edashim.toml
+  out=$(mytool exit 0; bash -c 'inner env LD_PRELOAD __EDASHIM_CHAIN' )
+  out=$("$BIN" run -- bash -c 'inner env LD_PRELOAD')
+  expect_eq "$(grep -o libmimalloc <<<"$out" | wc -l)" 1 "one mimalloc in the nested tool's preload"
+}
+
+run_suite "$@"
