@@ -38,6 +38,20 @@ bool is_restricted(const std::string& key, const toml::node& value) {
   return false;
 }
 
+// Whether a file's root, [tool.X] or [profile.X] sections hold any restricted key.
+bool has_restricted(const toml::table& t) {
+  for (const auto& [k, v] : t) {
+    std::string key(k.str());
+    if ((key == "tool" || key == "profile") && v.is_table()) {
+      for (const auto& [_, section] : *v.as_table())
+        if (section.is_table() && has_restricted(*section.as_table())) return true;
+    } else if (is_restricted(key, v)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 struct FileContext {
   std::string path;
   std::string kind;
@@ -277,7 +291,10 @@ Loaded load(const LoadRequest& req) {
       return;
     }
     FileContext f{path, kind, true, false, &out.problems};
-    if (kind == "project") f.trusted = req.trust && req.trust->is_trusted(real, parsed->content);
+    // Hashing the file and reading the trust store is only needed when there is something to
+    // trust; most project files only choose an allocator.
+    if (kind == "project" && has_restricted(parsed->table))
+      f.trusted = req.trust && req.trust->is_trusted(real, parsed->content);
     apply_table(f, parsed->table, out.settings, false);
     apply_tool_section(f, parsed->table, req.tool, out.settings);
     if (auto* profiles = parsed->table.get("profile")) {

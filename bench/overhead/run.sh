@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Launcher overhead: `true` started a few hundred times each way, interleaved, median time per
+# invocation. Usage: bench/overhead/run.sh BUILD_DIR [ROUNDS]   (cmake target: bench-overhead)
+set -euo pipefail
+build=$(cd "${1:?build directory}" && pwd)
+rounds=${2:-400}
+here=$(cd "$(dirname "$0")" && pwd)
+edashim=$build/shim/edashim
+work=$(mktemp -d /tmp/edashim-overhead-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+cc -O2 -static -o "$work/exec_only" "$here/exec_only.c"
+cc -O2 -static -o "$work/fork_wait" "$here/fork_wait.c"
+cc -O2 -o "$work/driver" "$here/driver.c"
+mkdir -p "$work/shims" "$work/project" "$work/home"
+ln -s "$edashim" "$work/shims/true"
+# A project profile with scratch and logging on; the allocator per arm comes from the environment.
+printf 'allocator = "system"\nscratch = true\nprobe = false\n' > "$work/project/.edashim.toml"
+export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_STATE_HOME=$work/home/.local/state
+export PATH=$work/shims:/usr/bin:/bin
+cd "$work/project"
+true_bin=$(type -P true)
+mimalloc=$(ls /usr/lib/*/libmimalloc.so.2 | head -1)
+
+"$work/driver" "$rounds" 20 \
+  "direct|X=1|$true_bin" \
+  "static exec-only wrapper|X=1|$work/exec_only $true_bin" \
+  "static fork+exec+wait4 wrapper|X=1|$work/fork_wait $true_bin" \
+  "edashim, EDASHIM=off|EDASHIM=off|$work/shims/true" \
+  "edashim: profile, tmpfs scratch, log; allocator system|X=1|$work/shims/true" \
+  "edashim: the same with mimalloc preloaded|EDASHIM_ALLOCATOR=mimalloc|$work/shims/true" \
+  "edashim: the same with the probe on|EDASHIM_ALLOCATOR=mimalloc;EDASHIM_PROFILE=$here/probe_on.toml|$work/shims/true" \
+  "direct with mimalloc preloaded (the allocator's own cost)|LD_PRELOAD=$mimalloc|$true_bin" \
+  > "$work/raw.tsv"
+
+direct=$(awk -F'\t' 'NR==1 {print $2}' "$work/raw.tsv")
+echo "| variant | median µs | p5 | p95 | over direct µs |"
+echo "|---|---|---|---|---|"
+awk -F'\t' -v d="$direct" '{printf "| %s | %d | %d | %d | %+d |\n", $1, $2, $3, $4, $2 - d}' "$work/raw.tsv"
+echo
+echo "$rounds rounds after 20 warm-ups, arms shuffled each round; $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%d)."
+lines=$(wc -l < "$XDG_STATE_HOME/edashim/runs.jsonl")
+echo "(runs logged: $lines)"
