@@ -6,6 +6,8 @@ set -u
 BIN=${1:?path to the edashim binary}
 HELPER=${2:?path to helper_tool}
 SRC=${3:?source tree}
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+BIN=$(abs "$BIN"); HELPER=$(abs "$HELPER"); SRC=$(cd "$SRC" && pwd)
 PASSED=0
 FAILED=0
 FAILED_NAMES=()

@@ -300,4 +300,16 @@ test_nested_call_adds_no_second_preload() {
   expect_eq "$(grep -o libmimalloc <<<"$out" | wc -l)" 1 "one mimalloc in the nested tool's preload"
 }
 
+test_profiles_lists_shipped_user_and_project_profiles() {
+  mkdir -p "$XDG_CONFIG_HOME/edashim/profiles"
+  printf 'allocator = "mimalloc"\n' > "$XDG_CONFIG_HOME/edashim/profiles/mine.toml"
+  printf '\n[profile.fast]\nallocator = "jemalloc"\n' > .edashim.toml
+  out=$("$BIN" profiles)
+  expect_contains "$out" "baseline" "shipped"
+  expect_contains "$out" "$XDG_CONFIG_HOME/edashim/profiles/mine.toml" "user"
+  expect_contains "$out" "fast             $SB/work/.edashim.toml:2" "project section"
+  out=$(EDASHIM_PROFILE=fast mytool env LD_PRELOAD)
+  expect_contains "$out" "libjemalloc" "a listed profile is selectable"
+}
+
 run_suite "$@"

@@ -1,0 +1,61 @@
+#include "commands/profiles_cmd.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "commands/plan.hpp"
+#include "config/load.hpp"
+#include "util/fs.hpp"
+
+namespace commands {
+namespace {
+
+// NAME.toml files in a directory.
+void add_files(const std::string& dir, std::map<std::string, std::string>& out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (auto* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() > 5 && name.substr(name.size() - 5) == ".toml") out[name.substr(0, name.size() - 5)] = dir + "/" + name;
+  }
+  ::closedir(d);
+}
+
+// [profile.NAME] sections of a config file (a broken file is skipped; `explain` reports it).
+void add_sections(const std::string& file, std::map<std::string, std::string>& out) {
+  auto text = util::read_file(file, 1 << 20);
+  if (!text) return;
+  try {
+    auto table = toml::parse(*text, file);
+    if (auto* profiles = table["profile"].as_table())
+      for (const auto& [name, section] : *profiles)
+        if (section.is_table()) out[std::string(name.str())] = file + ":" + std::to_string(section.source().begin.line);
+  } catch (const toml::parse_error&) {
+  }
+}
+
+}  // namespace
+
+int list_profiles() {
+  Paths paths = Paths::discover();
+  std::map<std::string, std::string> found;  // later sources override earlier ones, as in a run
+  add_files(paths.shipped_dir + "/named", found);
+  add_sections(paths.system_file, found);
+  add_sections(paths.user_file, found);
+  add_files(paths.user_profiles_dir, found);
+  char cwd[4096];
+  for (const auto& f : config::project_files(::getcwd(cwd, sizeof cwd) ? cwd : "/")) add_sections(f, found);
+  std::printf("Named profiles (select with EDASHIM_PROFILE=NAME or edashim run -p NAME):\n");
+  for (const auto& [name, where] : found) std::printf("  %-16s %s\n", name.c_str(), where.c_str());
+  std::printf("A path works too: EDASHIM_PROFILE=/path/to/profile.toml\n");
+  return 0;
+}
+
+}  // namespace commands
