@@ -188,7 +188,7 @@ const Table& fixed_options(const std::string& family) {
   if (family == "jemalloc") return jemalloc;
   if (family == "tcmalloc") return tcmalloc;
   if (family == "tbbmalloc") return tbbmalloc;
-  if (family == "glibc") return glibc;
+  if (family == "glibc" || family == "glibc_fallback") return glibc;
   return none;
 }
 
@@ -219,7 +219,8 @@ std::vector<std::string> names_of(const Table& t) {
 }  // namespace
 
 const std::vector<std::string>& option_families() {
-  static const std::vector<std::string> f = {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc"};
+  // glibc_fallback: glibc tunables applied where the chosen allocator cannot be preloaded.
+  static const std::vector<std::string> f = {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   return f;
 }
 

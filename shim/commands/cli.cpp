@@ -4,9 +4,15 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "commands/bench.hpp"
+#include "commands/doctor.hpp"
 #include "commands/explain.hpp"
+#include "commands/profiles_cmd.hpp"
+#include "commands/report.hpp"
 #include "commands/run_tool.hpp"
+#include "commands/shims.hpp"
 #include "commands/trust_cmd.hpp"
+#include "commands/tune.hpp"
 #include "util/fs.hpp"
 
 #ifndef EDASHIM_VERSION
@@ -56,6 +62,13 @@ int cli_main(int argc, char** argv) {
       "  edashim run --allocator jemalloc -- yosys -s flow.ys try another allocator once\n"
       "  edashim explain yosys                              what a yosys run would use, and why\n"
       "  edashim trust                                      trust the nearest .edashim.toml\n"
+      "  edashim doctor                                     check the installation; each problem comes with its fix\n"
+      "  edashim shims list                                 the tools edashim stands in for, and the real ones\n"
+      "  edashim shims add vpr yices                        stand in for two more tools\n"
+      "  edashim bench -p baseline -p jemalloc -n 30 -- yosys ...  compare profiles, with statistics and a plot\n"
+      "  edashim report --tool yosys --since 7d             runs, medians and speedups from the run log\n"
+      "  edashim tune --option mimalloc.purge_delay=0,10,100 -- yosys ...  sweep allocator options\n"
+      "  edashim SUBCOMMAND --help                          more on one subcommand\n"
       "  EDASHIM=off yosys ...                              the plain tool, untouched");
 
   std::string profile, allocator;
@@ -65,22 +78,42 @@ int cli_main(int argc, char** argv) {
   run->add_option("-p,--profile", profile, "Named profile or profile file (default: $EDASHIM_PROFILE)");
   run->add_option("-a,--allocator", allocator, "mimalloc, jemalloc, tcmalloc, tbbmalloc, system, or a library path");
   run->add_flag("--strict", strict, "Stop with status 2 on a configuration error instead of running the plain tool");
-  run->add_option("command", command, "TOOL [ARGS...] (after --)")->required();
+  // Everything from the first word that is not an option of ours is the tool's command line,
+  // so `edashim run yosys -q ...` needs no `--`.
+  run->prefix_command();
   run->footer("Example: edashim run -p jemalloc -- yosys -q -p 'synth -top top' top.v");
 
   std::vector<std::string> explain_command;
   auto* explain_cmd = app.add_subcommand("explain", "Show what a run would use and where each setting came from; runs nothing");
   explain_cmd->add_option("-p,--profile", profile, "Named profile or profile file");
   explain_cmd->add_option("-a,--allocator", allocator, "Allocator to explain instead of the configured one");
-  explain_cmd->add_option("command", explain_command, "TOOL [ARGS...]")->required();
+  explain_cmd->prefix_command();
   explain_cmd->footer("Example: edashim explain yosys");
 
   std::string trust_file;
   auto* trust_cmd = app.add_subcommand("trust", "Trust a project's .edashim.toml as it is now (an edit revokes it)");
   trust_cmd->add_option("file", trust_file, "The file (default: the nearest .edashim.toml)");
+  auto* profiles_cmd = app.add_subcommand("profiles", "List the named profiles that can be selected here");
   auto* untrust_cmd = app.add_subcommand("untrust", "Revoke trust in a project's .edashim.toml");
   untrust_cmd->add_option("file", trust_file, "The file (default: the nearest .edashim.toml)");
 
+  Subcommand shims_cmd = add_shims_command(app);
+  Subcommand doctor_cmd = add_doctor_command(app);
+  Subcommand report_cmd = add_report_command(app);
+  Subcommand bench_cmd = add_bench_command(app);
+  Subcommand tune_cmd = add_tune_command(app);
+
+  // `edashim run [options] -- TOOL ARGS`: everything after the first `--` is the tool's, never
+  // ours (CLI11 would otherwise look into it). Without `--`, prefix_command() stops at TOOL.
+  std::vector<std::string> after_dashes;
+  bool takes_command = argc > 1 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "explain");
+  for (int i = 2; takes_command && i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      after_dashes.assign(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -88,16 +121,32 @@ int cli_main(int argc, char** argv) {
   }
 
   if (*run) {
+    command = after_dashes.empty() ? run->remaining() : after_dashes;
+    if (command.empty()) {
+      std::fprintf(stderr, "edashim run: which tool? e.g. edashim run -- yosys -p 'synth' design.v\n");
+      return 2;
+    }
     Invocation inv = invocation_for(command);
     apply_selection(inv, profile, allocator);
     inv.strict = strict;
     return run_tool(inv);
   }
   if (*explain_cmd) {
+    explain_command = after_dashes.empty() ? explain_cmd->remaining() : after_dashes;
+    if (explain_command.empty()) {
+      std::fprintf(stderr, "edashim explain: which tool? e.g. edashim explain yosys\n");
+      return 2;
+    }
     Invocation inv = invocation_for(explain_command);
     apply_selection(inv, profile, allocator);
     return explain(inv);
   }
+  if (*shims_cmd.app) return shims_cmd.run();
+  if (*doctor_cmd.app) return doctor_cmd.run();
+  if (*report_cmd.app) return report_cmd.run();
+  if (*bench_cmd.app) return bench_cmd.run();
+  if (*tune_cmd.app) return tune_cmd.run();
+  if (*profiles_cmd) return list_profiles();
   if (*trust_cmd) return trust(trust_file, false);
   if (*untrust_cmd) return trust(trust_file, true);
   return 0;

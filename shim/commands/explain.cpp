@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "commands/proof.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
@@ -51,6 +52,7 @@ int explain(const Invocation& inv) {
                 v.origin.str().c_str());
 
   auto tool_env = plan_environment(plan, env, plan.scratch_base.empty() ? "" : plan.scratch_base + "/edashim-...");
+  print_proof(plan, tool_env);
   std::printf("\nenvironment changes for the tool:\n");
   for (const auto& c : tool_env.changes)
     std::printf("  %s=%s%s\n", c.name.c_str(), c.after ? util::shell_quote(*c.after).c_str() : "",

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "alloc/allocators.hpp"
+#include "commands/proof.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
@@ -103,6 +104,7 @@ Plan make_plan(const Invocation& inv, const Paths& paths, const std::vector<std:
       plan.options_family = family;
     }
   }
+  apply_preflight(plan, env);  // may drop the allocator for glibc tunables: before the check below
   // Options are checked against what will really be loaded: a name the installed version does
   // not know would otherwise be ignored without a word.
   for (const auto& [family, options] : s.options) {
@@ -124,7 +126,8 @@ Plan make_plan(const Invocation& inv, const Paths& paths, const std::vector<std:
   return plan;
 }
 
-run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir) {
+run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir,
+                              const std::string& probe_file) {
   run::EnvInputs in;
   in.current = env;
   in.settings = &plan.loaded.settings;
@@ -135,6 +138,7 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   std::string chain = run::lookup(env, kChainVar).value_or("");
   std::string self = util::real_path(util::self_exe()).value_or(util::self_exe());
   in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
+  if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
   return run::build_environment(in);
 }
 

@@ -6,6 +6,7 @@
 
 #include "config/load.hpp"
 #include "run/environment.hpp"
+#include "tool/inspect.hpp"
 #include "tool/resolve.hpp"
 
 namespace commands {
@@ -45,15 +46,22 @@ struct Plan {
   std::string probe_library;
   std::string scratch_base;        // empty: no scratch
   std::string scratch_note;
+  tool::Preflight preflight;       // what the tool's file lets a preload do (commands/proof.hpp)
+  std::string fallback_library;    // not empty: this allocator could not be preloaded (preflight.reason
+                                   // says why) and options_family names the glibc tunables used instead
 };
 
 // The environment variable edashim uses to mark a process tree it already configured.
 inline constexpr const char* kChainVar = "__EDASHIM_CHAIN";
+// The file libedashim_probe.so appends its records to (read by probe/probe.c).
+inline constexpr const char* kProbeVar = "__EDASHIM_PROBE";
 
 Plan make_plan(const Invocation& inv, const Paths& paths, const std::vector<std::string>& env);
 
 // Environment for the plan, given a scratch directory (empty for none).
-run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir);
+// `probe_file`: where the probe records this run (__EDASHIM_PROBE); empty: the probe stays silent.
+run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir,
+                              const std::string& probe_file = "");
 
 // The process's environment as a list.
 std::vector<std::string> current_environment();

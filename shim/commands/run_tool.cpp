@@ -9,6 +9,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "commands/proof.hpp"
 #include "run/launch.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
@@ -27,6 +28,7 @@ void say(const std::string& text) {
 // Runs the real tool with the environment untouched: EDASHIM=off, and the fallback when
 // edashim's own configuration is broken, so that nobody's build stops on our account.
 [[noreturn]] void exec_plain(const Invocation& inv, const std::vector<std::string>* env) {
+  if (!inv.explicit_path.empty()) run::exec_in_place(inv.explicit_path, inv.argv, env);
   auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
   const char* path = std::getenv("PATH");
   auto r = tool::resolve(inv.tool, path ? path : "/usr/local/bin:/usr/bin:/bin", self);
@@ -135,14 +137,22 @@ int run_tool(const Invocation& inv) {
     return 127;
   }
   if (!plan.allocator_note.empty()) say(plan.allocator_note);
+  if (auto warning = preflight_warning(plan); !warning.empty()) {
+    say(warning);
+    remember_warning_given(plan);
+  }
 
   std::string scratch, scratch_note = plan.scratch_note;
   if (!plan.scratch_base.empty()) {
     run::sweep_stale_scratch(plan.scratch_base);
     scratch = run::make_scratch(plan.scratch_base, scratch_note);
   }
-  run::EnvPlan tool_env = plan_environment(plan, env, scratch);
+  // The probe's records go to a private file, read back once the tool has ended.
+  run::ProbeFile probe;
+  if (!plan.probe_library.empty() && !plan.log_path.empty()) probe = run::make_probe_file(probe_base(plan));
+  run::EnvPlan tool_env = plan_environment(plan, env, scratch, probe.file);
   run::Outcome out = run::launch(plan.tool_path, inv.argv, tool_env.env);
+  std::string probe_records = run::read_and_remove_probe_file(probe);
   bool keep = plan.loaded.settings.keep_scratch.value;
   if (!scratch.empty() && !keep) util::remove_tree(scratch);
   if (!out.started) {
@@ -151,7 +161,10 @@ int run_tool(const Invocation& inv) {
   if (!plan.log_path.empty()) {
     std::string error;
     auto record = log_record(plan, tool_env, out, scratch, scratch_note, keep && !scratch.empty());
-    if (!run::append_log_line(plan.log_path, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), error))
+    add_proof(record, plan, tool_env, !probe.file.empty(), probe_records);
+    const auto& ls = plan.loaded.settings;
+    if (!run::append_log_line(plan.log_path, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), error,
+                              {ls.log_max_bytes.value, ls.log_keep.value}))
       say("run log not written (" + error + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
   }
   if (!out.started) return out.exec_errno == ENOENT ? 127 : 126;

@@ -1,9 +1,12 @@
 #include "config/load.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
@@ -21,7 +24,7 @@ bool Loaded::has_errors() const {
 const std::vector<std::string>& layer_keys() {
   static const std::vector<std::string> keys = {
       "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "probe", "log", "path",
-      "env", "tool", "profile", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc"};
+      "env", "tool", "profile", "log_max_mb", "log_keep", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   return keys;
 }
 
@@ -31,6 +34,8 @@ namespace {
 // project file they are ignored (with a word on stderr) until `edashim trust`.
 bool is_restricted(const std::string& key, const toml::node& value) {
   if (key == "env" || key == "path" || key == "log") return true;
+  // A cloned project must not be able to shrink the user's run history away either.
+  if (key == "log_max_mb" || key == "log_keep") return true;
   if (key == "allocator") {
     auto s = value.value<std::string>();
     return s && s->find('/') != std::string::npos;
@@ -86,8 +91,20 @@ bool valid_locale(const std::string& v) {
   });
 }
 
+bool has_nul(const std::string& s) { return s.find('\0') != std::string::npos; }
+
+// Names a process can carry in its environment unambiguously: "A=B" = "c" would reach the
+// tool as A="B=c", and a NUL would cut the string short where the kernel reads it.
+bool valid_env_name(const std::string& name) {
+  return !name.empty() && name.size() < 256 && name.find('=') == std::string::npos && !has_nul(name);
+}
+
 void apply_key(const FileContext& f, const std::string& key, const toml::node& n, Settings& s, bool in_tool) {
   Origin o = origin_of(f, n);
+  // TOML allows "\u0000" in strings; every string here ends up in a C string (a path, an
+  // environment entry), where it would silently cut the value short.
+  if (auto sv = n.value_exact<std::string>(); sv && has_nul(*sv))
+    return report(f, n, "'" + key + "' contains a NUL character (\\u0000), which no path or variable can hold");
   if (key == "allocator") {
     auto v = n.value_exact<std::string>();
     if (!v) return report(f, n, "'allocator' must be a string such as \"mimalloc\"");
@@ -119,6 +136,20 @@ void apply_key(const FileContext& f, const std::string& key, const toml::node& n
     if (!i || *i < 0) return report(f, n, "'scratch_min_free_mb' must be a non-negative integer (MiB)");
     return s.scratch_min_free_mb.set(*i, o);
   }
+  if (key == "log_max_mb") {
+    // A number of MiB, fractions allowed (0.5); 0 turns rotation off.
+    std::optional<double> mb;
+    if (auto i = n.value_exact<int64_t>()) mb = double(*i);
+    else if (auto d = n.value_exact<double>()) mb = *d;
+    if (!mb || !(*mb >= 0) || *mb > 1024 * 1024)
+      return report(f, n, "'log_max_mb' must be a size in MiB between 0 (never rotate) and 1048576, e.g. 64 or 0.5");
+    return s.log_max_bytes.set(int64_t(*mb * 1024 * 1024), o);
+  }
+  if (key == "log_keep") {
+    auto i = n.value_exact<int64_t>();
+    if (!i || *i < 0 || *i > 100) return report(f, n, "'log_keep' must be an integer from 0 to 100 (rotated logs kept)");
+    return s.log_keep.set(*i, o);
+  }
   if (key == "log") {
     auto v = n.value_exact<std::string>();
     if (!v || v->empty()) return report(f, n, "'log' must be a file path or \"off\"");
@@ -136,7 +167,13 @@ void apply_key(const FileContext& f, const std::string& key, const toml::node& n
     for (const auto& [k, v] : *t) {
       std::string name(k.str());
       Origin vo = origin_of(f, v);
-      if (auto sv = v.value_exact<std::string>()) s.env[name].set(*sv, vo);
+      if (!valid_env_name(name)) {
+        report(f, v, "[env] \"" + util::join(util::split(name, '\0'), "\\u0000") +
+                         "\" is not a variable name (it must be non-empty, without '=' or NUL)");
+        continue;
+      }
+      if (auto sv = v.value_exact<std::string>(); sv && has_nul(*sv)) report(f, v, "[env] " + name + " contains a NUL character (\\u0000)");
+      else if (sv) s.env[name].set(*sv, vo);
       else if (auto bv = v.value_exact<bool>(); bv && !*bv) s.env[name].set(std::nullopt, vo);
       else report(f, v, "[env] " + name + " must be a string, or false to unset it");
     }
@@ -148,6 +185,10 @@ void apply_key(const FileContext& f, const std::string& key, const toml::node& n
     if (!t) return report(f, n, "[" + key + "] must be a table of options");
     for (const auto& [k, v] : *t) {
       auto value = option_value(v);
+      if (auto* str = value ? std::get_if<std::string>(&*value) : nullptr; (str && has_nul(*str)) || has_nul(std::string(k.str()))) {
+        report(f, v, "[" + key + "] " + std::string(k.str()).substr(0, std::string(k.str()).find('\0')) + " contains a NUL character (\\u0000)");
+        continue;
+      }
       if (!value) {
         report(f, v, "[" + key + "] " + std::string(k.str()) + " must be a boolean, number or string");
         continue;
@@ -204,8 +245,8 @@ struct ParsedFile {
   toml::table table;
 };
 
-std::optional<ParsedFile> parse(const std::string& path, std::vector<Problem>& problems, std::string& note) {
-  auto content = util::read_file(path, 1 << 20);
+std::optional<ParsedFile> parse(const std::string& path, const std::optional<std::string>& content,
+                                std::vector<Problem>& problems, std::string& note) {
   if (!content) {
     note = "unreadable or larger than 1 MiB";
     problems.push_back({path, 0, 0, "cannot read this config file (or it is larger than 1 MiB)", true});
@@ -227,12 +268,46 @@ std::optional<ParsedFile> parse(const std::string& path, std::vector<Problem>& p
 }
 
 // A file edashim would refuse to read: another user could change what the tool runs with.
-std::optional<std::string> unsafe_ownership(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+std::optional<std::string> unsafe_ownership(const std::string& path, const struct stat& st) {
   if (st.st_uid != ::getuid() && st.st_uid != 0) return "owned by uid " + std::to_string(st.st_uid) + ", not by you or root";
   if (st.st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others (fix: chmod go-w " + util::shell_quote(path) + ")";
   return std::nullopt;
+}
+
+// Reads a config file through one open descriptor: what is checked (type, owner, mode) is
+// what is read, even if someone swaps the file in between. O_NONBLOCK: a FIFO or a terminal
+// named .edashim.toml must not hang every run in that directory; only regular files are read.
+// Returns nullopt with `refused` set when the file is not safe to apply, or with `why` set
+// when it cannot be read at all.
+std::optional<std::string> read_config(const std::string& path, bool check_owner, std::string& refused, std::string& why) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    why = std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat st;
+  std::optional<std::string> out;
+  if (::fstat(fd, &st) != 0) why = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+  else if (auto bad = check_owner ? unsafe_ownership(path, st) : std::nullopt) refused = *bad;
+  else if (st.st_size > (1 << 20)) why = "larger than 1 MiB";
+  else {
+    out.emplace();
+    char buf[65536];
+    while (true) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 || out->size() + size_t(n) > (1 << 20)) {
+        why = n < 0 ? std::strerror(errno) : "larger than 1 MiB";
+        out.reset();
+        break;
+      }
+      if (n == 0) break;
+      out->append(buf, size_t(n));
+    }
+  }
+  ::close(fd);
+  return out;
 }
 
 }  // namespace
@@ -277,15 +352,21 @@ Loaded load(const LoadRequest& req) {
     }
     ConsideredFile cf{path, kind, false, ""};
     std::string real = util::real_path(path).value_or(path);  // symlinks are checked at their target
-    if (kind == "project") {
-      if (auto why = unsafe_ownership(real)) {
-        cf.note = "refused: " + *why;
-        out.problems.push_back({path, 0, 0, "refused: " + *why, false});
-        out.files.push_back(cf);
-        return;
-      }
+    std::string refused, why;
+    auto content = read_config(real, kind == "project", refused, why);
+    if (!refused.empty()) {
+      cf.note = "refused: " + refused;
+      out.problems.push_back({path, 0, 0, "refused: " + refused, false});
+      out.files.push_back(cf);
+      return;
     }
-    auto parsed = parse(real, out.problems, cf.note);
+    if (!content) {
+      cf.note = "cannot read: " + why;
+      out.problems.push_back({path, 0, 0, "cannot read this config file: " + why, true});
+      out.files.push_back(cf);
+      return;
+    }
+    auto parsed = parse(real, content, out.problems, cf.note);
     if (!parsed) {
       out.files.push_back(cf);
       return;

@@ -40,6 +40,8 @@ struct Settings {
   Setting<bool> probe{true};
   Setting<std::string> tool_path{""};        // empty: search PATH
   Setting<std::string> log{""};              // empty: the default log; "off": no log
+  Setting<int64_t> log_max_bytes{64 << 20};  // log_max_mb: rotate the log past this size; 0: never
+  Setting<int64_t> log_keep{3};              // rotated logs kept (runs.jsonl.1 .. .N); 0: none
   // family ("mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc") -> option -> value
   std::map<std::string, std::map<std::string, Setting<OptionValue>>> options;
   // variable -> value; nullopt unsets it

@@ -92,7 +92,7 @@ EnvPlan build_environment(const EnvInputs& in) {
     } else if (family == "tcmalloc" || family == "tbbmalloc") {
       std::string prefix = family == "tcmalloc" ? "TCMALLOC_" : "TBB_MALLOC_";
       for (const auto& [k, v] : opts->second) set(prefix + upper(k), config::render_option(v.value, false));
-    } else if (family == "glibc") {
+    } else if (family == "glibc" || family == "glibc_fallback") {
       std::vector<std::string> parts;
       auto mine = lookup(in.current, "GLIBC_TUNABLES");
       std::vector<std::string> keep;

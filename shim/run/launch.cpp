@@ -16,6 +16,7 @@ namespace run {
 namespace {
 
 volatile pid_t g_child = 0;
+volatile pid_t g_self = 0;
 volatile sig_atomic_t g_shared_group = 0;  // the tool is in our process group (a terminal job)
 volatile sig_atomic_t g_last_sig = 0;
 volatile pid_t g_last_sender = 0;
@@ -27,13 +28,52 @@ long long now_ns() {
   return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-// Signals relayed to the tool. Stop signals are left alone: with a terminal they reach the
-// whole group and the shell sees edashim stop with the tool, as a job should.
-constexpr int kRelayed[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
-                            SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR, SIGWINCH, SIGURG, SIGCONT};
+// Signals relayed to the tool: every catchable one (a signal edashim let through to its
+// default action would kill or stop edashim instead of reaching the tool, e.g. `kill -PIPE`,
+// `kill -TSTP`, `kill -RTMIN`), except 32 and 33, which glibc keeps for itself.
+int g_relayed[_NSIG];
+int g_relayed_count = 0;
+
+void list_relayed() {
+  if (g_relayed_count) return;
+  for (int sig = 1; sig <= SIGRTMAX; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP && (sig < 32 || sig >= SIGRTMIN)) g_relayed[g_relayed_count++] = sig;
+}
+
+bool is_fault(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP || sig == SIGSYS;
+}
+
+// Stops edashim the way the signal's default action would (a terminal's Ctrl-Z, or a stop
+// signal sent to us alone while we share the tool's terminal job): the shell then sees the
+// job stop, and its SIGCONT on `fg` wakes us and the tool together. Async-signal-safe.
+void stop_self(int sig) {
+  struct sigaction dfl {}, mine;
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, &mine);
+  ::kill(g_self, sig);  // pending until unblocked: the handler runs with every signal blocked
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);  // stops here (the kernel ignores it in an orphaned group)
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+  sigaction(sig, &mine, nullptr);
+}
 
 void relay(int sig, siginfo_t* info, void*) {
   int saved = errno;
+  // Not messages for the tool: a real fault in edashim (die of it: with SIG_DFL the faulting
+  // instruction runs again and the default action follows), SIGCHLD/SIGIO about our own
+  // child and descriptors, and signals we raised ourselves (a write to a closed pipe).
+  if (is_fault(sig) && info->si_code > 0) {
+    ::signal(sig, SIG_DFL);
+    errno = saved;
+    return;
+  }
+  if (((sig == SIGCHLD || sig == SIGIO) && info->si_code > 0) || (info->si_code <= 0 && info->si_pid == g_self)) {
+    errno = saved;
+    return;
+  }
   pid_t child = g_child;
   if (child > 0) {
     bool from_group = false;
@@ -49,6 +89,7 @@ void relay(int sig, siginfo_t* info, void*) {
     g_last_sender = info->si_pid;
     g_last_ns = t;
     if (!from_group && !duplicate) ::kill(child, sig);
+    if (g_shared_group && (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)) stop_self(sig);
   }
   errno = saved;
 }
@@ -88,20 +129,23 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   sigset_t all, old;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &old);
-  struct sigaction previous[sizeof kRelayed / sizeof *kRelayed];
-  bool installed[sizeof kRelayed / sizeof *kRelayed] = {};
-  for (size_t i = 0; i < sizeof kRelayed / sizeof *kRelayed; ++i) {
-    sigaction(kRelayed[i], nullptr, &previous[i]);
-    if (previous[i].sa_handler == SIG_IGN) continue;  // nohup's SIGHUP stays ignored for the tool
-    struct sigaction sa {};
-    sa.sa_sigaction = relay;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigfillset(&sa.sa_mask);
-    sigaction(kRelayed[i], &sa, nullptr);
-    installed[i] = true;
+  list_relayed();
+  g_self = ::getpid();
+  struct sigaction previous[_NSIG];
+  bool installed[_NSIG] = {};
+  struct sigaction sa {};
+  sa.sa_sigaction = relay;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigfillset(&sa.sa_mask);
+  // Relayed even when ignored here: a signal ignored by inheritance (nohup's SIGHUP, SIGINT
+  // for a `&` job of a script) stays ignored for the tool, which is free to catch it as it
+  // would without edashim; a relay dropped here would then be a signal lost.
+  for (int i = 0; i < g_relayed_count; ++i) {
+    int sig = g_relayed[i];
+    installed[sig] = sigaction(sig, &sa, &previous[sig]) == 0;
   }
 
-  pid_t parent = ::getpid();
+  pid_t parent = g_self;
   volatile int exec_errno = 0;
   out.start_time = epoch_seconds();
   long long t0 = now_ns();
@@ -111,8 +155,9 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     if (!g_shared_group) ::setpgid(0, 0);
-    for (size_t i = 0; i < sizeof kRelayed / sizeof *kRelayed; ++i)
-      if (installed[i]) ::signal(kRelayed[i], SIG_DFL);
+    for (int i = 0; i < g_relayed_count; ++i)
+      if (installed[g_relayed[i]])
+        ::signal(g_relayed[i], previous[g_relayed[i]].sa_handler == SIG_IGN ? SIG_IGN : SIG_DFL);
     sigprocmask(SIG_SETMASK, &old, nullptr);
     ::execve(path.c_str(), c_argv.data(), c_env.data());
     exec_errno = errno;
@@ -135,8 +180,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     out.started = exec_errno == 0;
   }
   g_child = 0;
-  for (size_t i = 0; i < sizeof kRelayed / sizeof *kRelayed; ++i)
-    if (installed[i]) sigaction(kRelayed[i], &previous[i], nullptr);
+  for (int i = 0; i < g_relayed_count; ++i)
+    if (installed[g_relayed[i]]) sigaction(g_relayed[i], &previous[g_relayed[i]], nullptr);
   return out;
 }
 

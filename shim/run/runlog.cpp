@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,28 +14,70 @@ namespace run {
 
 std::string default_log_path() { return util::xdg_state_home() + "/edashim/runs.jsonl"; }
 
-bool append_log_line(const std::string& path, const std::string& line, std::string& error) {
+namespace {
+
+// Renames PATH.(keep-1) to PATH.keep, ..., PATH to PATH.1 (or removes PATH when keep is 0).
+// Called with the lock on the current PATH held, which makes the caller the only rotator.
+void rotate(const std::string& path, int64_t keep) {
+  if (keep <= 0) {
+    ::unlink(path.c_str());
+    return;
+  }
+  for (int64_t i = keep - 1; i >= 1; --i)
+    ::rename((path + "." + std::to_string(i)).c_str(), (path + "." + std::to_string(i + 1)).c_str());
+  ::rename(path.c_str(), (path + ".1").c_str());
+}
+
+// Opens PATH and locks it; returns the descriptor once it is locked *and* still the file at
+// PATH (a writer that rotated the log while we waited for the lock has renamed our file away).
+int open_locked(const std::string& path, struct stat& st, std::string& error) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      error = "cannot open " + path + ": " + std::strerror(errno);
+      return -1;
+    }
+    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    struct stat now;
+    if (::fstat(fd, &st) == 0 && ::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+      return fd;
+    ::close(fd);  // rotated under us: open the new file
+  }
+  error = "cannot lock " + path + ": it keeps being replaced";
+  return -1;
+}
+
+}  // namespace
+
+bool append_log_line(const std::string& path, const std::string& line, std::string& error, const LogLimits& limits) {
   if (!util::make_dirs(util::dirname(path), 0700)) {
     error = "cannot create " + util::dirname(path) + ": " + std::strerror(errno);
     return false;
   }
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    error = "cannot open " + path + ": " + std::strerror(errno);
-    return false;
-  }
   std::string data = line + "\n";
+  struct stat st;
+  int fd = open_locked(path, st, error);
+  if (fd < 0) return false;
+  // Only a regular file is rotated: EDASHIM_LOG=/dev/stdout must never rename a device.
+  if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      st.st_size + off_t(data.size()) > off_t(limits.max_bytes)) {
+    rotate(path, limits.keep);
+    // Our lock is on the renamed file; writers waiting for it will see that and reopen.
+    int next = open_locked(path, st, error);
+    ::close(fd);
+    if (next < 0) return false;
+    fd = next;
+  }
   // O_APPEND makes each write land at the end; the lock keeps a long line in one piece even
   // if the kernel splits the write.
-  while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
-  }
   size_t done = 0;
   bool ok = true;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      error = "cannot write " + path + ": " + std::strerror(errno);
+      error = "cannot write " + path + ": " + std::strerror(n < 0 ? errno : ENOSPC);
       ok = false;
       // Leave no partial line behind for readers.
       if (done > 0 && ::ftruncate(fd, ::lseek(fd, 0, SEEK_END) - off_t(done)) != 0) {

@@ -16,9 +16,21 @@
 
 namespace run {
 
-ScratchBase find_scratch_base(int64_t min_free_mb) {
+std::vector<std::string> scratch_candidates() {
+  if (const char* t = std::getenv("EDASHIM_SCRATCH_BASES"); t && *t) {
+    std::vector<std::string> out;
+    for (auto& d : util::split(t, ':'))
+      if (!d.empty() && d[0] == '/') out.push_back(d);
+    return out;
+  }
   std::vector<std::string> candidates = {"/dev/shm"};
   if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x == '/') candidates.push_back(x);
+  return candidates;
+}
+
+ScratchBase find_scratch_base(int64_t min_free_mb) { return find_scratch_base(min_free_mb, scratch_candidates()); }
+
+ScratchBase find_scratch_base(int64_t min_free_mb, const std::vector<std::string>& candidates) {
   std::vector<std::string> why;
   for (const auto& dir : candidates) {
     struct statfs fs;

@@ -2,6 +2,7 @@
 // A private scratch directory on tmpfs for the tool's TMPDIR, removed after the run.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace run {
 
@@ -13,6 +14,12 @@ struct ScratchBase {
 // Looks at /dev/shm, then $XDG_RUNTIME_DIR: must be a directory on tmpfs, writable, with at
 // least `min_free_mb` free.
 ScratchBase find_scratch_base(int64_t min_free_mb);
+ScratchBase find_scratch_base(int64_t min_free_mb, const std::vector<std::string>& candidates);
+
+// Where find_scratch_base looks: /dev/shm, then $XDG_RUNTIME_DIR. EDASHIM_SCRATCH_BASES
+// (colon-separated) replaces the list: a hook for the fault tests (full, missing, read-only
+// or non-tmpfs bases); it grants nothing the user could not do by setting TMPDIR.
+std::vector<std::string> scratch_candidates();
 
 // Creates base/edashim-<uid>-<pid>-XXXXXX with mode 0700; empty on failure (note says why).
 std::string make_scratch(const std::string& base, std::string& note);

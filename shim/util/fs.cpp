@@ -121,6 +121,7 @@ std::string xdg(const char* var, const char* fallback) {
 
 std::string xdg_config_home() { return xdg("XDG_CONFIG_HOME", "/.config"); }
 std::string xdg_state_home() { return xdg("XDG_STATE_HOME", "/.local/state"); }
+std::string xdg_cache_home() { return xdg("XDG_CACHE_HOME", "/.cache"); }
 
 bool remove_tree(const std::string& path) {
   ::nftw(

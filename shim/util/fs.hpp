@@ -44,6 +44,7 @@ std::string home_dir();
 // XDG base directories with their documented defaults.
 std::string xdg_config_home();
 std::string xdg_state_home();
+std::string xdg_cache_home();
 
 // Removes a directory tree without following symlinks; true when nothing is left.
 bool remove_tree(const std::string& path);

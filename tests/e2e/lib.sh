@@ -36,6 +36,8 @@ fail() {
 # expect_eq ACTUAL EXPECTED WHAT
 expect_eq() { [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"; }
 expect_contains() { [[ "$1" == *"$2"* ]] || fail "$3: [$2] not in [$1]"; }
+# The probe may be preloaded on any run; an allocator must not be unless asked for.
+no_allocator_in() { [[ ! "$1" =~ (mimalloc|jemalloc|tcmalloc|tbbmalloc|libfancy) ]] || fail "$2: allocator in [$1]"; }
 expect_not_contains() { [[ "$1" != *"$2"* ]] || fail "$3: [$2] unexpectedly in [$1]"; }
 
 # json_get FILE EXPR: evaluates a Python expression on the last log line (bound to j).

@@ -1,0 +1,215 @@
+#include "bench/analysis.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace bench {
+namespace {
+
+nlohmann::json num(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+std::string p_value(double p) {
+  if (std::isnan(p)) return "-";
+  char buf[32];
+  if (p < 1e-4) std::snprintf(buf, sizeof buf, "%.1e", p);
+  else std::snprintf(buf, sizeof buf, "%.4f", p);
+  return buf;
+}
+
+// Per output name, the distinct hashes an arm produced.
+std::map<std::string, std::set<std::string>> hash_sets(const Outcome& o, int arm) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& r : o.runs)
+    if (r.arm == arm && r.ok)
+      for (const auto& [name, h] : r.hashes) out[name].insert(h);
+  return out;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+std::string ratio(double r) {
+  if (std::isnan(r)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3fx", r);
+  return buf;
+}
+
+std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples) {
+  std::vector<ArmStats> arms(spec.arms.size());
+  for (std::size_t a = 0; a < arms.size(); ++a) {
+    arms[a].name = spec.arms[a].name;
+    arms[a].profile = spec.arms[a].profile;
+    if (a < o.env_bytes.size()) arms[a].env_bytes = o.env_bytes[a];
+  }
+  std::vector<std::size_t> verified(arms.size(), 0), known(arms.size(), 0);
+  for (const auto& r : o.runs) {
+    auto& arm = arms[std::size_t(r.arm)];
+    if (r.verified) {
+      ++known[std::size_t(r.arm)];
+      if (*r.verified) ++verified[std::size_t(r.arm)];
+    }
+    if (!r.ok) {
+      ++arm.failed;
+      arm.failures.push_back("round " + std::to_string(r.round + 1) + ": " + r.failure);
+      continue;
+    }
+    ++arm.ok;
+    arm.wall.push_back(r.wall_s);
+    arm.rss_kb.push_back(r.max_rss_kb);
+  }
+  const double nan = std::nan("");
+  for (std::size_t a = 0; a < arms.size(); ++a) {
+    auto& arm = arms[a];
+    arm.wall_s = stats::summarize(arm.wall);
+    arm.rss_median_kb = arm.rss_kb.empty() ? nan : stats::median(arm.rss_kb);
+    if (known[a]) arm.verified_share = double(verified[a]) / double(known[a]);
+    const auto& ref = arms[0];
+    arm.mean_ratio = arm.wall_s.mean / ref.wall_s.mean;
+    arm.median_ratio = arm.wall_s.median / ref.wall_s.median;
+    arm.p5_ratio = arm.wall_s.p5 / ref.wall_s.p5;
+    arm.p95_ratio = arm.wall_s.p95 / ref.wall_s.p95;
+    arm.rss_ratio = arm.rss_median_kb / ref.rss_median_kb;
+    if (a > 0 && !arm.wall.empty() && !ref.wall.empty()) {
+      arm.test = stats::mann_whitney_u(arm.wall, ref.wall, stats::Alternative::less);
+      // Each arm gets its own stream, so adding an arm does not change the others' intervals.
+      arm.median_ratio_ci = stats::bootstrap_median_ratio(ref.wall, arm.wall, 0.95, resamples, spec.seed + a);
+    }
+  }
+  if (spec.compare && !arms.empty()) {
+    auto ref = hash_sets(o, 0);
+    for (std::size_t a = 0; a < arms.size(); ++a) {
+      auto mine = hash_sets(o, int(a));
+      std::vector<std::string> varies, differs;
+      for (const auto& [name, set] : mine) {
+        if (set.size() > 1) varies.push_back(name);
+        else if (a > 0 && ref[name] != set) differs.push_back(name);
+      }
+      if (a > 0)
+        for (const auto& [name, set] : ref)
+          if (!mine.count(name) && arms[a].ok) differs.push_back(name);
+      std::string s;
+      if (!differs.empty()) s = "differs: " + join_names(differs);
+      if (!varies.empty()) s += (s.empty() ? "" : "; ") + std::string("varies between runs: ") + join_names(varies);
+      if (s.empty()) s = a == 0 ? "reference" : "identical";
+      if (arms[a].ok == 0) s = "-";
+      arms[a].outputs = s;
+    }
+  }
+  return arms;
+}
+
+util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool compact) {
+  util::Table t;
+  auto fx = [](double v) { return util::fixed(v, 3); };
+  if (compact) {
+    t.headers = {"arm", "ok", "failed", "mean s", "median s", "p5 s", "p95 s", "p (faster)", "median ratio 95% CI",
+                 "peak RSS MB", "verified"};
+  } else {
+    t.headers = {"arm", "ok", "failed", "mean_s", "median_s", "p5_s", "p95_s", "mean_ratio", "median_ratio", "p5_ratio",
+                 "p95_ratio", "p_faster", "p_method", "ci95_lo", "ci95_hi", "peak_rss_mb", "rss_ratio", "verified"};
+  }
+  if (compare) t.headers.push_back("outputs");
+  t.right_aligned.assign(t.headers.size(), true);
+  t.right_aligned[0] = false;
+  if (compare) t.right_aligned.back() = false;
+  for (std::size_t a = 0; a < arms.size(); ++a) {
+    const auto& s = arms[a];
+    bool first = a == 0;
+    std::string verified = s.verified_share ? util::fixed(100 * *s.verified_share, 0) + "%" : "-";
+    std::vector<std::string> row{s.name, std::to_string(s.ok), std::to_string(s.failed)};
+    if (compact) {
+      auto both = [&](double v, double r) { return fx(v) + (first ? "" : " (" + ratio(r) + ")"); };
+      row.push_back(both(s.wall_s.mean, s.mean_ratio));
+      row.push_back(both(s.wall_s.median, s.median_ratio));
+      row.push_back(both(s.wall_s.p5, s.p5_ratio));
+      row.push_back(both(s.wall_s.p95, s.p95_ratio));
+      row.push_back(s.test ? p_value(s.test->p) + (s.test->exact ? " exact" : "") : "-");
+      row.push_back(s.median_ratio_ci ? util::fixed(s.median_ratio_ci->lo, 3) + " - " + util::fixed(s.median_ratio_ci->hi, 3)
+                                      : "-");
+      row.push_back(util::fixed(s.rss_median_kb / 1024, 1) + (first ? "" : " (" + ratio(s.rss_ratio) + ")"));
+      row.push_back(verified);
+    } else {
+      for (double v : {s.wall_s.mean, s.wall_s.median, s.wall_s.p5, s.wall_s.p95}) row.push_back(util::fixed(v, 6));
+      for (double v : {s.mean_ratio, s.median_ratio, s.p5_ratio, s.p95_ratio}) row.push_back(util::fixed(v, 4));
+      row.push_back(s.test ? p_value(s.test->p) : "");
+      row.push_back(s.test ? (s.test->exact ? "exact" : "asymptotic") : "");
+      row.push_back(s.median_ratio_ci ? util::fixed(s.median_ratio_ci->lo, 4) : "");
+      row.push_back(s.median_ratio_ci ? util::fixed(s.median_ratio_ci->hi, 4) : "");
+      row.push_back(util::fixed(s.rss_median_kb / 1024, 2));
+      row.push_back(util::fixed(s.rss_ratio, 4));
+      row.push_back(s.verified_share ? util::fixed(*s.verified_share, 3) : "");
+    }
+    if (compare) row.push_back(s.outputs);
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms) {
+  nlohmann::json j;
+  j["command"] = spec.command;
+  j["runs_per_arm"] = spec.runs;
+  j["warmup"] = spec.warmup;
+  j["jobs"] = spec.jobs;
+  j["seed"] = spec.seed;
+  j["fresh_copy"] = spec.fresh_copy;
+  j["on"] = spec.fresh_copy.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.on);
+  j["machine"] = o.machine;
+  j["physical_cores"] = o.physical_cores;
+  j["interrupted"] = o.interrupted;
+  j["warnings"] = o.warnings;
+  j["statistics"] = {{"percentiles", "linear interpolation (numpy default)"},
+                     {"p_value", "one-sided Mann-Whitney U vs the first arm, H1: this arm is faster; exact without ties when an "
+                                 "arm has <= 8 runs, else normal approximation with tie correction and continuity correction"},
+                     {"ci", "percentile bootstrap, 10000 resamples, of median(arm)/median(first arm)"}};
+  auto& out = j["arms"] = nlohmann::json::array();
+  for (std::size_t a = 0; a < arms.size(); ++a) {
+    const auto& s = arms[a];
+    nlohmann::json arm;
+    arm["name"] = s.name;
+    arm["profile"] = s.profile;
+    arm["ok"] = s.ok;
+    arm["failed"] = s.failed;
+    arm["failures"] = s.failures;
+    arm["env_bytes"] = s.env_bytes;
+    arm["wall_s"] = {{"mean", num(s.wall_s.mean)}, {"median", num(s.wall_s.median)}, {"p5", num(s.wall_s.p5)},
+                     {"p95", num(s.wall_s.p95)},   {"min", num(s.wall_s.min)},       {"max", num(s.wall_s.max)}};
+    arm["ratio_to_first"] = {{"mean", num(s.mean_ratio)}, {"median", num(s.median_ratio)}, {"p5", num(s.p5_ratio)},
+                             {"p95", num(s.p95_ratio)},   {"peak_rss", num(s.rss_ratio)}};
+    if (s.test)
+      arm["mann_whitney"] = {{"u", s.test->u}, {"p_faster", num(s.test->p)}, {"exact", s.test->exact}, {"ties", s.test->ties}};
+    else
+      arm["mann_whitney"] = nullptr;
+    arm["median_ratio_ci95"] =
+        s.median_ratio_ci ? nlohmann::json::array({num(s.median_ratio_ci->lo), num(s.median_ratio_ci->hi)}) : nlohmann::json(nullptr);
+    arm["peak_rss_kb_median"] = num(s.rss_median_kb);
+    arm["verified_share"] = s.verified_share ? nlohmann::json(*s.verified_share) : nlohmann::json(nullptr);
+    arm["outputs"] = spec.compare ? nlohmann::json(s.outputs) : nlohmann::json(nullptr);
+    auto& runs = arm["runs"] = nlohmann::json::array();
+    for (const auto& r : o.runs) {
+      if (r.arm != int(a)) continue;
+      nlohmann::json jr = {{"round", r.round + 1}, {"order", r.order},     {"ok", r.ok},
+                           {"wall_s", r.wall_s},   {"user_s", r.user_s},   {"sys_s", r.sys_s},
+                           {"max_rss_kb", r.max_rss_kb}, {"start_unix", r.start_unix}};
+      jr["exit_code"] = r.exit_code ? nlohmann::json(*r.exit_code) : nlohmann::json(nullptr);
+      jr["signal"] = r.signal ? nlohmann::json(*r.signal) : nlohmann::json(nullptr);
+      jr["allocator_verified"] = r.verified ? nlohmann::json(*r.verified) : nlohmann::json(nullptr);
+      if (!r.ok) jr["failure"] = r.failure;
+      if (!r.hashes.empty()) jr["sha256"] = r.hashes;
+      runs.push_back(std::move(jr));
+    }
+    out.push_back(std::move(arm));
+  }
+  return j.dump(2);
+}
+
+}  // namespace bench

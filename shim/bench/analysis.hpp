@@ -1,0 +1,45 @@
+#pragma once
+// From a benchmark's runs to per-arm statistics and their renderings: pure, unit-tested.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/runner.hpp"
+#include "stats/bootstrap.hpp"
+#include "stats/mann_whitney.hpp"
+#include "stats/summary.hpp"
+#include "util/table.hpp"
+
+namespace bench {
+
+struct ArmStats {
+  std::string name, profile;
+  std::size_t ok = 0, failed = 0;
+  std::vector<std::string> failures;  // one line per failed run
+  std::vector<double> wall, rss_kb;   // successful runs, in run order
+  stats::Summary wall_s;
+  // Each statistic divided by the first arm's same statistic (1 for the first arm).
+  double mean_ratio = 1, median_ratio = 1, p5_ratio = 1, p95_ratio = 1;
+  // Against the first arm (absent for the first arm): H1 "this arm's times are smaller".
+  std::optional<stats::MannWhitney> test;
+  std::optional<stats::Interval> median_ratio_ci;  // bootstrap 95%
+  double rss_median_kb = 0, rss_ratio = 1;
+  std::optional<double> verified_share;
+  // --compare-outputs: "reference", "identical", "differs: net.v", "varies between runs: stdout"
+  std::string outputs;
+  std::size_t env_bytes = 0;
+};
+
+std::vector<ArmStats> analyse(const Spec& spec, const Outcome& outcome, int bootstrap_resamples = 10000);
+
+// compact: value and ratio in one cell ("4.210 (0.85x)") for terminals and Markdown;
+// otherwise one column each, for CSV.
+util::Table bench_table(const std::vector<ArmStats>& arms, bool compare_outputs, bool compact);
+
+// Everything, including every run's raw figures.
+std::string bench_json(const Spec& spec, const Outcome& outcome, const std::vector<ArmStats>& arms);
+
+// Ratio as "0.85x", "-" for NaN.
+std::string ratio(double r);
+
+}  // namespace bench

@@ -1,0 +1,260 @@
+#include "commands/doctor.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "alloc/allocators.hpp"
+#include "alloc/version.hpp"
+#include "commands/plan.hpp"
+#include "commands/shims.hpp"
+#include "run/scratch.hpp"
+#include "tool/path_order.hpp"
+#include "tool/preload_reach.hpp"
+#include "util/fact_cache.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+#ifndef EDASHIM_VERSION
+#define EDASHIM_VERSION "unknown"
+#endif
+
+namespace commands {
+namespace {
+
+// Debian 12 package of each allocator's library (what `apt-get install` needs).
+std::string debian_package(const std::string& allocator) {
+  if (allocator == "mimalloc") return "libmimalloc2.0";
+  if (allocator == "jemalloc") return "libjemalloc2";
+  if (allocator == "tcmalloc") return "libtcmalloc-minimal4";
+  if (allocator == "tbbmalloc") return "libtbbmalloc2";
+  return "";
+}
+
+class Report {
+ public:
+  void section(const std::string& title) { std::printf("\n%s\n", title.c_str()); }
+  void ok(const std::string& text) { std::printf("  ok       %s\n", text.c_str()); }
+  void note(const std::string& text) { std::printf("  note     %s\n", text.c_str()); }
+  void problem(const std::string& text, const std::string& fix) {
+    ++problems_;
+    std::printf("  PROBLEM  %s\n", text.c_str());
+    if (!fix.empty()) std::printf("           fix: %s\n", fix.c_str());
+  }
+  int problems() const { return problems_; }
+
+ private:
+  int problems_ = 0;
+};
+
+// Writable without creating anything: the file itself if it exists, else the nearest
+// existing directory above it (the run creates what is missing below that).
+bool log_writable(const std::string& path, std::string& why) {
+  if (util::exists(path)) {
+    if (::access(path.c_str(), W_OK) == 0) return true;
+    why = path + " exists but is not writable by you";
+    return false;
+  }
+  std::string dir = util::dirname(path);
+  while (!util::exists(dir) && dir != "/" && dir != ".") dir = util::dirname(dir);
+  if (!util::is_directory(dir)) {
+    why = dir + " is not a directory";
+    return false;
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) == 0) return true;
+  why = "cannot create files under " + dir;
+  return false;
+}
+
+bool same_dir(const std::string& a, const std::string& b) {
+  auto ia = util::file_id(a), ib = util::file_id(b);
+  return ia && ib && *ia == *ib;
+}
+
+int doctor(const std::string& dir_arg) {
+  Report r;
+  std::string dir = dir_arg.empty() ? default_shim_dir() : dir_arg;
+  // Fix commands name the directory when it is not the default one.
+  auto shims_cmd = [&](const std::string& verb) {
+    return "edashim shims " + verb + (dir_arg.empty() ? "" : " --dir " + util::shell_quote(dir));
+  };
+  std::string exe = util::real_path(util::self_exe()).value_or(util::self_exe());
+  std::string path_env = std::getenv("PATH") ? std::getenv("PATH") : "";
+  auto entries = util::split(path_env, ':');
+  auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
+  std::string put_first = "export PATH=" + util::shell_quote(dir) + ":\"$PATH\"   (for good: add it to ~/.bashrc; "
+                          "fish: " + tool::path_line("fish", dir) + ")";
+  std::printf("edashim %s at %s\n", EDASHIM_VERSION, exe.c_str());
+
+  // ---- the shim directory and PATH
+  r.section("shim directory and PATH");
+  auto links = shim_links(dir, self);
+  int shim_index = tool::path_index(entries, [&](const std::string& e) { return same_dir(e, dir); });
+  if (!util::is_directory(dir)) {
+    r.problem("no shim directory at " + dir, shims_cmd("add") + " yosys yosys-abc berkeley-abc   (or install/install.sh)");
+  } else if (links.empty()) {
+    r.problem(dir + " has no tool links, so no tool runs through edashim", shims_cmd("add") + " yosys yosys-abc berkeley-abc");
+  } else {
+    r.ok(dir + ": " + std::to_string(links.size()) + " links (" + util::join(links, ", ") + ")");
+  }
+  if (shim_index < 0)
+    r.problem(dir + " is not on PATH, so typing a tool's name runs the plain tool", put_first);
+  else
+    r.ok("on PATH, entry " + std::to_string(shim_index + 1) + " of " + std::to_string(entries.size()));
+  int bin_index = tool::path_index(entries, [&](const std::string& e) { return same_dir(e, util::dirname(exe)); });
+  if (bin_index < 0)
+    r.note("the edashim command itself is not on PATH (" + util::dirname(exe) + "); tools work regardless. "
+           "To type `edashim`: export PATH=\"$PATH\":" + util::shell_quote(util::dirname(exe)));
+
+  // ---- each linked tool: what its name runs now
+  r.section("linked tools (what each name runs now)");
+  if (links.empty()) r.note("none");
+  for (const auto& name : links) {
+    std::vector<tool::Found> found;
+    std::set<std::string> seen;
+    for (auto d : entries) {
+      if (d.empty()) d = ".";
+      if (!seen.insert(d).second) continue;
+      std::string p = d + "/" + name;
+      if (!util::is_regular_executable(p)) continue;
+      bool ours = same_dir(d, dir);
+      found.push_back({p, ours ? is_shim_link(p, self) : tool::is_edashim(p, self), ours});
+    }
+    // The shim itself when its directory is off PATH: what edashim would run through the link.
+    auto rep = tool::analyse_order(found);
+    if (rep.real.empty()) rep.real = tool::resolve(name, path_env, self).path;
+    switch (rep.order) {
+      case tool::Order::Ok:
+        r.ok(name + " -> edashim -> " + rep.real);
+        break;
+      case tool::Order::NotOnPath:
+        if (shim_index >= 0)
+          r.problem(name + ": the link in " + dir + " does not lead to a working edashim", shims_cmd("add") + " " + name);
+        else if (rep.real.empty())
+          r.problem(name + ": no real " + name + " on PATH", "install it, or: " + shims_cmd("remove") + " " + name);
+        else
+          r.note(name + " runs " + rep.real + " directly until the shim directory is on PATH");
+        break;
+      case tool::Order::Shadowed:
+        r.problem(name + " is shadowed: " + rep.runs_now + " comes before the shim directory on PATH, so `" + name +
+                      "` bypasses edashim",
+                  put_first);
+        break;
+      case tool::Order::OtherEdashim:
+        r.problem(name + " runs another edashim link first (" + rep.runs_now + ")",
+                  "remove that link (edashim shims remove --dir " + util::shell_quote(util::dirname(rep.runs_now)) + " " +
+                      name + "), or put " + dir + " first: " + put_first);
+        break;
+      case tool::Order::NoRealTool:
+        r.problem(name + ": no real " + name + " on PATH after the shim, so running it says \"command not found\"",
+                  "install " + name + ", or: " + shims_cmd("remove") + " " + name);
+        break;
+    }
+    // Not a problem: the run still works and is recorded; but the user should know that the
+    // allocator will not change for this tool (explain says what edashim does instead).
+    if (!rep.real.empty())
+      if (auto why = tool::preload_blocker(rep.real))
+        r.note(name + ": " + rep.real + ": " + *why + " (see: edashim explain " + name + ")");
+  }
+
+  // ---- allocators
+  r.section("allocator libraries");
+  util::FactCache in_memory("");  // doctor writes nothing, not even the cache
+  for (const auto& a : alloc::known()) {
+    auto lib = alloc::locate(a, alloc::library_dirs());
+    if (lib) {
+      std::string v = alloc::detect_version(*lib, in_memory);
+      char row[512];
+      std::snprintf(row, sizeof row, "%-10s %-10s %s", a.name.c_str(), v.empty() ? "version ?" : v.c_str(), lib->c_str());
+      r.ok(row);
+    } else {
+      r.note(a.name + ": not installed (needed only by profiles that choose it): sudo apt-get install " + debian_package(a.name));
+    }
+  }
+
+  // ---- configuration as a run of each linked tool from here would see it
+  char cwd[4096];
+  std::string here = ::getcwd(cwd, sizeof cwd) ? cwd : "?";
+  r.section("configuration (as runs started in " + here + " see it)");
+  auto env = current_environment();
+  Paths paths = Paths::discover();
+  std::map<std::string, std::string> files;       // path -> state
+  std::set<std::string> problems_seen, logs, untrusted;
+  bool wants_scratch = false;
+  for (const auto& name : links) {
+    Invocation inv;
+    inv.tool = name;
+    inv.argv = {name};
+    if (const char* p = std::getenv("EDASHIM_PROFILE"); p && *p) inv.profile = p, inv.profile_origin = "EDASHIM_PROFILE";
+    if (const char* a = std::getenv("EDASHIM_ALLOCATOR"); a && *a) inv.allocator = a, inv.allocator_origin = "EDASHIM_ALLOCATOR";
+    Plan plan = make_plan(inv, paths, env);
+    const auto& s = plan.loaded.settings;
+    for (const auto& f : plan.loaded.files)
+      if (f.used || f.kind == "project" || !f.note.empty())
+        files[f.path] = "[" + f.kind + "] " + (f.used ? "used" : "NOT used") + (f.note.empty() ? "" : ": " + f.note);
+    for (const auto& p : plan.loaded.problems)
+      if (problems_seen.insert(p.str()).second) {
+        if (p.error) r.problem(p.str(), "edit " + p.file + (p.line ? " line " + std::to_string(p.line) : "") +
+                                            " (until then the tool runs without edashim's settings)");
+        else r.note(p.str());
+      }
+    for (const auto& f : plan.loaded.untrusted_files) untrusted.insert(f);
+    if (!plan.allocator_note.empty())
+      r.problem(name + ": " + plan.allocator_note,
+                alloc::find(s.allocator.value) ? "sudo apt-get install " + debian_package(s.allocator.value)
+                                               : "fix 'allocator' in " + s.allocator.origin.str());
+    else
+      r.ok(name + ": allocator " + s.allocator.value +
+           (plan.allocator_version.empty() ? "" : " " + plan.allocator_version) + " (from " + s.allocator.origin.str() + ")" +
+           (s.scratch.value ? ", scratch on tmpfs" : ""));
+    if (!plan.log_path.empty()) logs.insert(plan.log_path);
+    wants_scratch = wants_scratch || s.scratch.value;
+  }
+  for (const auto& [path, state] : files) std::printf("           %s  %s\n", path.c_str(), state.c_str());
+  for (const auto& f : untrusted)
+    r.problem(f + " is not trusted, so its library paths, [env], path and log settings are ignored",
+              "read it, then: edashim trust " + util::shell_quote(f));
+
+  // ---- scratch space and the run log
+  r.section("scratch space and run log");
+  auto base = run::find_scratch_base(256);
+  if (!base.dir.empty()) r.ok(base.note);
+  else if (wants_scratch)
+    r.problem(base.note, "sudo mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm   (or set scratch = false in " +
+                             paths.user_file + ")");
+  else r.note(base.note + " (no linked tool asks for scratch)");
+  if (logs.empty()) r.note("run log: off");
+  for (const auto& log : logs) {
+    std::string why;
+    if (log_writable(log, why)) r.ok("run log " + log + " is writable");
+    else r.problem("run log " + log + ": " + why, "chmod u+w " + util::shell_quote(util::dirname(log)) +
+                                                       "   (or point it elsewhere: export EDASHIM_LOG=FILE, or EDASHIM_LOG=off)");
+  }
+
+  std::printf("\n%s\n", r.problems() == 0 ? "all well"
+                                          : (std::to_string(r.problems()) + (r.problems() == 1 ? " problem" : " problems") +
+                                             "; each PROBLEM line above says how to fix it").c_str());
+  return r.problems() == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+Subcommand add_doctor_command(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("doctor", "Check the installation: PATH order, linked tools, allocators, tmpfs, log, config");
+  cmd->add_option("--dir", *dir, "Shim directory to check (default: " + default_shim_dir() + ")");
+  cmd->footer(
+      "Exit status 0 when all is well, 1 when any PROBLEM was found; each comes with the command that fixes it.\n"
+      "Examples:\n"
+      "  edashim doctor                 check this installation as seen from the current directory\n"
+      "  cd myproject && edashim doctor  include the project's .edashim.toml and its trust state");
+  return {cmd, [dir]() { return doctor(*dir); }};
+}
+
+}  // namespace commands

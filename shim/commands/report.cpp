@@ -1,0 +1,215 @@
+#include "commands/report.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "run/runlog.hpp"
+#include "util/fs.hpp"
+
+namespace commands {
+namespace {
+
+const char* by_name(report::GroupBy by) {
+  return by == report::GroupBy::cwd ? "cwd" : by == report::GroupBy::command ? "command" : "";
+}
+
+std::string share(const std::optional<double>& v) {
+  return v ? util::fixed(100 * *v, 0) + "%" : "-";
+}
+
+nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+struct Options {
+  std::string log, by = "none", format = "text", since, until;
+  bool json = false, csv = false, markdown = false;
+  report::Filter filter;
+};
+
+int run_report(const Options& o) {
+  report::GroupBy by = o.by == "cwd" ? report::GroupBy::cwd
+                       : o.by == "command" ? report::GroupBy::command : report::GroupBy::none;
+  report::Filter filter = o.filter;
+  double now = double(std::time(nullptr));
+  for (auto [text, slot] : {std::pair{&o.since, &filter.since}, std::pair{&o.until, &filter.until}}) {
+    if (text->empty()) continue;
+    *slot = report::parse_time(*text, now);
+    if (!*slot) {
+      std::cerr << "edashim report: cannot read the time '" << *text
+                << "' (use 2026-11-30, 2026-11-30T14:00, or 90m / 36h / 7d ago)\n";
+      return 2;
+    }
+  }
+  if (!filter.cwd.empty()) filter.cwd = util::real_path(filter.cwd).value_or(filter.cwd);
+  std::string path = o.log.empty() ? current_log_path() : o.log;
+  if (path.empty()) {
+    std::cerr << "edashim report: logging is off (EDASHIM_LOG=off); name a log with --log FILE\n";
+    return 2;
+  }
+  report::Aggregator agg(by);
+  ReadStats st;
+  std::string error;
+  if (!read_log(path, filter, agg, st, error)) {
+    std::cerr << "edashim report: " << error << "\n";
+    return 1;
+  }
+  if (st.malformed)
+    std::cerr << "edashim report: " << st.malformed << " of " << st.lines << " lines in " << path
+              << " are not run records and were skipped\n";
+  auto rows = agg.rows();
+  if (o.json) {
+    std::cout << report_json(rows, by) << "\n";
+  } else {
+    auto table = report_table(rows, by);
+    if (o.csv) std::cout << util::render_csv(table);
+    else if (o.markdown) std::cout << util::render_markdown(table);
+    else if (rows.empty()) std::cerr << "edashim report: no runs in " << path << " match\n";
+    else std::cout << util::render_text(table);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string current_log_path() {
+  const char* env = std::getenv("EDASHIM_LOG");
+  if (env && *env) return std::string(env) == "off" ? std::string() : std::string(env);
+  return run::default_log_path();
+}
+
+bool read_log(const std::string& path, const report::Filter& filter, report::Aggregator& agg, ReadStats& st,
+              std::string& error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot open the run log " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  // Large reads and in-place line splitting: no per-line allocation beyond the record's
+  // reused buffers.
+  std::string buf;
+  std::size_t filled = 0;
+  const std::size_t chunk = 1 << 20;
+  report::RunRecord rec;
+  bool ok = true;
+  for (;;) {
+    if (buf.size() < filled + chunk) buf.resize(filled + chunk);
+    ssize_t n = ::read(fd, buf.data() + filled, chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = "cannot read " + path + ": " + std::strerror(errno);
+      ok = false;
+      break;
+    }
+    bool eof = n == 0;
+    filled += std::size_t(n);
+    std::size_t start = 0;
+    for (;;) {
+      const char* nl = static_cast<const char*>(std::memchr(buf.data() + start, '\n', filled - start));
+      std::size_t stop = nl ? std::size_t(nl - buf.data()) : (eof ? filled : std::string::npos);
+      if (stop == std::string::npos || (stop == start && !nl)) break;
+      std::string_view line(buf.data() + start, stop - start);
+      start = nl ? stop + 1 : filled;
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      ++st.lines;
+      if (!report::parse_run_line(line, rec)) {
+        ++st.malformed;
+        continue;
+      }
+      if (!filter.accepts(rec)) continue;
+      ++st.used;
+      agg.add(rec);
+    }
+    // Keep the unfinished last line for the next read.
+    std::memmove(buf.data(), buf.data() + start, filled - start);
+    filled -= start;
+    if (eof) break;
+  }
+  ::close(fd);
+  return ok;
+}
+
+util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by) {
+  util::Table t;
+  t.headers = {"tool", "profile"};
+  if (by != report::GroupBy::none) t.headers.push_back(by_name(by));
+  for (const char* h : {"runs", "failed", "median s", "p5 s", "p95 s", "median RSS MB", "verified", "speedup"})
+    t.headers.push_back(h);
+  t.right_aligned.assign(t.headers.size(), true);
+  t.right_aligned[0] = t.right_aligned[1] = false;
+  if (by != report::GroupBy::none) t.right_aligned[2] = false;
+  for (const auto& r : rows) {
+    std::vector<std::string> cells{r.tool, r.profile.empty() ? "(none)" : r.profile};
+    if (by != report::GroupBy::none) cells.push_back(r.by);
+    cells.push_back(std::to_string(r.runs));
+    cells.push_back(std::to_string(r.failures));
+    cells.push_back(util::fixed(r.wall.median, 3));
+    cells.push_back(util::fixed(r.wall.p5, 3));
+    cells.push_back(util::fixed(r.wall.p95, 3));
+    cells.push_back(util::fixed(r.median_rss_kb / 1024, 1));
+    cells.push_back(share(r.verified_share));
+    cells.push_back(r.speedup ? util::fixed(*r.speedup, 2) + "x" : "-");
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+std::string report_json(const std::vector<report::GroupRow>& rows, report::GroupBy by) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json j;
+    j["tool"] = r.tool;
+    j["profile"] = r.profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.profile);
+    if (by != report::GroupBy::none) j[by_name(by)] = r.by;
+    j["runs"] = r.runs;
+    j["failures"] = r.failures;
+    j["wall_s"] = {{"n", r.wall.n},
+                   {"mean", number_or_null(r.wall.mean)},
+                   {"median", number_or_null(r.wall.median)},
+                   {"p5", number_or_null(r.wall.p5)},
+                   {"p95", number_or_null(r.wall.p95)}};
+    j["median_max_rss_kb"] = number_or_null(r.median_rss_kb);
+    j["verified_share"] = r.verified_share ? nlohmann::json(*r.verified_share) : nlohmann::json(nullptr);
+    j["speedup_vs_baseline"] = r.speedup ? nlohmann::json(*r.speedup) : nlohmann::json(nullptr);
+    j["speedup_commands"] = r.speedup_commands;
+    out.push_back(std::move(j));
+  }
+  return out.dump(2);
+}
+
+Subcommand add_report_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("report", "Summarise the run log per tool and profile: times, peak memory, speedup vs baseline");
+  cmd->add_option("--log", o->log, "Run log to read (default: $EDASHIM_LOG, else $XDG_STATE_HOME/edashim/runs.jsonl)");
+  cmd->add_option("--by", o->by, "Also group by the working directory or the whole command")
+      ->check(CLI::IsMember({"none", "cwd", "command"}));
+  cmd->add_option("--tool", o->filter.tools, "Only this tool (repeatable)");
+  cmd->add_option("--since", o->since, "Only runs started at or after: 2026-11-30, 2026-11-30T14:00 (UTC), or 7d / 36h / 90m ago");
+  cmd->add_option("--until", o->until, "Only runs started before (same forms)");
+  cmd->add_option("--cwd", o->filter.cwd, "Only runs in this directory or below it");
+  auto* j = cmd->add_flag("--json", o->json, "JSON array of rows");
+  auto* c = cmd->add_flag("--csv", o->csv, "CSV");
+  auto* m = cmd->add_flag("--markdown", o->markdown, "Markdown table");
+  j->excludes(c)->excludes(m);
+  c->excludes(m);
+  cmd->footer(
+      "Columns: runs (all), failed (nonzero exit or signal; left out of the figures), median/p5/p95 wall\n"
+      "seconds (percentiles by linear interpolation, as numpy), median peak RSS, share of runs whose\n"
+      "allocator was verified, and speedup = baseline median / this median, the geometric mean over the\n"
+      "commands (same argv) run under both this profile and `baseline`.\n"
+      "Examples:\n"
+      "  edashim report                                  everything in the log\n"
+      "  edashim report --tool yosys --since 7d          yosys runs of the last week\n"
+      "  edashim report --by command --markdown          one row per command, for a README\n"
+      "  edashim report --cwd ~/chip --json | jq .       one project, machine-readable");
+  return {cmd, [o] { return run_report(*o); }};
+}
+
+}  // namespace commands

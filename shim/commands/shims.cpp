@@ -1,0 +1,262 @@
+#include "commands/shims.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "commands/plan.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace commands {
+
+std::string default_shim_dir() {
+  std::string exe = util::real_path(util::self_exe()).value_or(util::self_exe());
+  return util::dirname(util::dirname(exe)) + "/lib/edashim/shims";
+}
+
+std::optional<std::string> bad_tool_name(const std::string& name) {
+  if (name.empty()) return "an empty name";
+  if (name == "." || name == "..") return "not a file name";
+  if (name.find('/') != std::string::npos) return "a tool name, not a path (write yosys, not /usr/bin/yosys)";
+  // A link named edashim would make edashim run itself as a tool.
+  if (name == "edashim") return "edashim's own name";
+  if (name[0] == '-') return "an option, not a tool name";
+  for (unsigned char c : name)
+    if (c < 0x20 || c == 0x7f) return "a name with control characters";
+  return std::nullopt;
+}
+
+std::string link_target(const std::string& dir, const std::string& exe) {
+  namespace fs = std::filesystem;
+  fs::path d(dir), e(exe);
+  auto di = d.begin(), ei = e.begin();
+  // Relative only when the two share more than the root: /usr/lib/... and /usr/bin/... do,
+  // /opt/shims and /home/u/bin/edashim do not (an absolute target reads better there).
+  int common = 0;
+  while (di != d.end() && ei != e.end() && *di == *ei) ++di, ++ei, ++common;
+  if (common < 2) return exe;
+  return e.lexically_relative(d).string();
+}
+
+bool is_shim_link(const std::string& path, const tool::SelfIdentity& self) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return false;
+  if (S_ISLNK(st.st_mode)) {
+    char buf[4096];
+    ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+    if (n > 0 && util::basename(std::string(buf, size_t(n))) == "edashim") return true;
+    return tool::is_edashim(path, self);
+  }
+  return S_ISREG(st.st_mode) && st.st_dev == self.id.dev && st.st_ino == self.id.ino;
+}
+
+std::vector<std::string> shim_links(const std::string& dir, const tool::SelfIdentity& self) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (auto* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    if (is_shim_link(dir + "/" + name, self)) out.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+
+struct Options {
+  std::string dir;
+  std::vector<std::string> names;
+  bool if_found = false;
+  bool all = false;
+  bool names_only = false;
+};
+
+std::string path_env() {
+  const char* p = std::getenv("PATH");
+  return p ? p : "/usr/local/bin:/usr/bin:/bin";
+}
+
+// The real tool a name resolves to now (PATH minus edashim itself), or empty.
+std::string real_tool(const std::string& name, const tool::SelfIdentity& self) {
+  return tool::resolve(name, path_env(), self).path;
+}
+
+int add(const Options& o, const tool::SelfIdentity& self) {
+  std::string exe = util::real_path(util::self_exe()).value_or(util::self_exe());
+  int status = 0;
+  bool made_dir = false;
+  for (const auto& name : o.names) {
+    if (auto bad = bad_tool_name(name)) {
+      std::fprintf(stderr, "edashim shims: '%s' is %s; nothing linked\n", name.c_str(), bad->c_str());
+      status = 1;
+      continue;
+    }
+    std::string real = real_tool(name, self);
+    if (real.empty() && o.if_found) {
+      std::printf("skipped %s: not installed (link it once it is: edashim shims add %s)\n", name.c_str(), name.c_str());
+      continue;
+    }
+    if (!made_dir) {
+      if (!util::make_dirs(o.dir)) {
+        std::fprintf(stderr, "edashim shims: cannot create %s: %s (choose another with --dir, or run as its owner)\n",
+                     o.dir.c_str(), std::strerror(errno));
+        return 1;
+      }
+      made_dir = true;
+    }
+    std::string dir = util::real_path(o.dir).value_or(o.dir);
+    std::string link = o.dir + "/" + name;
+    std::string target = link_target(dir, exe);
+    if (util::exists(link)) {
+      if (!is_shim_link(link, self)) {
+        std::fprintf(stderr, "edashim shims: %s exists and is not a link to edashim; left alone (remove or rename it first)\n",
+                     link.c_str());
+        status = 1;
+        continue;
+      }
+      char buf[4096];
+      ssize_t n = ::readlink(link.c_str(), buf, sizeof buf - 1);
+      if (n > 0 && std::string(buf, size_t(n)) == target) {
+        std::printf("%s: already linked\n", name.c_str());
+        continue;
+      }
+      // A link to an older or moved edashim: re-point it in one step (rename over it).
+      std::string tmp = link + ".edashim-new";
+      ::unlink(tmp.c_str());
+      if (::symlink(target.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), link.c_str()) != 0) {
+        std::fprintf(stderr, "edashim shims: cannot re-link %s: %s\n", link.c_str(), std::strerror(errno));
+        ::unlink(tmp.c_str());
+        status = 1;
+        continue;
+      }
+      std::printf("%s: re-linked to %s\n", name.c_str(), target.c_str());
+      continue;
+    }
+    if (::symlink(target.c_str(), link.c_str()) != 0) {
+      std::fprintf(stderr, "edashim shims: cannot create %s: %s\n", link.c_str(), std::strerror(errno));
+      status = 1;
+      continue;
+    }
+    if (real.empty())
+      std::printf("linked %s (no real %s on PATH yet: until one is installed, running it says \"command not found\")\n",
+                  name.c_str(), name.c_str());
+    else
+      std::printf("linked %s -> edashim -> %s\n", name.c_str(), real.c_str());
+  }
+  return status;
+}
+
+int remove(const Options& o, const tool::SelfIdentity& self) {
+  std::vector<std::string> names = o.names;
+  if (o.all) names = shim_links(o.dir, self);
+  int status = 0;
+  for (const auto& name : names) {
+    if (auto bad = bad_tool_name(name)) {
+      std::fprintf(stderr, "edashim shims: '%s' is %s\n", name.c_str(), bad->c_str());
+      status = 1;
+      continue;
+    }
+    std::string link = o.dir + "/" + name;
+    if (!util::exists(link)) {
+      std::fprintf(stderr, "edashim shims: no link named %s in %s (see: edashim shims list)\n", name.c_str(), o.dir.c_str());
+      status = 1;
+      continue;
+    }
+    if (!is_shim_link(link, self)) {
+      std::fprintf(stderr, "edashim shims: %s is not a link to edashim; left alone\n", link.c_str());
+      status = 1;
+      continue;
+    }
+    if (::unlink(link.c_str()) != 0) {
+      std::fprintf(stderr, "edashim shims: cannot remove %s: %s\n", link.c_str(), std::strerror(errno));
+      status = 1;
+      continue;
+    }
+    std::printf("removed %s (now `%s` runs the plain tool)\n", name.c_str(), name.c_str());
+  }
+  return status;
+}
+
+int list(const Options& o, const tool::SelfIdentity& self) {
+  if (!util::is_directory(o.dir)) {
+    if (!o.names_only)
+      std::fprintf(stderr, "edashim shims: no shim directory at %s yet (create it with: edashim shims add yosys)\n",
+                   o.dir.c_str());
+    return 0;
+  }
+  auto names = shim_links(o.dir, self);
+  if (o.names_only) {
+    for (const auto& n : names) std::printf("%s\n", n.c_str());
+    return 0;
+  }
+  std::printf("shim directory: %s\n", o.dir.c_str());
+  if (names.empty()) std::printf("  (no links; add some: edashim shims add yosys yosys-abc)\n");
+  size_t width = 0;
+  for (const auto& n : names) width = std::max(width, n.size());
+  for (const auto& n : names) {
+    std::string real = real_tool(n, self);
+    std::printf("  %-*s  %s\n", int(width), n.c_str(),
+                real.empty() ? ("no real " + n + " on PATH (install it, or: edashim shims remove " + n + ")").c_str()
+                             : ("-> " + real).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_shims_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  auto* shims = app.add_subcommand("shims", "Add, remove or list the links that make edashim stand in for tools");
+  shims->require_subcommand(1);
+  shims->footer(
+      "The shim directory must come before the real tools on PATH (edashim doctor checks).\n"
+      "Examples:\n"
+      "  edashim shims list                     each link and the real tool it runs now\n"
+      "  edashim shims add yosys yosys-abc      run these through edashim from now on\n"
+      "  edashim shims remove yosys             back to the plain yosys\n"
+      "  edashim shims add --dir ~/bin/eda vpr  manage another directory");
+  auto dir_help = "Shim directory (default: " + default_shim_dir() + ")";
+  auto* add_cmd = shims->add_subcommand("add", "Link tool names to edashim (existing links are kept)");
+  add_cmd->add_option("--dir", o->dir, dir_help);
+  add_cmd->add_flag("--if-found", o->if_found, "Link only tools that are installed now (on PATH)");
+  add_cmd->add_option("names", o->names, "Tool names, e.g. yosys vpr yices")->required();
+  add_cmd->footer("Example: edashim shims add yosys yosys-abc berkeley-abc");
+  auto* rm_cmd = shims->add_subcommand("remove", "Remove tool links (never a file that is not a link to edashim)");
+  rm_cmd->add_option("--dir", o->dir, dir_help);
+  rm_cmd->add_flag("--all", o->all, "Remove every link to edashim in the directory");
+  rm_cmd->add_option("names", o->names, "Tool names");
+  rm_cmd->footer("Example: edashim shims remove yosys");
+  auto* list_cmd = shims->add_subcommand("list", "Show each link and the real tool it runs now");
+  list_cmd->add_option("--dir", o->dir, dir_help);
+  list_cmd->add_flag("--names", o->names_only, "Print link names only, one a line (for scripts)");
+  list_cmd->footer("Example: edashim shims list");
+
+  return {shims, [o, add_cmd, rm_cmd, list_cmd]() {
+            if (o->dir.empty()) o->dir = default_shim_dir();
+            auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
+            if (*add_cmd) return add(*o, self);
+            if (*rm_cmd) {
+              if (o->names.empty() && !o->all) {
+                std::fprintf(stderr, "edashim shims remove: name the tools to unlink, or --all\n");
+                return 2;
+              }
+              return remove(*o, self);
+            }
+            (void)list_cmd;
+            return list(*o, self);
+          }};
+}
+
+}  // namespace commands

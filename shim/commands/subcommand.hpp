@@ -1,0 +1,14 @@
+#pragma once
+// A subcommand registered on the CLI by the file that implements it, so that cli.cpp only
+// wires: `Subcommand s = add_X_command(app);` before parsing, `if (*s.app) return s.run();` after.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace commands {
+
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> run;  // called only when this subcommand was chosen
+};
+
+}  // namespace commands

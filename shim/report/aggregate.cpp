@@ -1,0 +1,127 @@
+#include "report/aggregate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <tuple>
+
+#include "util/strings.hpp"
+
+namespace report {
+
+bool Filter::accepts(const RunRecord& r) const {
+  if (!tools.empty() && std::find(tools.begin(), tools.end(), r.tool) == tools.end()) return false;
+  if (since && r.start_unix < *since) return false;
+  if (until && r.start_unix >= *until) return false;
+  if (!cwd.empty()) {
+    std::string dir = cwd;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (r.cwd != dir && !(r.cwd.size() > dir.size() && r.cwd.compare(0, dir.size(), dir) == 0 &&
+                          (dir == "/" || r.cwd[dir.size()] == '/')))
+      return false;
+  }
+  return true;
+}
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += util::shell_quote(a);
+  }
+  return out;
+}
+
+void Aggregator::add(const RunRecord& r) {
+  std::string cmd = command_line(r.argv);
+  std::string by = by_ == GroupBy::cwd ? r.cwd : by_ == GroupBy::command ? cmd : std::string();
+  Cell& c = groups_[Key{r.tool, r.profile, std::move(by)}][cmd];
+  ++c.runs;
+  if (r.allocator_verified) {
+    ++c.verified_known;
+    if (*r.allocator_verified) ++c.verified;
+  }
+  if (!r.ok()) {
+    ++c.failures;
+    return;
+  }
+  c.wall.push_back(r.wall_s);
+  c.rss.push_back(r.max_rss_kb);
+}
+
+std::vector<GroupRow> Aggregator::rows() const {
+  std::vector<GroupRow> out;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& [key, commands] : groups_) {
+    const auto& [tool, profile, by] = key;
+    GroupRow row;
+    row.tool = tool;
+    row.profile = profile;
+    row.by = by;
+    std::vector<double> wall, rss;
+    std::size_t verified = 0, known = 0;
+    for (const auto& [cmd, c] : commands) {
+      row.runs += c.runs;
+      row.failures += c.failures;
+      verified += c.verified;
+      known += c.verified_known;
+      wall.insert(wall.end(), c.wall.begin(), c.wall.end());
+      rss.insert(rss.end(), c.rss.begin(), c.rss.end());
+    }
+    row.wall = stats::summarize(std::move(wall));
+    row.median_rss_kb = rss.empty() ? nan : stats::median(std::move(rss));
+    if (known) row.verified_share = double(verified) / double(known);
+    if (profile == kBaselineProfile) {
+      row.speedup = 1.0;
+    } else {
+      // Compare command by command, so that a profile tried on a small design is not credited
+      // with a speedup against baseline runs of a large one.
+      auto base = groups_.find(Key{tool, kBaselineProfile, by});
+      double log_sum = 0;
+      std::size_t n = 0;
+      if (base != groups_.end()) {
+        for (const auto& [cmd, c] : commands) {
+          auto b = base->second.find(cmd);
+          if (c.wall.empty() || b == base->second.end() || b->second.wall.empty()) continue;
+          log_sum += std::log(stats::median(b->second.wall) / stats::median(c.wall));
+          ++n;
+        }
+      }
+      if (n) {
+        row.speedup = std::exp(log_sum / double(n));
+        row.speedup_commands = n;
+      }
+    }
+    out.push_back(std::move(row));
+  }
+  std::sort(out.begin(), out.end(), [](const GroupRow& a, const GroupRow& b) {
+    auto rank = [](const GroupRow& r) { return r.profile == kBaselineProfile ? 0 : 1; };
+    return std::tuple(a.tool, a.by, rank(a), a.profile) < std::tuple(b.tool, b.by, rank(b), b.profile);
+  });
+  return out;
+}
+
+std::optional<double> parse_time(const std::string& text, double now) {
+  if (text.empty()) return std::nullopt;
+  char unit = text.back();
+  if (unit == 'm' || unit == 'h' || unit == 'd' || unit == 's') {
+    std::string num = text.substr(0, text.size() - 1);
+    char* endp = nullptr;
+    double v = std::strtod(num.c_str(), &endp);
+    if (!num.empty() && endp && *endp == 0 && v >= 0) {
+      double mult = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400;
+      return now - v * mult;
+    }
+  }
+  struct tm tm {};
+  const char* formats[] = {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"};
+  for (const char* f : formats) {
+    tm = {};
+    const char* end = strptime(text.c_str(), f, &tm);
+    if (end && (*end == 0 || (*end == 'Z' && end[1] == 0))) return double(timegm(&tm));
+  }
+  return std::nullopt;
+}
+
+}  // namespace report

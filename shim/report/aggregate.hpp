@@ -1,0 +1,64 @@
+#pragma once
+// Grouping run records into the rows of `edashim report`: pure, so the arithmetic is tested on
+// a synthetic log without running anything.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/log_line.hpp"
+#include "stats/summary.hpp"
+
+namespace report {
+
+// What, besides tool and profile, separates rows.
+enum class GroupBy { none, cwd, command };
+
+// Which runs count; empty fields filter nothing.
+struct Filter {
+  std::vector<std::string> tools;
+  std::optional<double> since, until;  // start_unix bounds, inclusive since, exclusive until
+  std::string cwd;                     // runs in this directory or below it
+  bool accepts(const RunRecord& r) const;
+};
+
+// The profile other rows are compared with.
+inline constexpr const char* kBaselineProfile = "baseline";
+
+struct GroupRow {
+  std::string tool, profile, by;       // profile "" = none; by: the cwd or command, per GroupBy
+  std::size_t runs = 0, failures = 0;  // failures: nonzero exit or a signal (excluded from figures)
+  stats::Summary wall;                 // successful runs only
+  double median_rss_kb = 0;            // NaN when no run succeeded
+  std::optional<double> verified_share;  // over the runs whose log says; nullopt when none does
+  // baseline median / this median: the geometric mean over the commands run under both this
+  // profile and baseline (same tool, same argv, and same cwd or command when grouped by it).
+  std::optional<double> speedup;
+  std::size_t speedup_commands = 0;
+};
+
+// Streams records in, rows out. Memory grows with the number of distinct commands and
+// successful runs (two doubles each), not with line length.
+class Aggregator {
+ public:
+  explicit Aggregator(GroupBy by) : by_(by) {}
+  void add(const RunRecord& r);
+  std::vector<GroupRow> rows() const;  // sorted by tool, then by, then baseline first, then profile
+ private:
+  struct Cell {
+    std::vector<double> wall, rss;
+    std::size_t runs = 0, failures = 0, verified = 0, verified_known = 0;
+  };
+  using Key = std::tuple<std::string, std::string, std::string>;  // tool, profile, by
+  GroupBy by_;
+  std::map<Key, std::map<std::string, Cell>> groups_;  // -> command (argv joined) -> cell
+};
+
+// The argv as one string, arguments separated by spaces and shell-quoted where needed.
+std::string command_line(const std::vector<std::string>& argv);
+
+// "2026-11-30", "2026-11-30T12:00", "2026-11-30 12:00:00" (UTC), or relative to `now`: "90m",
+// "36h", "7d". nullopt when unreadable.
+std::optional<double> parse_time(const std::string& text, double now);
+
+}  // namespace report

@@ -1,0 +1,297 @@
+#include "report/log_line.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <cstdlib>
+
+namespace report {
+namespace {
+
+// A cursor over one line. Each method returns false on malformed input; callers stop.
+struct Scanner {
+  const char* p;
+  const char* end;
+
+  void ws() {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) ++p;
+  }
+  bool eat(char c) {
+    ws();
+    if (p < end && *p == c) {
+      ++p;
+      return true;
+    }
+    return false;
+  }
+  bool literal(std::string_view word) {
+    if (std::size_t(end - p) < word.size() || std::string_view(p, word.size()) != word) return false;
+    p += word.size();
+    return true;
+  }
+
+  static void put_utf8(std::string& out, unsigned cp) {
+    if (cp < 0x80) {
+      out += char(cp);
+    } else if (cp < 0x800) {
+      out += char(0xC0 | (cp >> 6));
+      out += char(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += char(0xE0 | (cp >> 12));
+      out += char(0x80 | ((cp >> 6) & 0x3F));
+      out += char(0x80 | (cp & 0x3F));
+    } else {
+      out += char(0xF0 | (cp >> 18));
+      out += char(0x80 | ((cp >> 12) & 0x3F));
+      out += char(0x80 | ((cp >> 6) & 0x3F));
+      out += char(0x80 | (cp & 0x3F));
+    }
+  }
+  bool hex4(unsigned& v) {
+    if (end - p < 4) return false;
+    v = 0;
+    for (int i = 0; i < 4; ++i, ++p) {
+      char c = *p;
+      v <<= 4;
+      if (c >= '0' && c <= '9') v |= unsigned(c - '0');
+      else if (c >= 'a' && c <= 'f') v |= unsigned(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') v |= unsigned(c - 'A' + 10);
+      else return false;
+    }
+    return true;
+  }
+  // Skips a string's body (after the opening quote): memchr finds quotes fast, and a quote
+  // counts as closing when an even number of backslashes precedes it.
+  bool skip_string_body() {
+    for (;;) {
+      auto* q = static_cast<const char*>(std::memchr(p, '"', std::size_t(end - p)));
+      if (!q) return false;
+      const char* b = q;
+      while (b > p && b[-1] == '\\') --b;
+      p = q + 1;
+      if ((q - b) % 2 == 0) return true;
+    }
+  }
+  // A string; decoded into `out` when given, else only skipped.
+  bool string(std::string* out) {
+    ws();
+    if (p >= end || *p != '"') return false;
+    ++p;
+    if (!out) return skip_string_body();
+    if (out) out->clear();
+    while (p < end) {
+      const char* run = p;
+      while (p < end && *p != '"' && *p != '\\') ++p;  // the common case: no escapes
+      if (out) out->append(run, std::size_t(p - run));
+      if (p >= end) return false;
+      if (*p == '"') {
+        ++p;
+        return true;
+      }
+      ++p;  // backslash
+      if (p >= end) return false;
+      char e = *p++;
+      switch (e) {
+        case 'n': *out += '\n'; break;
+        case 't': *out += '\t'; break;
+        case 'r': *out += '\r'; break;
+        case 'b': *out += '\b'; break;
+        case 'f': *out += '\f'; break;
+        case 'u': {
+          unsigned cp;
+          if (!hex4(cp)) return false;
+          if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+            p += 2;
+            unsigned lo;
+            if (!hex4(lo)) return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          }
+          put_utf8(*out, cp);
+          break;
+        }
+        default: *out += e;  // \" \\ \/
+      }
+    }
+    return false;
+  }
+  bool number(double& v) {
+    ws();
+    auto [ptr, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc()) return false;
+    p = ptr;
+    return true;
+  }
+  // Skips any value, nested or not.
+  bool skip() {
+    ws();
+    if (p >= end) return false;
+    switch (*p) {
+      case '"': return string(nullptr);
+      case '{':
+      case '[': {
+        // The bulk of a log line (preflight, env_set, processes) is skipped here: jump between
+        // structural characters with a table rather than testing each byte four times.
+        static const auto structural = [] {
+          std::array<bool, 256> t{};
+          for (unsigned char c : {'"', '{', '}', '[', ']'}) t[c] = true;
+          return t;
+        }();
+        int depth = 0;
+        while (p < end) {
+          while (p < end && !structural[static_cast<unsigned char>(*p)]) ++p;
+          if (p >= end) return false;
+          char c = *p++;
+          if (c == '"') {
+            if (!skip_string_body()) return false;
+          } else if (c == '{' || c == '[') {
+            ++depth;
+          } else if (--depth == 0) {
+            return true;
+          }
+        }
+        return false;
+      }
+      case 't': return literal("true");
+      case 'f': return literal("false");
+      case 'n': return literal("null");
+      default: {
+        double d;
+        return number(d);
+      }
+    }
+  }
+  bool is_null() {
+    ws();
+    return p < end && *p == 'n' && literal("null");
+  }
+  bool optional_long(std::optional<long>& out) {
+    if (is_null()) {
+      out.reset();
+      return true;
+    }
+    double d;
+    if (!number(d)) return false;
+    out = long(d);
+    return true;
+  }
+  bool string_or_null(std::string& out) {
+    if (is_null()) {
+      out.clear();
+      return true;
+    }
+    return string(&out);
+  }
+  // allocator_verified: a boolean today; a word or an object with "verified" are read too, so
+  // that a richer format does not turn every run into "unknown".
+  bool verified(std::optional<bool>& out) {
+    ws();
+    out.reset();
+    if (p >= end) return false;
+    if (literal("true")) return out = true, true;
+    if (literal("false")) return out = false, true;
+    if (is_null()) return true;
+    if (*p == '"') {
+      std::string w;
+      if (!string(&w)) return false;
+      if (w == "yes" || w == "true" || w == "verified") out = true;
+      else if (w == "no" || w == "false" || w == "not-verified" || w == "mismatch") out = false;
+      return true;
+    }
+    if (*p == '{') {
+      ++p;
+      std::string key;
+      if (eat('}')) return true;
+      do {
+        if (!string(&key) || !eat(':')) return false;
+        if (key == "verified") {
+          if (!verified(out)) return false;
+        } else if (!skip()) {
+          return false;
+        }
+      } while (eat(','));
+      return eat('}');
+    }
+    return skip();
+  }
+  bool allocator(std::string& requested) {
+    ws();
+    requested.clear();
+    if (p >= end || *p != '{') return skip();
+    ++p;
+    std::string key;
+    if (eat('}')) return true;
+    do {
+      if (!string(&key) || !eat(':')) return false;
+      if (key == "requested") {
+        if (!string_or_null(requested)) return false;
+      } else if (!skip()) {
+        return false;
+      }
+    } while (eat(','));
+    return eat('}');
+  }
+};
+
+}  // namespace
+
+bool parse_run_line(std::string_view line, RunRecord& r) {
+  Scanner s{line.data(), line.data() + line.size()};
+  r.start_unix = r.wall_s = r.user_s = r.sys_s = r.max_rss_kb = 0;
+  r.tool.clear();
+  r.argv.clear();
+  r.cwd.clear();
+  r.profile.clear();
+  r.allocator_requested.clear();
+  r.exit_code.reset();
+  r.signal.reset();
+  r.status.reset();
+  r.allocator_verified.reset();
+  if (!s.eat('{')) return false;
+  if (s.eat('}')) return true;
+  std::string key;
+  key.reserve(32);
+  do {
+    if (!s.string(&key) || !s.eat(':')) return false;
+    bool good = true;
+    // Dispatch on the first letter first: most keys are skipped after one comparison.
+    switch (key.empty() ? 0 : key[0]) {
+      case 'a':
+        if (key == "argv") {
+          if (!s.eat('[')) return false;
+          if (!s.eat(']')) {
+            do {
+              r.argv.emplace_back();
+              if (!s.string(&r.argv.back())) return false;
+            } while (s.eat(','));
+            if (!s.eat(']')) return false;
+          }
+        } else if (key == "allocator_verified") {
+          good = s.verified(r.allocator_verified);
+        } else if (key == "allocator") {
+          good = s.allocator(r.allocator_requested);
+        } else {
+          good = s.skip();
+        }
+        break;
+      case 'c': good = key == "cwd" ? s.string_or_null(r.cwd) : s.skip(); break;
+      case 'e': good = key == "exit_code" ? s.optional_long(r.exit_code) : s.skip(); break;
+      case 'm': good = key == "max_rss_kb" ? s.number(r.max_rss_kb) : s.skip(); break;
+      case 'p': good = key == "profile" ? s.string_or_null(r.profile) : s.skip(); break;
+      case 's':
+        if (key == "start_unix") good = s.number(r.start_unix);
+        else if (key == "signal") good = s.optional_long(r.signal);
+        else if (key == "status") good = s.optional_long(r.status);
+        else if (key == "sys_s") good = s.number(r.sys_s);
+        else good = s.skip();
+        break;
+      case 't': good = key == "tool" ? s.string_or_null(r.tool) : s.skip(); break;
+      case 'u': good = key == "user_s" ? s.number(r.user_s) : s.skip(); break;
+      case 'w': good = key == "wall_s" ? s.number(r.wall_s) : s.skip(); break;
+      default: good = s.skip();
+    }
+    if (!good) return false;
+  } while (s.eat(','));
+  return s.eat('}');
+}
+
+}  // namespace report

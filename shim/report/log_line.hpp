@@ -1,0 +1,32 @@
+#pragma once
+// Reading run-log lines fast: a targeted scanner that extracts the fields reports use and
+// skips the rest without building a DOM (a million lines in about a second; nlohmann's DOM
+// takes several times longer, see bench/README.md).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace report {
+
+// The figures of one run, as written by commands/run_tool.cpp (log_record).
+struct RunRecord {
+  double start_unix = 0;
+  std::string tool;
+  std::vector<std::string> argv;
+  std::string cwd;
+  std::string profile;                 // empty: none
+  std::string allocator_requested;     // allocator.requested
+  double wall_s = 0, user_s = 0, sys_s = 0;
+  double max_rss_kb = 0;
+  std::optional<long> exit_code, signal, status;
+  std::optional<bool> allocator_verified;  // absent from older logs
+  // A run counts as successful when the tool exited with status 0.
+  bool ok() const { return exit_code && *exit_code == 0 && !signal; }
+};
+
+// Parses one line into `out` (reusing its buffers). False for a line that is not a JSON
+// object; unknown fields are skipped, missing fields keep their defaults.
+bool parse_run_line(std::string_view line, RunRecord& out);
+
+}  // namespace report

@@ -1,0 +1,132 @@
+#include "run/probe_records.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "alloc/allocators.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace run {
+namespace {
+
+std::optional<std::string> unescape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out += s[i];
+      continue;
+    }
+    if (++i == s.size()) return std::nullopt;
+    out += s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i];
+  }
+  return out;
+}
+
+std::optional<long> number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (*end) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::vector<ProbedProcess> parse_probe_records(std::string_view text) {
+  std::vector<ProbedProcess> out;
+  std::map<long, size_t> running;  // pid -> index of its current image (no exit record yet)
+  for (const auto& line : util::split(text, '\n')) {
+    auto f = util::split(line, '\t');
+    if (f.empty() || f[0].size() != 1) continue;
+    char type = f[0][0];
+    if ((type == 'S' || type == 'F') && f.size() == 5) {
+      auto pid = number(f[1]), ppid = number(f[2]);
+      auto exe = unescape(f[3]), object = unescape(f[4]);
+      if (!pid || !ppid || !exe || !object) continue;
+      // A second start for a pid still running: the earlier image exec'd into this one
+      // (/bin/sh -c 'exec abc ...'). It allocated with its own binding, so it stays listed.
+      if (auto it = running.find(*pid); it != running.end() && type == 'S') out[it->second].end = "exec";
+      ProbedProcess p;
+      p.pid = *pid;
+      p.ppid = *ppid;
+      p.exe = *exe;
+      p.malloc_object = *object;
+      p.forked = type == 'F';
+      running[*pid] = out.size();
+      out.push_back(std::move(p));
+    } else if (type == 'E' && f.size() == 4) {
+      auto pid = number(f[1]), hwm = number(f[2]), peak = number(f[3]);
+      if (!pid || !hwm || !peak) continue;
+      auto it = running.find(*pid);
+      if (it == running.end()) continue;
+      auto& p = out[it->second];
+      p.end = "exit";
+      if (*hwm >= 0) p.vm_hwm_kb = *hwm;
+      if (*peak >= 0) p.vm_peak_kb = *peak;
+      running.erase(it);
+    }
+  }
+  return out;
+}
+
+std::string malloc_provider(const ProbedProcess& p) {
+  if (p.malloc_object == p.exe) return "executable";
+  if (auto family = alloc::allocator_of_library(p.malloc_object); !family.empty()) return family;
+  std::string base = util::basename(p.malloc_object);
+  if (util::starts_with(base, "libc.so") || util::starts_with(base, "libc-")) return "glibc";
+  return base;
+}
+
+Verification verify_allocator(const std::vector<ProbedProcess>& processes, const std::string& requested) {
+  if (processes.empty()) return {false, "no process recorded which allocator served malloc"};
+  std::string want = requested == "system" ? "glibc" : requested;
+  std::string want_real;
+  if (!requested.empty() && requested[0] == '/') want_real = util::real_path(requested).value_or(requested);
+  for (const auto& p : processes) {
+    bool ok = want_real.empty() ? malloc_provider(p) == want
+                                : util::real_path(p.malloc_object).value_or(p.malloc_object) == want_real;
+    if (!ok)
+      return {false, "pid " + std::to_string(p.pid) + " (" + p.exe + ") got malloc from " + p.malloc_object + ", not " +
+                         (want_real.empty() ? want : want_real)};
+  }
+  return {true, std::to_string(processes.size()) + " process(es) recorded, all with malloc from " +
+                    (want_real.empty() ? want : want_real)};
+}
+
+ProbeFile make_probe_file(const std::string& base) {
+  ProbeFile f;
+  // Named like scratch directories, so that run::sweep_stale_scratch removes what a killed
+  // edashim left behind in the same base.
+  std::string templ = base + "/edashim-" + std::to_string(::getuid()) + "-" + std::to_string(::getpid()) + "-XXXXXX";
+  if (!::mkdtemp(templ.data())) {
+    f.error = "cannot create a directory in " + base + ": " + std::strerror(errno);
+    return f;
+  }
+  f.dir = templ;
+  f.file = templ + "/probe";
+  int fd = ::open(f.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    f.error = "cannot create " + f.file + ": " + std::strerror(errno);
+    ::rmdir(f.dir.c_str());
+    f.dir.clear();
+    f.file.clear();
+    return f;
+  }
+  ::close(fd);
+  return f;
+}
+
+std::string read_and_remove_probe_file(const ProbeFile& f) {
+  if (f.file.empty()) return "";
+  std::string text = util::read_file(f.file, 64 << 20).value_or("");
+  util::remove_tree(f.dir);
+  return text;
+}
+
+}  // namespace run

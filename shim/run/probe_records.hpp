@@ -1,0 +1,44 @@
+#pragma once
+// Reading what libedashim_probe.so wrote (see probe/probe.c for the record format) into the
+// process tree of a run, and the verdict: did the requested allocator serve malloc everywhere?
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace run {
+
+struct ProbedProcess {
+  long pid = 0, ppid = 0;
+  std::string exe;
+  std::string malloc_object;       // the shared object (or executable) `malloc` bound to
+  bool forked = false;             // a fork()ed copy that never exec'd
+  std::string end = "unknown";     // "exit" (exit record seen), "exec" (replaced by another image), "unknown"
+  std::optional<long> vm_hwm_kb, vm_peak_kb;
+};
+
+// Pure: records in file order to processes in order of appearance. Damaged lines are skipped.
+std::vector<ProbedProcess> parse_probe_records(std::string_view text);
+
+// Who served malloc: an allocator name ("jemalloc"), "glibc" for libc.so.*, "executable"
+// when the program's own malloc did, else the object's file name.
+std::string malloc_provider(const ProbedProcess& p);
+
+struct Verification {
+  bool verified = false;
+  std::string note;  // why not, or what was checked
+};
+
+// True only when at least one process recorded and every recorded process had `malloc` from
+// the requested allocator ("system": glibc; an absolute path: that file).
+Verification verify_allocator(const std::vector<ProbedProcess>& processes, const std::string& requested);
+
+// The probe's private directory and record file for one run, removed afterwards.
+struct ProbeFile {
+  std::string dir, file;  // empty when it could not be created (the run goes on unprobed)
+  std::string error;
+};
+ProbeFile make_probe_file(const std::string& base);
+std::string read_and_remove_probe_file(const ProbeFile& f);
+
+}  // namespace run

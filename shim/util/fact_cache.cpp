@@ -1,0 +1,153 @@
+#include "util/fact_cache.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace util {
+namespace {
+
+constexpr std::string_view kHeader = "# edashim file facts v1: dev ino size mtime_ns key=value...\n";
+
+std::string escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::optional<std::string> unescape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out += s[i];
+      continue;
+    }
+    if (++i == s.size()) return std::nullopt;
+    if (s[i] == '\\') out += '\\';
+    else if (s[i] == 't') out += '\t';
+    else if (s[i] == 'n') out += '\n';
+    else return std::nullopt;
+  }
+  return out;
+}
+
+template <class T>
+std::optional<T> number(const std::string& s) {
+  if (s.empty() || s.size() > 20) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  auto v = std::strtoll(s.c_str(), &end, 10);
+  if (*end || errno) {
+    // inode and device numbers may exceed LLONG_MAX
+    errno = 0;
+    auto u = std::strtoull(s.c_str(), &end, 10);
+    if (*end || errno || s[0] == '-') return std::nullopt;
+    return T(u);
+  }
+  return T(v);
+}
+
+}  // namespace
+
+FileStamp FileStamp::of(const struct stat& st) {
+  return {uint64_t(st.st_dev), uint64_t(st.st_ino), int64_t(st.st_size),
+          int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::vector<CacheEntry> parse_fact_cache(std::string_view text) {
+  std::vector<CacheEntry> out;
+  for (const auto& line : split(text, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    auto fields = split(line, '\t');
+    if (fields.size() < 4) continue;
+    auto dev = number<uint64_t>(fields[0]), ino = number<uint64_t>(fields[1]);
+    auto size = number<int64_t>(fields[2]), mtime = number<int64_t>(fields[3]);
+    if (!dev || !ino || !size || !mtime) continue;
+    CacheEntry e{{*dev, *ino, *size, *mtime}, {}};
+    bool ok = true;
+    for (size_t i = 4; i < fields.size() && ok; ++i) {
+      auto eq = fields[i].find('=');
+      auto key = eq == std::string::npos ? std::nullopt : unescape(std::string_view(fields[i]).substr(0, eq));
+      auto value = eq == std::string::npos ? std::nullopt : unescape(std::string_view(fields[i]).substr(eq + 1));
+      if (!key || !value || key->empty()) ok = false;
+      else e.facts[*key] = *value;
+    }
+    if (!ok) continue;
+    // A later line for the same file replaces an earlier one.
+    std::erase_if(out, [&](const CacheEntry& o) { return o.stamp == e.stamp; });
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string serialize_fact_cache(const std::vector<CacheEntry>& entries) {
+  std::string out(kHeader);
+  for (const auto& e : entries) {
+    out += std::to_string(e.stamp.dev) + "\t" + std::to_string(e.stamp.ino) + "\t" + std::to_string(e.stamp.size) +
+           "\t" + std::to_string(e.stamp.mtime_ns);
+    for (const auto& [k, v] : e.facts) {
+      out += '\t';
+      out += escape(k);
+      out += '=';
+      out += escape(v);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+FactCache::FactCache(std::string path) : path_(std::move(path)) {}
+
+void FactCache::load() {
+  if (loaded_) return;
+  loaded_ = true;
+  if (path_.empty()) return;
+  if (auto text = read_file(path_, 8 << 20)) entries_ = parse_fact_cache(*text);
+}
+
+std::optional<Facts> FactCache::get(const FileStamp& stamp) {
+  load();
+  for (auto it = changed_.rbegin(); it != changed_.rend(); ++it)
+    if (it->stamp == stamp) return it->facts;
+  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
+    if (it->stamp == stamp) return it->facts;
+  return std::nullopt;
+}
+
+void FactCache::put(const FileStamp& stamp, Facts facts) {
+  load();
+  std::erase_if(changed_, [&](const CacheEntry& e) { return e.stamp == stamp; });
+  changed_.push_back({stamp, std::move(facts)});
+}
+
+bool FactCache::save() {
+  if (changed_.empty() || path_.empty()) return true;
+  // Merge with what other edashim processes wrote since we read it: at worst two runs racing
+  // both lose one entry and inspect that file again next time.
+  std::vector<CacheEntry> merged;
+  if (auto text = read_file(path_, 8 << 20)) merged = parse_fact_cache(*text);
+  for (auto& c : changed_) {
+    std::erase_if(merged, [&](const CacheEntry& e) { return e.stamp == c.stamp; });
+    merged.push_back(c);
+  }
+  if (merged.size() > kMaxEntries) merged.erase(merged.begin(), merged.end() - kMaxEntries);
+  if (!make_dirs(dirname(path_), 0700)) return false;
+  if (!write_file_atomic(path_, serialize_fact_cache(merged), 0600)) return false;
+  entries_ = std::move(merged);
+  changed_.clear();
+  return true;
+}
+
+FactCache& shared_fact_cache() {
+  static FactCache cache(xdg_cache_home() + "/edashim/facts.tsv");
+  return cache;
+}
+
+}  // namespace util

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Hostile project files (issue 6): a cloned repository's .edashim.toml must not get code run
+# (a library preloaded or audited, a script run as the tool) before `edashim trust`, and no
+# input, however malformed, may crash or hang edashim: the tool runs and its status stands.
+# A canary library and script create $SB/pwned if they are ever executed.
+source "$(dirname "$0")/lib.sh"
+
+canaries() {
+  printf '#include <fcntl.h>\n__attribute__((constructor)) static void pwn(void) { open("%s", O_CREAT | O_WRONLY, 0644); }\n' \
+    "$SB/pwned" > "$SB/evil.c"
+  cc -shared -fPIC -o "$SB/evil.so" "$SB/evil.c"
+  printf '#!/bin/sh\ntouch %s\nexit 0\n' "$SB/pwned" > "$SB/evil.sh"
+  chmod +x "$SB/evil.sh"
+}
+
+# Runs the tool (exit 3) in the current directory and checks that it ran, with its status,
+# untouched by the file, within 10 s, and that no canary fired. Leaves stderr in $ERR.
+runs_clean() {
+  local rc=0
+  ERR=$(timeout 10 mytool env LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT 2>&1 >"$SB/out") || rc=$?
+  expect_eq "$rc" 0 "$1: the tool ran and its status stands (124: edashim hung; >128: it crashed)"
+  expect_not_contains "$(cat "$SB/out")" "evil" "$1: nothing of the file reached the tool's environment"
+  rc=0; timeout 10 mytool exit 3 2>/dev/null || rc=$?
+  expect_eq "$rc" 3 "$1: exit status"
+  [ ! -e "$SB/pwned" ] || fail "$1: the canary ran"
+}
+
+test_untrusted_library_paths_and_loader_variables_are_ignored() {
+  canaries
+  printf 'allocator = "%s"\n[env]\nLD_PRELOAD = "%s"\nLD_LIBRARY_PATH = "%s"\nLD_AUDIT = "%s"\n' \
+    "$SB/evil.so" "$SB/evil.so" "$SB" "$SB/evil.so" > .edashim.toml
+  runs_clean "top-level keys"
+  expect_contains "$ERR" "is not trusted" "says why"
+  # The same keys in a tool section, and in a named profile section the user selects.
+  printf '[tool.mytool]\nallocator = "%s"\n[tool.mytool.env]\nLD_PRELOAD = "%s"\n' "$SB/evil.so" "$SB/evil.so" > .edashim.toml
+  runs_clean "[tool.mytool]"
+  printf '[profile.fast]\nallocator = "%s"\n[profile.fast.env]\nLD_AUDIT = "%s"\n' "$SB/evil.so" "$SB/evil.so" > .edashim.toml
+  EDASHIM_PROFILE=fast runs_clean "[profile.fast]"
+  # A file in a parent directory is no different.
+  mkdir -p sub && cd sub
+  runs_clean "parent directory"
+  # Once trusted, the file applies (so the checks above could fail).
+  cd ..
+  printf '[env]\nLD_LIBRARY_PATH = "%s"\n' "$SB/evil" > .edashim.toml
+  "$BIN" trust 2>/dev/null
+  expect_eq "$(mytool env LD_LIBRARY_PATH 2>/dev/null)" "LD_LIBRARY_PATH=$SB/evil" "trusted: applied"
+}
+
+test_untrusted_tool_path_to_a_script_is_not_run() {
+  canaries
+  printf '[tool.mytool]\npath = "%s"\n' "$SB/evil.sh" > .edashim.toml
+  runs_clean "path = script"
+  expect_eq "$(last_log "$LOG" 'j["path"]')" "$SB/real/mytool" "the real tool ran"
+}
+
+test_untrusted_log_settings_are_ignored() {
+  printf 'log = "%s"\nlog_max_mb = 0.0001\nlog_keep = 0\n' "$SB/evil.log" > .edashim.toml
+  for _ in 1 2 3; do mytool exit 0 2>/dev/null; done
+  [ ! -e "$SB/evil.log" ] || fail "an untrusted file chose where the log goes"
+  expect_eq "$(wc -l < "$LOG")" 3 "the user's log is not rotated away by a project file"
+}
+
+test_nul_bytes_raw_and_escaped_are_rejected() {
+  printf 'allocator = "mimalloc"\x00\n' > .edashim.toml
+  runs_clean "raw NUL"
+  expect_contains "$ERR" "NUL byte" "raw NUL named"
+  # Escaped NULs in a trusted file: they would cut a path or a variable short.
+  printf '[env]\nFOO = "a\\u0000b"\n"BAR\\u0000X" = "c"\n"LD_PRELOAD=/x" = "y"\n[tool.mytool]\npath = "%s\\u0000x"\n' \
+    "$SB/real/mytool" > .edashim.toml
+  "$BIN" trust 2>/dev/null
+  runs_clean "escaped NUL"
+  expect_contains "$ERR" "contains a NUL character" "escaped NUL named"
+  expect_contains "$ERR" "is not a variable name" "a name with '=' is refused"
+}
+
+test_malformed_files_never_crash_or_hang() {
+  python3 - "$SB/cases" <<'PY'
+import os, sys
+d = sys.argv[1]; os.makedirs(d)
+cases = {
+  "huge": "# " + "x" * (2 << 20) + "\n",
+  "huge_valid_strings": "".join('k%d = "%s"\n' % (i, "v" * 1000) for i in range(900)),
+  "deep_arrays": "a = " + "[" * 100000 + "]" * 100000 + "\n",
+  "deep_inline_tables": "a = " + "{b=" * 50000 + "1" + "}" * 50000 + "\n",
+  "long_dotted_key": ".".join(["a"] * 100000) + " = 1\n",
+  "deep_headers": "".join("[" + ".".join(["t"] * i) + "]\n" for i in range(1, 2000)),
+  "deep_env": "[env]\n" + "x = { " * 300 + "}" * 300 + "\n",
+  "invalid_utf8": 'locale = "C\xff\xfe"\n',
+  "overlong_utf8": 'locale = "\xc0\xaf"\n',
+  "duplicate_keys": 'allocator = "mimalloc"\nallocator = "jemalloc"\n',
+  "duplicate_tables": "[tool.mytool]\nscratch = true\n[tool.mytool]\nscratch = false\n",
+  "wrong_types": "tool = 3\nprofile = []\nenv = 1\nmimalloc = \"x\"\n[tool.mytool]\ntool = {}\n",
+  "huge_integer": "scratch_min_free_mb = 99999999999999999999999\n",
+  "crlf_and_bom": "\ufeffallocator = \"mimalloc\"\r\nlocale = \"C\"\r\n",
+  "control_chars": 'locale = "\x01\x02\x1b[31m"\n',
+  "unterminated": 'allocator = "mimalloc\n[env\n',
+  "binary": "".join(chr(i) for i in range(1, 256)) * 64,
+}
+for name, text in cases.items():
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(text.encode("latin-1") if name in ("invalid_utf8", "overlong_utf8", "binary", "control_chars") else text.encode("utf-8"))
+PY
+  for f in "$SB"/cases/*; do
+    cp "$f" .edashim.toml
+    runs_clean "$(basename "$f")"
+  done
+  "$BIN" trust 2>/dev/null || true
+  for f in "$SB"/cases/*; do
+    cp "$f" .edashim.toml
+    "$BIN" trust >/dev/null 2>&1 || true
+    runs_clean "trusted $(basename "$f")"
+    rc=0; timeout 10 "$BIN" explain mytool >/dev/null 2>&1 || rc=$?
+    [ "$rc" -le 2 ] || fail "explain on $(basename "$f"): status $rc"
+  done
+}
+
+test_symlink_loops_fifos_devices_and_directories_do_not_hang() {
+  ln -s .edashim.toml .edashim.toml
+  runs_clean "self loop"
+  rm .edashim.toml; ln -s b.toml .edashim.toml; ln -s .edashim.toml b.toml
+  runs_clean "two-link loop"
+  rm .edashim.toml b.toml; mkfifo .edashim.toml
+  runs_clean "FIFO"
+  rm .edashim.toml; ln -s /dev/zero .edashim.toml
+  runs_clean "/dev/zero"
+  rm .edashim.toml; ln -s /dev/tty .edashim.toml
+  runs_clean "/dev/tty"
+  rm .edashim.toml; mkdir .edashim.toml
+  runs_clean "a directory"
+  rmdir .edashim.toml; ln -s /nonexistent/x.toml .edashim.toml
+  runs_clean "dangling"
+}
+
+test_group_writable_and_foreign_owned_files_are_refused() {
+  printf 'locale = "C"\n' > .edashim.toml
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=C" "a sound file applies"
+  chmod g+w .edashim.toml
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=(unset)" "group-writable: refused"
+  expect_contains "$(mytool exit 0 2>&1)" "writable by group or others" "says why"
+  chmod 644 .edashim.toml
+  [ "$(id -u)" = 0 ] || { echo "    (not root: ownership cases need chown; skipped)"; return 0; }
+  chown 65534 .edashim.toml
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=(unset)" "owned by nobody: refused"
+  expect_contains "$(mytool exit 0 2>&1)" "owned by uid 65534" "says why"
+  # A symlink of ours pointing at another user's file is checked at its target.
+  mkdir "$SB/other" && mv .edashim.toml "$SB/other/config.toml" && ln -s "$SB/other/config.toml" .edashim.toml
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=(unset)" "symlink to a foreign file: refused"
+  chown 0 "$SB/other/config.toml"
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=C" "the same symlink to our own file applies"
+}
+
+test_upward_search_stops_at_a_directory_owned_by_another_user() {
+  [ "$(id -u)" = 0 ] || { echo "    (not root: needs chown; skipped)"; return 0; }
+  printf 'locale = "C"\n' > .edashim.toml          # $SB/work: ours
+  mkdir -p shared/proj
+  printf 'locale = "POSIX"\n' > shared/.edashim.toml  # ours, but in a directory another user owns
+  chown 65534 shared
+  cd shared/proj
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=(unset)" "neither the foreign directory's file nor those above it"
+  chown 0 ..
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=POSIX" "once the directory is ours, both apply"
+}
+
+test_as_an_ordinary_user_foreign_files_are_refused_and_own_files_apply() {
+  [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || { echo "    (needs root and setpriv; skipped)"; return 0; }
+  chmod 755 "$SB" "$SB/shims" "$SB/real"
+  mkdir -p "$SB/u/home" "$SB/u/proj/sub"
+  chown -R 65534:65534 "$SB/u"
+  chmod 755 "$SB/u"
+  as_nobody() {
+    setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$SB/u/home" XDG_CONFIG_HOME="$SB/u/home/.config" \
+      XDG_STATE_HOME="$SB/u/home/.local/state" PATH="$PATH" bash -c "cd $SB/u/proj/sub && $*"
+  }
+  # Readable by nobody: the binary's directories must be traversable.
+  as_nobody "test -x $BIN" || { echo "    ($BIN not reachable by nobody; skipped)"; return 0; }
+  printf 'locale = "C"\n' > "$SB/u/proj/.edashim.toml"
+  chown 65534 "$SB/u/proj/.edashim.toml"
+  expect_eq "$(as_nobody 'mytool env LC_ALL' 2>/dev/null)" "LC_ALL=C" "nobody's own file applies"
+  chown 12345 "$SB/u/proj/.edashim.toml"
+  expect_eq "$(as_nobody 'mytool env LC_ALL' 2>/dev/null)" "LC_ALL=(unset)" "uid 12345's file is refused for nobody"
+  expect_contains "$(as_nobody 'mytool exit 0' 2>&1)" "owned by uid 12345" "says why"
+  chown 0 "$SB/u/proj/.edashim.toml"
+  expect_eq "$(as_nobody 'mytool env LC_ALL' 2>/dev/null)" "LC_ALL=C" "root's file applies (root could change anything anyway)"
+  # A directory of another ordinary user stops the walk for nobody too.
+  chown 65534 "$SB/u/proj/.edashim.toml"
+  chown 12345 "$SB/u/proj"
+  expect_eq "$(as_nobody 'mytool env LC_ALL' 2>/dev/null)" "LC_ALL=(unset)" "walk stops at uid 12345's directory"
+  chown 65534 "$SB/u/proj"
+  printf '[env]\nLD_PRELOAD = "/x.so"\n' > "$SB/u/proj/.edashim.toml"
+  chown 65534 "$SB/u/proj/.edashim.toml"
+  expect_not_contains "$(as_nobody 'mytool env LD_PRELOAD' 2>/dev/null)" "/x.so" "own but untrusted: not preloaded"
+  rc=0; as_nobody 'mytool exit 3' 2>/dev/null || rc=$?
+  expect_eq "$rc" 3 "status as nobody"
+}
+
+run_suite "$@"

@@ -1,0 +1,124 @@
+// A stand-in tool for the hardening suites: what helper_tool does not do. Catches one signal
+// and then dies of it (so the status is the one the signal gives), forks a daemon, fills its
+// TMPDIR until the disk is full, reads a line from a pipe or a terminal.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t received = 0;
+static void count(int sig) { (void)sig; received++; }
+
+static void write_file(const char* path, const char* text) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE* f = fopen(tmp, "w");
+  if (!f) exit(90);
+  fputs(text, f);
+  fclose(f);
+  rename(tmp, path);  // whole or nothing for a reader polling the file
+}
+
+static void sleep_seconds(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+static int is_stop(int sig) { return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU; }
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s catch SIG FILE | daemon PIDFILE | fill | readline\n", argv[0]);
+    return 2;
+  }
+  const char* mode = argv[1];
+  if (!strcmp(mode, "catch") && argc == 4) {
+    // Counts SIG; 0.3 s after the first one writes "count N" to FILE, then dies of SIG the
+    // default way (or exits 40 when that does not end a process: CHLD, CONT, URG, WINCH, stops).
+    int sig = atoi(argv[2]);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = count;
+    sigaction(sig, &sa, NULL);
+    char ready[64];
+    snprintf(ready, sizeof ready, "ready %d\n", (int)getpid());
+    write_file(argv[3], ready);
+    for (int i = 0; i < 600 && !received; ++i) sleep_seconds(0.05);
+    sleep_seconds(0.3);
+    char done[64];
+    snprintf(done, sizeof done, "count %d\n", (int)received);
+    write_file(argv[3], done);
+    if (!is_stop(sig)) {
+      signal(sig, SIG_DFL);
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, sig);
+      sigprocmask(SIG_UNBLOCK, &set, NULL);
+      raise(sig);
+    }
+    return 40;
+  }
+  if (!strcmp(mode, "daemon") && argc == 3) {
+    // The parent exits 7 at once; the child detaches, records its pid and lives 30 s.
+    pid_t pid = fork();
+    if (pid < 0) return 91;
+    if (pid > 0) return 7;
+    setsid();
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    char text[32];
+    snprintf(text, sizeof text, "%d\n", (int)getpid());
+    write_file(argv[2], text);
+    sleep_seconds(30);
+    return 0;
+  }
+  if (!strcmp(mode, "fill")) {
+    // Writes to $TMPDIR/fill until a write fails; prints the errno name and the bytes written.
+    const char* t = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fill", t ? t : "/tmp");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) {
+      printf("open %s: %s\n", path, strerrorname_np(errno));
+      return 1;
+    }
+    static char block[4096];
+    memset(block, 'x', sizeof block);
+    long long total = 0;
+    for (;;) {
+      ssize_t n = write(fd, block, sizeof block);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        printf("write: %s after %lld bytes\n", strerrorname_np(errno), total);
+        close(fd);
+        return errno == ENOSPC ? 0 : 1;
+      }
+      total += n;
+      if (total > (1LL << 30)) {
+        printf("no error after 1 GiB\n");
+        return 1;
+      }
+    }
+  }
+  if (!strcmp(mode, "readline")) {
+    // One line from stdin; says whether stdin is a terminal; exits 3.
+    printf("reading\n");
+    fflush(stdout);
+    char line[1024] = "";
+    if (!fgets(line, sizeof line, stdin)) strcpy(line, "(eof)");
+    line[strcspn(line, "\n")] = 0;
+    printf("got: %s tty=%d\n", line, isatty(0));
+    return 3;
+  }
+  fprintf(stderr, "%s: unknown mode %s\n", argv[0], mode);
+  return 2;
+}

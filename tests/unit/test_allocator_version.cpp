@@ -1,0 +1,65 @@
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+
+#include "alloc/allocators.hpp"
+#include "alloc/version.hpp"
+#include "config/load.hpp"
+#include "proof_artefacts.hpp"
+
+namespace {
+std::string lib(const std::string& name) { return std::string(kLibDir) + "/" + name; }
+std::string bytes_of(const std::string& path) { return util::read_file(path, 64 << 20).value_or(""); }
+}  // namespace
+
+TEST_CASE("Versions come from the libraries' own bytes (Debian 12)", "[version]") {
+  CHECK(alloc::version_from_image("mimalloc", bytes_of(lib("libmimalloc.so.2"))) == "2.0.9");
+  CHECK(alloc::version_from_image("jemalloc", bytes_of(lib("libjemalloc.so.2"))) == "5.3.0");
+  CHECK(alloc::version_from_image("tcmalloc", bytes_of(lib("libtcmalloc_minimal.so.4"))) == "2.10");
+  CHECK(alloc::version_from_image("tbbmalloc", bytes_of(lib("libtbbmalloc.so.2"))) == "2021.8");
+  CHECK(alloc::version_from_image("mimalloc", "no code here").empty());
+  CHECK(alloc::version_from_image("jemalloc", "1.2-g").empty());
+}
+
+TEST_CASE("detect_version finds the TBB version behind the proxy and remembers versions", "[version]") {
+  util::FactCache cache("");
+  CHECK(alloc::detect_version(lib("libtbbmalloc_proxy.so.2"), cache) == "2021.8");
+  CHECK(alloc::detect_version(lib("libmimalloc.so.2"), cache) == "2.0.9");
+  // The second answer comes from the cache: plant a different one and see it returned.
+  struct stat st;
+  REQUIRE(::stat(lib("libjemalloc.so.2").c_str(), &st) == 0);
+  cache.put(util::FileStamp::of(st), {{"version", "9.9.9"}});
+  CHECK(alloc::detect_version(lib("libjemalloc.so.2"), cache) == "9.9.9");
+}
+
+TEST_CASE("purge_delay on mimalloc 2.0.9 is an error naming the version and decommit_delay", "[version]") {
+  auto bad = alloc::check_option("mimalloc", "2.0.9", "purge_delay", config::OptionValue(int64_t(10)));
+  REQUIRE(bad);
+  CHECK(bad->find("2.0.9") != std::string::npos);
+  CHECK(bad->find("'decommit_delay'") != std::string::npos);
+  CHECK_FALSE(alloc::check_option("mimalloc", "2.0.9", "decommit_delay", config::OptionValue(int64_t(10))));
+  auto newer = alloc::check_option("mimalloc", "2.1.2", "decommit_delay", config::OptionValue(int64_t(10)));
+  REQUIRE(newer);
+  CHECK(newer->find("'purge_delay'") != std::string::npos);
+  CHECK(alloc::check_option("mimalloc", "2.0.9", "arena_eager_commit", config::OptionValue(true)));
+}
+
+TEST_CASE("[glibc_fallback] is checked as glibc tunables", "[version]") {
+  CHECK_FALSE(alloc::check_option("glibc_fallback", "", "mmap_threshold", config::OptionValue(int64_t(1 << 20))));
+  auto typo = alloc::check_option("glibc_fallback", "", "mmap_treshold", config::OptionValue(int64_t(1)));
+  REQUIRE(typo);
+  CHECK(typo->find("mmap_threshold") != std::string::npos);
+  CHECK(alloc::check_option("glibc_fallback", "", "tcache_count", config::OptionValue(std::string("x"))));
+}
+
+TEST_CASE("The shipped [glibc_fallback] set loads without a problem and passes the check", "[version]") {
+  config::LoadRequest req;
+  req.shipped_dir = EDASHIM_PROFILES_DIR;
+  req.cwd = "/";
+  auto loaded = config::load(req);
+  for (const auto& p : loaded.problems) FAIL_CHECK(p.str());
+  auto it = loaded.settings.options.find("glibc_fallback");
+  REQUIRE(it != loaded.settings.options.end());
+  CHECK(it->second.count("mmap_threshold"));
+  for (const auto& [name, v] : it->second) CHECK_FALSE(alloc::check_option("glibc_fallback", "", name, v.value));
+}

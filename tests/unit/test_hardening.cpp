@@ -1,0 +1,285 @@
+// Hardening (issue 6): config files that are hostile or malformed, log rotation under
+// concurrent writers and full disks, the scratch base search on bad candidates.
+#include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "config/load.hpp"
+#include "run/runlog.hpp"
+#include "run/scratch.hpp"
+#include "temp_dir.hpp"
+#include "util/strings.hpp"
+
+namespace {
+
+config::LoadRequest isolated(const TempDir& t, const config::TrustStore* trust = nullptr) {
+  config::LoadRequest r;
+  r.tool = "yosys";
+  r.cwd = t.path + "/proj/sub";
+  util::make_dirs(r.cwd);
+  r.shipped_dir = t.path + "/shipped";
+  r.system_file = t.path + "/etc/config.toml";
+  r.user_file = t.path + "/user/config.toml";
+  r.user_profiles_dir = t.path + "/user/profiles";
+  r.trust = trust;
+  return r;
+}
+
+bool mentions(const config::Loaded& l, const std::string& text) {
+  for (const auto& p : l.problems)
+    if (p.str().find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  auto text = util::read_file(path);
+  if (!text) return {};
+  auto lines = util::split(*text, '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+bool is_root() { return ::getuid() == 0; }
+
+}  // namespace
+
+TEST_CASE("Hostile config: escaped NULs and malformed variable names are refused", "[hardening][config]") {
+  TempDir t;
+  t.write("user/config.toml",
+          "locale = \"C\\u0000x\"\n[env]\nOK = \"fine\"\nNULVAL = \"a\\u0000b\"\n\"A=B\" = \"c\"\n\"\" = \"d\"\n"
+          "\"N\\u0000M\" = \"e\"\n[tool.yosys]\npath = \"/usr/bin/yosys\\u0000.evil\"\n[mimalloc]\nverbose = \"1\\u00002\"\n");
+  auto loaded = config::load(isolated(t));
+  CHECK(loaded.settings.env.size() == 1);
+  CHECK(loaded.settings.env.count("OK") == 1);
+  CHECK(loaded.settings.locale.value.empty());
+  CHECK(loaded.settings.tool_path.value.empty());
+  CHECK(loaded.settings.options.empty());
+  CHECK(mentions(loaded, "'locale' contains a NUL character"));
+  CHECK(mentions(loaded, "[env] NULVAL contains a NUL character"));
+  CHECK(mentions(loaded, "[env] \"A=B\" is not a variable name"));
+  CHECK(mentions(loaded, "'path' contains a NUL character"));
+  CHECK(mentions(loaded, "[mimalloc] verbose contains a NUL character"));
+}
+
+TEST_CASE("Hostile config: FIFOs, devices, directories and symlink loops are not read and do not hang", "[hardening][config]") {
+  TempDir t;
+  std::string f = t.path + "/user/config.toml";
+  util::make_dirs(t.path + "/user");
+  auto r = isolated(t);
+  SECTION("FIFO") { REQUIRE(::mkfifo(f.c_str(), 0600) == 0); }
+  SECTION("symlink to a character device") { REQUIRE(::symlink("/dev/zero", f.c_str()) == 0); }
+  SECTION("directory") { REQUIRE(::mkdir(f.c_str(), 0700) == 0); }
+  SECTION("symlink loop") { REQUIRE(::symlink(f.c_str(), f.c_str()) == 0); }
+  auto loaded = config::load(r);  // a FIFO would block here forever without O_NONBLOCK
+  CHECK(loaded.has_errors());
+  CHECK(mentions(loaded, "cannot read this config file"));
+  REQUIRE_FALSE(loaded.files.empty());
+  CHECK_FALSE(loaded.files.back().used);
+}
+
+TEST_CASE("Hostile config: huge and deeply nested files are errors, not crashes", "[hardening][config]") {
+  TempDir t;
+  auto r = isolated(t);
+  std::string text;
+  SECTION("over 1 MiB") { text = "# " + std::string(2 << 20, 'x') + "\n"; }
+  SECTION("deep arrays") { text = "a = " + std::string(100000, '[') + std::string(100000, ']') + "\n"; }
+  SECTION("deep inline tables") {
+    for (int i = 0; i < 20000; ++i) text += "{b=";
+    text = "a = " + text + "1" + std::string(20000, '}') + "\n";
+  }
+  SECTION("long dotted key") {
+    for (int i = 0; i < 100000; ++i) text += "a.";
+    text += "a = 1\n";
+  }
+  SECTION("duplicate keys") { text = "allocator = \"mimalloc\"\nallocator = \"jemalloc\"\n"; }
+  SECTION("invalid UTF-8") { text = "locale = \"C\xff\xfe\"\n"; }
+  t.write("user/config.toml", text);
+  auto loaded = config::load(r);
+  CHECK(loaded.has_errors());
+  CHECK(loaded.settings.allocator.value == "system");
+}
+
+TEST_CASE("Trust: a symlinked project file is checked at its target's owner", "[hardening][trust]") {
+  if (!is_root()) {
+    WARN("not root: cannot chown a file to another user; skipped");
+    return;
+  }
+  TempDir t;
+  auto target = t.write("elsewhere/config.toml", "locale = \"C\"\n");
+  auto r = isolated(t);
+  REQUIRE(::symlink(target.c_str(), (t.path + "/proj/.edashim.toml").c_str()) == 0);
+  CHECK(config::load(r).settings.locale.value == "C");
+  REQUIRE(::chown(target.c_str(), 65534, 65534) == 0);
+  auto loaded = config::load(r);
+  CHECK(loaded.settings.locale.value.empty());
+  CHECK(mentions(loaded, "owned by uid 65534"));
+  CHECK_FALSE(loaded.has_errors());  // a refusal is a warning: the rest of the configuration applies
+}
+
+TEST_CASE("Trust: the upward search stops at a directory another user owns", "[hardening][trust]") {
+  if (!is_root()) {
+    WARN("not root: cannot chown a directory to another user; skipped");
+    return;
+  }
+  TempDir t;
+  t.write("a/.edashim.toml", "");
+  t.write("a/b/.edashim.toml", "");
+  t.write("a/b/c/.edashim.toml", "");
+  REQUIRE(::chown((t.path + "/a/b").c_str(), 65534, 65534) == 0);
+  std::string why;
+  auto files = config::project_files(t.path + "/a/b/c", &why);
+  REQUIRE(files.size() == 1);
+  CHECK(files[0] == t.path + "/a/b/c/.edashim.toml");
+  CHECK(why == "stopped at " + t.path + "/a/b: owned by another user");
+}
+
+TEST_CASE("Config: log_max_mb and log_keep are validated, and restricted in untrusted project files", "[hardening][config]") {
+  TempDir t;
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = isolated(t, &store);
+  t.write("user/config.toml", "log_max_mb = 0.5\nlog_keep = 7\n");
+  auto loaded = config::load(r);
+  REQUIRE_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.log_max_bytes.value == 512 * 1024);
+  CHECK(loaded.settings.log_keep.value == 7);
+  CHECK(loaded.settings.log_keep.origin.line == 2);
+
+  t.write("user/config.toml", "log_max_mb = -1\nlog_keep = 101\n");
+  loaded = config::load(r);
+  CHECK(mentions(loaded, "'log_max_mb' must be a size in MiB"));
+  CHECK(mentions(loaded, "'log_keep' must be an integer from 0 to 100"));
+
+  t.write("user/config.toml", "");
+  auto project = t.write("proj/.edashim.toml", "log_max_mb = 0\nlog_keep = 0\n");
+  loaded = config::load(r);
+  CHECK(loaded.settings.log_max_bytes.value == 64 << 20);  // the default stands
+  CHECK(loaded.settings.log_keep.value == 3);
+  CHECK(loaded.untrusted_files.size() == 1);
+  std::string error;
+  REQUIRE(store.trust(project, "log_max_mb = 0\nlog_keep = 0\n", error));
+  loaded = config::load(r);
+  CHECK(loaded.settings.log_max_bytes.value == 0);
+  CHECK(loaded.settings.log_keep.value == 0);
+}
+
+TEST_CASE("Run log: rotation keeps N old files and loses no line", "[hardening][runlog]") {
+  TempDir t;
+  std::string log = t.path + "/runs.jsonl";
+  std::string error;
+  run::LogLimits limits{1000, 2};
+  std::string line(99, 'x');  // 100 bytes a line with the newline: 10 lines a file
+  for (int i = 0; i < 35; ++i) REQUIRE(run::append_log_line(log, line, error, limits));
+  CHECK(lines_of(log).size() == 5);
+  CHECK(lines_of(log + ".1").size() == 10);
+  CHECK(lines_of(log + ".2").size() == 10);
+  CHECK_FALSE(util::exists(log + ".3"));  // the oldest went
+  // keep = 0: the log starts over.
+  for (int i = 0; i < 6; ++i) REQUIRE(run::append_log_line(log, line, error, {1000, 0}));
+  CHECK(lines_of(log).size() == 1);
+  // A line larger than the limit still goes in, alone.
+  REQUIRE(run::append_log_line(log, std::string(5000, 'y'), error, limits));
+  REQUIRE(run::append_log_line(log, line, error, limits));
+  CHECK(lines_of(log).size() == 1);
+  CHECK(lines_of(log + ".1") == std::vector<std::string>{std::string(5000, 'y')});
+}
+
+TEST_CASE("Run log: concurrent writers across rotations: every line whole, none lost", "[hardening][runlog]") {
+  TempDir t;
+  std::string log = t.path + "/runs.jsonl";
+  constexpr int kWriters = 16, kLines = 150;
+  std::vector<pid_t> pids;
+  for (int w = 0; w < kWriters; ++w) {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      std::string error;
+      for (int i = 0; i < kLines; ++i) {
+        nlohmann::json j = {{"w", w}, {"i", i}, {"pad", std::string(size_t(100 + (i * 37) % 3000), 'p')}};
+        if (!run::append_log_line(log, j.dump(), error, {20000, 1000})) ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t p : pids) {
+    int status = 0;
+    REQUIRE(::waitpid(p, &status, 0) == p);
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  }
+  std::set<std::pair<int, int>> seen;
+  size_t total = 0, files = 0;
+  for (int k = 0; k <= 1000; ++k) {
+    std::string path = k == 0 ? log : log + "." + std::to_string(k);
+    if (!util::exists(path)) continue;
+    ++files;
+    struct stat st;
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK(st.st_size <= 20000 + 3200);  // never past the limit by more than one line
+    for (const auto& l : lines_of(path)) {
+      auto j = nlohmann::json::parse(l, nullptr, false);
+      REQUIRE_FALSE(j.is_discarded());
+      seen.insert({j["w"].get<int>(), j["i"].get<int>()});
+      ++total;
+    }
+  }
+  CHECK(files > 10);
+  CHECK(total == size_t(kWriters * kLines));
+  CHECK(seen.size() == size_t(kWriters * kLines));
+}
+
+TEST_CASE("Run log: a full device fails the write cleanly; a device is never rotated", "[hardening][runlog]") {
+  TempDir t;
+  std::string error;
+  CHECK_FALSE(run::append_log_line("/dev/full", "{}", error, {1, 1}));
+  CHECK(error.find("No space left on device") != std::string::npos);
+  // A symlink to a device, with a limit it is far past: written through, never renamed.
+  std::string link = t.path + "/log";
+  REQUIRE(::symlink("/dev/null", link.c_str()) == 0);
+  CHECK(run::append_log_line(link, "{}", error, {1, 1}));
+  CHECK(run::append_log_line(link, "{}", error, {1, 1}));
+  char target[64] = "";
+  CHECK(::readlink(link.c_str(), target, sizeof target - 1) > 0);
+  CHECK(std::string(target) == "/dev/null");
+  CHECK_FALSE(util::exists(link + ".1"));
+}
+
+TEST_CASE("Scratch: bad candidates are skipped with the reason, a good one is used", "[hardening][scratch]") {
+  TempDir t;
+  auto none = run::find_scratch_base(0, {"/nonexistent/x", t.path});
+  CHECK(none.dir.empty());
+  CHECK(none.note.find("/nonexistent/x: No such file or directory") != std::string::npos);
+  if (std::string(t.path).rfind("/dev/shm", 0) != 0) CHECK(none.note.find(t.path + ": not tmpfs") != std::string::npos);
+  CHECK(none.note.find("TMPDIR left as it was") != std::string::npos);
+  auto too_small = run::find_scratch_base(int64_t(1) << 40, {"/dev/shm"});
+  CHECK(too_small.dir.empty());
+  CHECK(too_small.note.find("scratch_min_free_mb is 1099511627776") != std::string::npos);
+  auto ok = run::find_scratch_base(0, {"/nonexistent/x", "/dev/shm"});
+  CHECK(ok.dir == "/dev/shm");
+
+  ::setenv("EDASHIM_SCRATCH_BASES", "/a:relative:/b", 1);
+  CHECK(run::scratch_candidates() == std::vector<std::string>{"/a", "/b"});
+  ::unsetenv("EDASHIM_SCRATCH_BASES");
+  CHECK(run::scratch_candidates().front() == "/dev/shm");
+}
+
+TEST_CASE("Scratch: the sweep removes only dead owners' directories", "[hardening][scratch]") {
+  TempDir t;
+  std::string uid = std::to_string(::getuid());
+  pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  std::string stale = t.path + "/edashim-" + uid + "-" + std::to_string(dead) + "-abcdef";
+  std::string live = t.path + "/edashim-" + uid + "-" + std::to_string(::getpid()) + "-abcdef";
+  std::string other = t.path + "/unrelated-" + std::to_string(dead);
+  for (const auto& d : {stale, live, other}) util::make_dirs(d + "/inner");
+  t.write(util::basename(stale) + "/inner/file", "x");
+  run::sweep_stale_scratch(t.path);
+  CHECK_FALSE(util::exists(stale));
+  CHECK(util::exists(live));
+  CHECK(util::exists(other));
+}

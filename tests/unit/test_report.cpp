@@ -1,0 +1,171 @@
+// edashim report: log-line scanning, grouping, speedup against baseline, filters, formats.
+// Expected figures are worked out by hand in the comments, not taken from our output.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "commands/report.hpp"
+#include "report/aggregate.hpp"
+#include "report/log_line.hpp"
+#include "util/table.hpp"
+
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+std::string line(const std::string& tool, const char* profile, const std::string& arg, const std::string& cwd, double wall,
+                 double rss, const char* exit_code, double start = 1796000000, const char* verified = nullptr) {
+  nlohmann::json j;
+  j["v"] = 1;
+  j["start_unix"] = start;
+  j["tool"] = tool;
+  j["argv"] = {tool, arg};
+  j["cwd"] = cwd;
+  j["profile"] = profile ? nlohmann::json(profile) : nlohmann::json(nullptr);
+  j["allocator"] = {{"requested", "system"}, {"library", nullptr}};
+  j["env_set"] = {{"LD_PRELOAD", "/x.so"}};
+  j["wall_s"] = wall;
+  j["max_rss_kb"] = rss;
+  j["exit_code"] = nlohmann::json::parse(exit_code);
+  j["signal"] = nullptr;
+  if (verified) j["allocator_verified"] = nlohmann::json::parse(verified);
+  return j.dump();
+}
+
+std::vector<report::GroupRow> aggregate(const std::vector<std::string>& lines, report::GroupBy by,
+                                        const report::Filter& filter = {}) {
+  report::Aggregator agg(by);
+  report::RunRecord r;
+  for (const auto& l : lines) {
+    REQUIRE(report::parse_run_line(l, r));
+    if (filter.accepts(r)) agg.add(r);
+  }
+  return agg.rows();
+}
+
+}  // namespace
+
+TEST_CASE("Report: the line scanner reads the fields and skips nested ones", "[report]") {
+  std::string l = R"({"allocator":{"library":"/l/libjemalloc.so.2","requested":"jemalloc","version":"5.3"},)"
+                  R"("allocator_verified":true,"argv":["yosys","-p","read_verilog \"a b.v\"; synth\u00e9"],)"
+                  R"("config_files":["/a","/b"],"cwd":"/w/\u2603","env_set":{"X":null,"Y":"{[\"]}"},"exit_code":null,)"
+                  R"("max_rss_kb":123456,"processes":[{"pid":1,"argv":["sh","-c"]}],"profile":null,"signal":9,)"
+                  R"("start_unix":1796033926.2351584,"status":137,"sys_s":0.5,"tool":"yosys","user_s":1.25e0,"wall_s":2.5})";
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line(l, r));
+  CHECK(r.tool == "yosys");
+  REQUIRE(r.argv.size() == 3);
+  CHECK(r.argv[2] == "read_verilog \"a b.v\"; synth\xc3\xa9");
+  CHECK(r.cwd == "/w/\xe2\x98\x83");
+  CHECK(r.profile.empty());
+  CHECK(r.allocator_requested == "jemalloc");
+  CHECK(r.allocator_verified == std::optional<bool>(true));
+  CHECK(r.max_rss_kb == 123456);
+  CHECK(r.wall_s == 2.5);
+  CHECK(r.user_s == 1.25);
+  CHECK(r.start_unix == 1796033926.2351584);
+  CHECK_FALSE(r.exit_code.has_value());
+  CHECK(r.signal == std::optional<long>(9));
+  CHECK_FALSE(r.ok());
+  CHECK_FALSE(report::parse_run_line("not json", r));
+  CHECK_FALSE(report::parse_run_line(R"({"tool":"yosys","wall_s":)", r));  // a torn line
+}
+
+TEST_CASE("Report: groups per tool and profile; failures counted and excluded; speedup per command", "[report]") {
+  std::vector<std::string> log{
+      // baseline, command A: 10, 12, 14 -> median 12; command B: 4 -> median 4
+      line("yosys", "baseline", "A", "/p", 10, 1000, "0"), line("yosys", "baseline", "A", "/p", 12, 1100, "0"),
+      line("yosys", "baseline", "A", "/p", 14, 1200, "0"), line("yosys", "baseline", "B", "/q", 4, 500, "0"),
+      // jemalloc, command A: 6, 8 -> median 7, plus a failure (excluded); B: 2 -> 2
+      line("yosys", "jemalloc", "A", "/p", 6, 1300, "0", 1796000000, "true"),
+      line("yosys", "jemalloc", "A", "/p", 8, 1400, "0", 1796000000, "false"),
+      line("yosys", "jemalloc", "A", "/p", 99, 9999, "1"), line("yosys", "jemalloc", "B", "/q", 2, 600, "0"),
+      // a profile never compared with baseline
+      line("yosys", "mimalloc", "C", "/p", 5, 700, "0"),
+      // another tool, no profile
+      line("vpr", nullptr, "x", "/p", 3, 300, "0")};
+  auto rows = aggregate(log, report::GroupBy::none);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0].tool == "vpr");
+  CHECK(rows[0].profile.empty());
+  const auto& base = rows[1];
+  CHECK(base.profile == "baseline");  // baseline first within a tool
+  CHECK(base.runs == 4);
+  // all successful baseline walls: 4, 10, 12, 14 -> median 11, p5 = 4 + 0.15*6 = 4.9, p95 = 12 + 0.85*2 = 13.7
+  CHECK_THAT(base.wall.median, WithinRel(11.0, 1e-12));
+  CHECK_THAT(base.wall.p5, WithinRel(4.9, 1e-12));
+  CHECK_THAT(base.wall.p95, WithinRel(13.7, 1e-12));
+  CHECK_THAT(base.median_rss_kb, WithinRel(1050.0, 1e-12));
+  CHECK(base.speedup == std::optional<double>(1.0));
+  CHECK_FALSE(base.verified_share.has_value());
+  const auto& je = rows[2];
+  CHECK(je.profile == "jemalloc");
+  CHECK(je.runs == 4);
+  CHECK(je.failures == 1);
+  CHECK(je.wall.n == 3);                                  // 2, 6, 8
+  CHECK_THAT(je.wall.median, WithinRel(6.0, 1e-12));
+  CHECK_THAT(je.median_rss_kb, WithinRel(1300.0, 1e-12));  // 600, 1300, 1400
+  REQUIRE(je.verified_share.has_value());
+  CHECK_THAT(*je.verified_share, WithinRel(0.5, 1e-12));
+  // per command: A 12/7, B 4/2 -> geometric mean sqrt(12/7 * 2)
+  REQUIRE(je.speedup.has_value());
+  CHECK_THAT(*je.speedup, WithinRel(std::sqrt(12.0 / 7.0 * 2.0), 1e-12));
+  CHECK(je.speedup_commands == 2);
+  CHECK(rows[3].profile == "mimalloc");
+  CHECK_FALSE(rows[3].speedup.has_value());
+}
+
+TEST_CASE("Report: --by cwd splits rows and compares within a directory", "[report]") {
+  std::vector<std::string> log{line("yosys", "baseline", "A", "/p", 10, 1, "0"), line("yosys", "baseline", "A", "/q", 20, 1, "0"),
+                               line("yosys", "jemalloc", "A", "/p", 5, 1, "0")};
+  auto rows = aggregate(log, report::GroupBy::cwd);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].by == "/p");
+  CHECK(rows[1].by == "/p");
+  CHECK(rows[1].profile == "jemalloc");
+  CHECK_THAT(*rows[1].speedup, WithinRel(2.0, 1e-12));  // 10 / 5, not 20 / 5
+  CHECK(rows[2].by == "/q");
+}
+
+TEST_CASE("Report: filters on tool, time range and directory", "[report]") {
+  std::vector<std::string> log{line("yosys", "baseline", "A", "/p/sub", 1, 1, "0", 100),
+                               line("yosys", "baseline", "A", "/pq", 2, 1, "0", 200),
+                               line("vpr", "baseline", "A", "/p", 3, 1, "0", 300)};
+  report::Filter f;
+  f.cwd = "/p/";
+  auto rows = aggregate(log, report::GroupBy::none, f);  // /p/sub and /p, not /pq
+  REQUIRE(rows.size() == 2);
+  f = {};
+  f.tools = {"yosys"};
+  f.since = 150;
+  rows = aggregate(log, report::GroupBy::none, f);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].wall.median == 2);
+  f.until = 200;  // exclusive
+  CHECK(aggregate(log, report::GroupBy::none, f).empty());
+  CHECK(report::parse_time("2026-11-30", 0) == std::optional<double>(1795996800));  // date -u -d 2026-11-30 +%s
+  CHECK(report::parse_time("2026-11-30T01:00", 0) == std::optional<double>(1796000400));  // date -u -d 2026-11-30T01:00 +%s
+  CHECK(report::parse_time("2h", 10000) == std::optional<double>(2800));
+  CHECK_FALSE(report::parse_time("yesterday", 0).has_value());
+}
+
+TEST_CASE("Report: CSV, Markdown and JSON renderings", "[report]") {
+  std::vector<std::string> log{line("yosys", "baseline", "A", "/p", 2, 2048, "0"), line("yosys", "a,b\"c", "A", "/p", 1, 1024, "0")};
+  auto rows = aggregate(log, report::GroupBy::none);
+  auto table = commands::report_table(rows, report::GroupBy::none);
+  std::string csv = util::render_csv(table);
+  CHECK(csv.substr(0, csv.find('\n')) == "tool,profile,runs,failed,median s,p5 s,p95 s,median RSS MB,verified,speedup");
+  CHECK(csv.find("yosys,\"a,b\"\"c\",1,0,1.000,1.000,1.000,1.0,-,2.00x\n") != std::string::npos);
+  std::string md = util::render_markdown(table);
+  CHECK(md.find("| tool | profile | runs |") == 0);
+  CHECK(md.find("|---|---|---:|") != std::string::npos);
+  CHECK(md.find("| yosys | baseline | 1 | 0 | 2.000 |") != std::string::npos);
+  auto j = nlohmann::json::parse(commands::report_json(rows, report::GroupBy::none));
+  REQUIRE(j.size() == 2);
+  CHECK(j[1]["profile"] == "a,b\"c");
+  CHECK(j[1]["wall_s"]["median"] == 1.0);
+  CHECK(j[1]["speedup_vs_baseline"] == 2.0);
+  CHECK(j[0]["median_max_rss_kb"] == 2048.0);
+  CHECK(j[0]["verified_share"].is_null());
+  std::string text = util::render_text(table);
+  CHECK(text.find("speedup\n") != std::string::npos);  // no trailing spaces
+}

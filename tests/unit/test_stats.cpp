@@ -1,0 +1,145 @@
+// Statistics checked against values computed independently by numpy 1.24.2 / scipy 1.10.1
+// (Debian 12's python3-numpy and python3-scipy, /usr/bin/python3). Each block quotes the
+// Python that produced its numbers; none of them comes from our own output.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "stats/bootstrap.hpp"
+#include "stats/mann_whitney.hpp"
+#include "stats/summary.hpp"
+
+using Catch::Matchers::WithinRel;
+
+namespace {
+const std::vector<double> kOdd{3.1, 1.2, 5.5, 2.2, 9.9, 4.4, 7.0};
+const std::vector<double> kEven{0.5, 2.5, 1.5, 10.0, 3.25, 4.75, 0.125, 8.0};
+}  // namespace
+
+// import numpy as np
+// for xs in ([3.1,1.2,5.5,2.2,9.9,4.4,7.0], [0.5,2.5,1.5,10.0,3.25,4.75,0.125,8.0]):
+//     print(np.mean(xs), np.median(xs), np.percentile(xs, [5, 95, 25, 33.3]))
+// -> 4.757142857142857 4.4 [1.5 9.029999999999998 2.6500000000000004 3.0982]
+// -> 3.828125 2.875 [0.25625 9.299999999999999 1.25 1.8309999999999995]
+TEST_CASE("Summary: mean, median and linear-interpolation percentiles match numpy", "[stats]") {
+  CHECK_THAT(stats::mean(kOdd), WithinRel(4.757142857142857, 1e-14));
+  CHECK_THAT(stats::median(kOdd), WithinRel(4.4, 1e-14));
+  CHECK_THAT(stats::quantile(kOdd, 0.05), WithinRel(1.5, 1e-14));
+  CHECK_THAT(stats::quantile(kOdd, 0.95), WithinRel(9.029999999999998, 1e-14));
+  CHECK_THAT(stats::quantile(kOdd, 0.25), WithinRel(2.6500000000000004, 1e-14));
+  CHECK_THAT(stats::quantile(kOdd, 0.333), WithinRel(3.0982, 1e-12));
+
+  CHECK_THAT(stats::mean(kEven), WithinRel(3.828125, 1e-14));
+  CHECK_THAT(stats::median(kEven), WithinRel(2.875, 1e-14));
+  CHECK_THAT(stats::quantile(kEven, 0.05), WithinRel(0.25625, 1e-14));
+  CHECK_THAT(stats::quantile(kEven, 0.95), WithinRel(9.299999999999999, 1e-14));
+  CHECK_THAT(stats::quantile(kEven, 0.25), WithinRel(1.25, 1e-14));
+  CHECK_THAT(stats::quantile(kEven, 0.333), WithinRel(1.8309999999999995, 1e-12));
+}
+
+TEST_CASE("Summary: summarize agrees with the single functions and handles edges", "[stats]") {
+  auto s = stats::summarize(kEven);
+  CHECK(s.n == 8);
+  CHECK_THAT(s.median, WithinRel(2.875, 1e-14));
+  CHECK_THAT(s.p5, WithinRel(0.25625, 1e-14));
+  CHECK_THAT(s.p95, WithinRel(9.299999999999999, 1e-14));
+  CHECK(s.min == 0.125);
+  CHECK(s.max == 10.0);
+  CHECK(stats::quantile({7.0}, 0.05) == 7.0);
+  CHECK(std::isnan(stats::median({})));
+  CHECK(std::isnan(stats::summarize({}).p95));
+}
+
+// import scipy.stats as st
+// x=[1.1,2.3,0.7,1.9,2.8]; y=[3.0,2.5,4.1,3.3,2.9,3.8]
+// st.mannwhitneyu(x,y,alternative='less')     -> statistic=1.0, pvalue=0.004329004329004329 (exact)
+// st.mannwhitneyu(x,y,alternative='greater')  -> statistic=1.0, pvalue=0.9978354978354979
+TEST_CASE("Mann-Whitney: small samples without ties use the exact distribution", "[stats]") {
+  std::vector<double> x{1.1, 2.3, 0.7, 1.9, 2.8}, y{3.0, 2.5, 4.1, 3.3, 2.9, 3.8};
+  auto less = stats::mann_whitney_u(x, y, stats::Alternative::less);
+  CHECK(less.exact);
+  CHECK(less.u == 1.0);
+  CHECK_THAT(less.p, WithinRel(0.004329004329004329, 1e-12));
+  auto greater = stats::mann_whitney_u(x, y, stats::Alternative::greater);
+  CHECK_THAT(greater.p, WithinRel(0.9978354978354979, 1e-12));
+  // st.mannwhitneyu([5.0,6.0,7.0],[1.0,2.0,8.0,9.0],alternative='less') -> 6.0, 0.5714285714285714
+  auto mid = stats::mann_whitney_u({5, 6, 7}, {1, 2, 8, 9}, stats::Alternative::less);
+  CHECK(mid.u == 6.0);
+  CHECK_THAT(mid.p, WithinRel(0.5714285714285714, 1e-12));
+}
+
+// st.mannwhitneyu(list(range(10)), list(range(10,20)), alternative='less', method='exact').pvalue
+// -> 5.412544112234515e-06  (= 1 / C(20,10): the tail must not be lost to 1 - cdf)
+TEST_CASE("Mann-Whitney: forced exact method keeps a tiny p-value exact", "[stats]") {
+  std::vector<double> x, y;
+  for (int i = 0; i < 10; ++i) x.push_back(i), y.push_back(10 + i);
+  auto r = stats::mann_whitney_u(x, y, stats::Alternative::less, stats::Method::exact);
+  CHECK(r.exact);
+  CHECK_THAT(r.p, WithinRel(5.412544112234515e-06, 1e-12));
+  CHECK_THAT(stats::mann_whitney_exact_cdf(0, 10, 10), WithinRel(5.412544112234515e-06, 1e-12));
+}
+
+// import numpy as np
+// rng=np.random.default_rng(1); x=np.round(rng.normal(10,1,12),3); y=np.round(rng.normal(10.8,1,14),3)
+// st.mannwhitneyu(x,y,alternative='less') -> statistic=67.0, pvalue=0.1980329103544689 (asymptotic: n>8)
+TEST_CASE("Mann-Whitney: larger samples use the normal approximation with continuity correction", "[stats]") {
+  std::vector<double> x{10.346, 10.822, 10.33, 8.697, 10.905, 10.446, 9.463, 10.581, 10.365, 10.294, 10.028, 10.547};
+  std::vector<double> y{10.064, 10.637, 10.318, 11.399, 10.84, 10.508, 10.018,
+                        10.543, 10.808, 10.524, 12.094, 11.807, 8.089,  8.911};
+  auto r = stats::mann_whitney_u(x, y, stats::Alternative::less);
+  CHECK_FALSE(r.exact);
+  CHECK(r.u == 67.0);
+  CHECK_THAT(r.p, WithinRel(0.1980329103544689, 1e-9));
+}
+
+// x3=[1,2,2,3,3,3,4,5,5,6]; y3=[2,3,4,4,5,6,6,7,7,8,9]
+// st.mannwhitneyu(x3,y3,alternative='less')    -> statistic=23.5, pvalue=0.013820442107149456
+// st.mannwhitneyu(x3,y3,alternative='greater') -> statistic=23.5, pvalue=0.988498635310908
+// st.mannwhitneyu([1,2,2,3],[2,3,4,5,5],alternative='less') -> statistic=2.5, pvalue=0.039272925475595334
+//   (small, but tied: scipy's 'auto' falls back to the asymptotic method)
+TEST_CASE("Mann-Whitney: ties correct the variance and force the asymptotic method", "[stats]") {
+  std::vector<double> x{1, 2, 2, 3, 3, 3, 4, 5, 5, 6}, y{2, 3, 4, 4, 5, 6, 6, 7, 7, 8, 9};
+  auto less = stats::mann_whitney_u(x, y, stats::Alternative::less);
+  CHECK(less.ties);
+  CHECK(less.u == 23.5);
+  CHECK_THAT(less.p, WithinRel(0.013820442107149456, 1e-9));
+  CHECK_THAT(stats::mann_whitney_u(x, y, stats::Alternative::greater).p, WithinRel(0.988498635310908, 1e-9));
+  auto small = stats::mann_whitney_u({1, 2, 2, 3}, {2, 3, 4, 5, 5}, stats::Alternative::less);
+  CHECK_FALSE(small.exact);
+  CHECK_THAT(small.p, WithinRel(0.039272925475595334, 1e-9));
+}
+
+// SplitMix64 reference: M=(1<<64)-1; s=1234567
+// def nxt(): global s; s=(s+0x9E3779B97F4A7C15)&M; z=s; z=((z^(z>>30))*0xBF58476D1CE4E5B9)&M;
+//            z=((z^(z>>27))*0x94D049BB133111EB)&M; return z^(z>>31)
+// [nxt() for _ in range(3)] -> [6457827717110365317, 3203168211198807973, 9817491932198370423]
+TEST_CASE("Bootstrap: the generator is SplitMix64 as published", "[stats]") {
+  stats::SplitMix64 g(1234567);
+  CHECK(g.next() == 6457827717110365317ULL);
+  CHECK(g.next() == 3203168211198807973ULL);
+  CHECK(g.next() == 9817491932198370423ULL);
+}
+
+// Same generator in Python (nxt above, seeded 20261130), then numpy for medians/percentiles:
+// rs=[]
+// for _ in range(2000):
+//     rx=[x[nxt()%len(x)] for _ in x]; ry=[y[nxt()%len(y)] for _ in y]
+//     rs.append(np.median(ry)/np.median(rx))
+// np.percentile(rs,[2.5,97.5]) -> [0.7864077669902911, 0.8613861386138614]
+// Independent method, same data: st.bootstrap((x,y), lambda a,b: np.median(b)/np.median(a),
+//   method='percentile', n_resamples=10000, vectorized=False, random_state=1).confidence_interval
+//   -> (0.7864077669902911, 0.86)
+TEST_CASE("Bootstrap: CI of the median ratio matches a Python reimplementation and scipy", "[stats]") {
+  std::vector<double> x{10.2, 9.8, 10.5, 10.1, 9.9, 10.4, 10.0, 10.3, 9.7, 10.6};
+  std::vector<double> y{8.1, 8.4, 7.9, 8.8, 8.2, 8.0, 8.6, 8.3, 7.8, 8.5, 9.9, 8.7};
+  auto ci = stats::bootstrap_median_ratio(x, y, 0.95, 2000, 20261130);
+  CHECK_THAT(ci.lo, WithinRel(0.7864077669902911, 1e-12));
+  CHECK_THAT(ci.hi, WithinRel(0.8613861386138614, 1e-12));
+  // scipy's own resampling: a different random stream, so only close.
+  auto big = stats::bootstrap_median_ratio(x, y, 0.95, 10000, 7);
+  CHECK_THAT(big.lo, WithinRel(0.7864077669902911, 0.01));
+  CHECK_THAT(big.hi, WithinRel(0.86, 0.01));
+  // Same seed, same interval.
+  auto again = stats::bootstrap_median_ratio(x, y, 0.95, 2000, 20261130);
+  CHECK(again.lo == ci.lo);
+  CHECK(again.hi == ci.hi);
+}
