@@ -16,7 +16,6 @@
 #include "commands/shims.hpp"
 #include "run/scratch.hpp"
 #include "tool/path_order.hpp"
-#include "tool/preload_reach.hpp"
 #include "util/fact_cache.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -156,11 +155,6 @@ int doctor(const std::string& dir_arg) {
                   "install " + name + ", or: " + shims_cmd("remove") + " " + name);
         break;
     }
-    // Not a problem: the run still works and is recorded; but the user should know that the
-    // allocator will not change for this tool (explain says what edashim does instead).
-    if (!rep.real.empty())
-      if (auto why = tool::preload_blocker(rep.real))
-        r.note(name + ": " + rep.real + ": " + *why + " (see: edashim explain " + name + ")");
   }
 
   // ---- allocators
@@ -213,6 +207,10 @@ int doctor(const std::string& dir_arg) {
       r.ok(name + ": allocator " + s.allocator.value +
            (plan.allocator_version.empty() ? "" : " " + plan.allocator_version) + " (from " + s.allocator.origin.str() + ")" +
            (s.scratch.value ? ", scratch on tmpfs" : ""));
+    // Not a problem: the run still works and is recorded; but the user should know that the
+    // allocator will not change for this tool (explain says what edashim does instead).
+    if (plan.preflight.inspected && !plan.preflight.preload_reaches())
+      r.note(name + ": " + plan.preflight.path + ": " + plan.preflight.reason + " (see: edashim explain " + name + ")");
     if (!plan.log_path.empty()) logs.insert(plan.log_path);
     wants_scratch = wants_scratch || s.scratch.value;
   }
