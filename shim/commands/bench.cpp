@@ -25,6 +25,8 @@ int run_bench(Options& o) {
   for (const auto& p : o.profiles) spec.arms.push_back({arm_name(p), p});
   if (spec.arms.size() < 2) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
   spec.compare = o.compare_given;
+  // CLI11 stores an empty value for a bare --compare-outputs (stdout only); it names no file.
+  std::erase(spec.compare_outputs, std::string());
   spec.progress = !o.no_progress;
   if (!spec.keep_log.empty() && spec.keep_log[0] != '/') {
     char buf[4096];

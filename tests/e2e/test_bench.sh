@@ -67,7 +67,8 @@ test_bench_pads_every_arms_environment_to_one_size() {
   "$BIN" bench -p baseline -p jemalloc -p tcmalloc -n 2 --warmup 0 --compare-outputs --json \
     -- sh -c 'env | wc -c' > pad.json
   expect_eq "$(py '[a["outputs"] for a in j["arms"]]' pad.json)" "['reference', 'identical', 'identical']" "same env size"
-  "$BIN" bench -p baseline -p jemalloc -n 1 --warmup 0 --compare-outputs --json -- sh -c 'env | grep -c LD_PRELOAD=; true' > pre.json
+  expect_eq "$(py 'sorted(j["arms"][0]["runs"][0]["sha256"])' pad.json)" "['stdout']" "bare --compare-outputs: stdout only"
+  "$BIN" bench -p baseline -p jemalloc -n 1 --warmup 0 --compare-outputs --json -- sh -c 'printenv LD_PRELOAD; true' > pre.json
   expect_eq "$(py '[a["outputs"] for a in j["arms"]]' pre.json)" "['reference', 'differs: stdout']" "the arms do differ"
 }
 
