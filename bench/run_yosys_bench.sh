@@ -4,14 +4,15 @@
 # per design into bench/results/. Not part of ctest: it takes minutes and wants a quiet machine.
 #
 # Usage: bench/run_yosys_bench.sh [-n RUNS] [--ops "60 120"] [--profiles "baseline jemalloc mimalloc"]
-#                                  [--jobs N] [--with-workloads]
+#                                  [--jobs N] [--with-workloads] [--out FILE]
 #   EDASHIM=path/to/edashim (default: build/shim/edashim, then edashim on PATH)
-#   --with-workloads also runs ../shared/workloads/epfl_bar.v when that folder exists (read in
-#   place; those designs are not the project's and are never copied into the repository).
+#   --with-workloads also runs ../shared/workloads/{epfl_bar,picorv32}.v when that folder exists
+#   (copied to a temporary directory per run; never into the repository).
+#   --out FILE writes the Markdown there instead of bench/results/RESULTS.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-runs=10 jobs=1 ops="60 120" profiles="baseline jemalloc mimalloc" workloads=0
+runs=10 jobs=1 ops="60 120" profiles="baseline jemalloc mimalloc" workloads=0 out=
 while [[ $# -gt 0 ]]; do
   case $1 in
     -n) runs=$2; shift 2 ;;
@@ -19,6 +20,7 @@ while [[ $# -gt 0 ]]; do
     --profiles) profiles=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --with-workloads) workloads=1; shift ;;
+    --out) out=$2; shift 2 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -37,7 +39,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 arms=()
 for p in $profiles; do arms+=(-p "$p"); done
-out=$results/RESULTS.md
+out=${out:-$results/RESULTS.md}
+stem=$(basename "$out" .md)   # plots are named after the table they belong to
 {
   echo "# edashim bench on yosys"
   echo
@@ -54,7 +57,7 @@ bench_one() {  # NAME DESIGN_FILE TOP
     cd "$work"
     "$edashim" bench "${arms[@]}" -n "$runs" --warmup 1 --jobs "$jobs" \
       --fresh-copy design.v --on disk --compare-outputs net.v \
-      --plot "$results/$name.svg" --markdown \
+      --plot "$results/${stem}_$name.svg" --markdown \
       -- yosys -q -p "read_verilog design.v; synth -top $top; abc; write_verilog -noattr net.v"
   ) > "$work/$name.md"
   {
@@ -62,7 +65,7 @@ bench_one() {  # NAME DESIGN_FILE TOP
     echo
     cat "$work/$name.md"
     echo
-    echo "![$name]($name.svg)"
+    echo "![$name](${stem}_$name.svg)"
     echo
   } >> "$out"
 }
@@ -73,5 +76,8 @@ for n in $ops; do
 done
 if [[ $workloads == 1 && -f $root/../shared/workloads/epfl_bar.v ]]; then
   bench_one "yosys_synth_epfl_bar" "$root/../shared/workloads/epfl_bar.v" top
+fi
+if [[ $workloads == 1 && -f $root/../shared/workloads/picorv32.v ]]; then
+  bench_one "yosys_synth_picorv32" "$root/../shared/workloads/picorv32.v" picorv32
 fi
 echo "written: $out" >&2
