@@ -15,19 +15,6 @@
 namespace run {
 namespace {
 
-std::optional<std::string> unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\') {
-      out += s[i];
-      continue;
-    }
-    if (++i == s.size()) return std::nullopt;
-    out += s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i];
-  }
-  return out;
-}
-
 std::optional<long> number(const std::string& s) {
   if (s.empty()) return std::nullopt;
   char* end = nullptr;
@@ -47,7 +34,7 @@ std::vector<ProbedProcess> parse_probe_records(std::string_view text) {
     char type = f[0][0];
     if ((type == 'S' || type == 'F') && f.size() == 5) {
       auto pid = number(f[1]), ppid = number(f[2]);
-      auto exe = unescape(f[3]), object = unescape(f[4]);
+      auto exe = util::tsv_unescape(f[3]), object = util::tsv_unescape(f[4]);
       if (!pid || !ppid || !exe || !object) continue;
       // A second start for a pid still running: the earlier image exec'd into this one
       // (/bin/sh -c 'exec abc ...'). It allocated with its own binding, so it stays listed.

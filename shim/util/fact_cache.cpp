@@ -11,32 +11,6 @@ namespace {
 
 constexpr std::string_view kHeader = "# edashim file facts v1: dev ino size mtime_ns key=value...\n";
 
-std::string escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-  return out;
-}
-
-std::optional<std::string> unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\') {
-      out += s[i];
-      continue;
-    }
-    if (++i == s.size()) return std::nullopt;
-    if (s[i] == '\\') out += '\\';
-    else if (s[i] == 't') out += '\t';
-    else if (s[i] == 'n') out += '\n';
-    else return std::nullopt;
-  }
-  return out;
-}
 
 template <class T>
 std::optional<T> number(const std::string& s) {
@@ -74,8 +48,8 @@ std::vector<CacheEntry> parse_fact_cache(std::string_view text) {
     bool ok = true;
     for (size_t i = 4; i < fields.size() && ok; ++i) {
       auto eq = fields[i].find('=');
-      auto key = eq == std::string::npos ? std::nullopt : unescape(std::string_view(fields[i]).substr(0, eq));
-      auto value = eq == std::string::npos ? std::nullopt : unescape(std::string_view(fields[i]).substr(eq + 1));
+      auto key = eq == std::string::npos ? std::nullopt : util::tsv_unescape(std::string_view(fields[i]).substr(0, eq));
+      auto value = eq == std::string::npos ? std::nullopt : util::tsv_unescape(std::string_view(fields[i]).substr(eq + 1));
       if (!key || !value || key->empty()) ok = false;
       else e.facts[*key] = *value;
     }
@@ -94,9 +68,9 @@ std::string serialize_fact_cache(const std::vector<CacheEntry>& entries) {
            "\t" + std::to_string(e.stamp.mtime_ns);
     for (const auto& [k, v] : e.facts) {
       out += '\t';
-      out += escape(k);
+      out += util::tsv_escape(k);
       out += '=';
-      out += escape(v);
+      out += util::tsv_escape(v);
     }
     out += "\n";
   }

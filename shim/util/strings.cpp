@@ -86,4 +86,31 @@ std::string shell_quote(std::string_view text) {
   return out + "'";
 }
 
+std::string tsv_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::optional<std::string> tsv_unescape(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out += text[i];
+      continue;
+    }
+    if (++i == text.size()) return std::nullopt;
+    if (text[i] == '\\') out += '\\';
+    else if (text[i] == 't') out += '\t';
+    else if (text[i] == 'n') out += '\n';
+    else return std::nullopt;
+  }
+  return out;
+}
+
 }  // namespace util

@@ -30,4 +30,9 @@ std::optional<bool> parse_switch(std::string_view text);
 // Quotes a string for a POSIX shell when it needs it, for messages users may copy.
 std::string shell_quote(std::string_view text);
 
+// Tab-separated records (the fact cache, the probe's records): backslash, tab and newline are
+// written as \\, \t, \n. Unescaping returns nullopt for anything else after a backslash.
+std::string tsv_escape(std::string_view text);
+std::optional<std::string> tsv_unescape(std::string_view text);
+
 }  // namespace util

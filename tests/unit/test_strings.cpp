@@ -26,3 +26,11 @@ TEST_CASE("shell_quote leaves plain words and quotes the rest", "[strings]") {
   CHECK(util::shell_quote("/home/a/.edashim.toml") == "/home/a/.edashim.toml");
   CHECK(util::shell_quote("it's here") == "'it'\\''s here'");
 }
+
+TEST_CASE("tsv_escape round-trips tabs, newlines and backslashes; bad escapes are rejected", "[strings]") {
+  std::string nasty = "a\tb\nc\\d\\t";
+  CHECK(util::tsv_escape(nasty) == "a\\tb\\nc\\\\d\\\\t");
+  CHECK(util::tsv_unescape(util::tsv_escape(nasty)) == nasty);
+  CHECK_FALSE(util::tsv_unescape("trailing\\").has_value());
+  CHECK_FALSE(util::tsv_unescape("\\x").has_value());
+}
