@@ -3,7 +3,7 @@
 #include <string>
 
 #include "bench/analysis.hpp"
-#include "commands/shims.hpp"  // Subcommand
+#include "commands/subcommand.hpp"
 
 namespace commands {
 

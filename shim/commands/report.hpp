@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/shims.hpp"  // Subcommand
+#include "commands/subcommand.hpp"
 #include "report/aggregate.hpp"
 #include "util/table.hpp"
 

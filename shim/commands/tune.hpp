@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/shims.hpp"  // Subcommand
+#include "commands/subcommand.hpp"
 
 namespace commands {
 
