@@ -130,7 +130,8 @@ struct Reader {
     if (!symtab || !strtab) return std::nullopt;
     t.syms = *symtab;
     t.strs = *strtab;
-    t.strs_end = strsz ? *strtab + strsz : image.size();
+    // DT_STRSZ comes from the file: never trust it past the end of the image (fuzz_inspect).
+    t.strs_end = std::min<uint64_t>(strsz ? *strtab + strsz : image.size(), image.size());
     if (hash) {
       auto nchain = read_at<uint32_t>(image, *hash + 4);
       if (!nchain) return std::nullopt;
@@ -170,8 +171,11 @@ struct Reader {
     for (uint64_t i = 0; i < t->count; ++i) {
       auto s = read_at<Sym>(image, t->syms + i * sizeof(Sym));
       if (!s) return std::nullopt;
+      // Offsets come from the file: compare without sums that could wrap around (fuzz_inspect).
+      uint64_t end = std::min<uint64_t>(t->strs_end, image.size());  // section sizes lie too
+      if (t->strs >= end || s->st_name >= end - t->strs) continue;
       uint64_t at = t->strs + s->st_name;
-      if (at >= t->strs_end || t->strs_end - at < name.size() + 1) continue;
+      if (end - at < name.size() + 1) continue;
       if (std::memcmp(image.data() + at, name.data(), name.size()) != 0 || image[at + name.size()] != '\0') continue;
       Symbol out;
       out.value = s->st_value;

@@ -119,8 +119,11 @@ EnvPlan build_environment(const EnvInputs& in) {
   std::vector<std::string> placed;
   auto entry = [](const std::string& n, const std::string& v) { return n + "=" + v; };
   for (const auto& name : front) {
-    plan.env.push_back(entry(name, *final_values[name]));
+    // [env] may unset what an option set (MIMALLOC_VERBOSE = false): then it is not placed
+    // at all (dereferencing the empty value crashed edashim; found by fuzz_environment).
+    if (std::find(placed.begin(), placed.end(), name) != placed.end()) continue;
     placed.push_back(name);
+    if (const auto& v = final_values[name]) plan.env.push_back(entry(name, *v));
   }
   for (const auto& e : in.current) {
     auto eq = e.find('=');

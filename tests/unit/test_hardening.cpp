@@ -10,6 +10,7 @@
 #include <set>
 
 #include "config/load.hpp"
+#include "run/environment.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
 #include "temp_dir.hpp"
@@ -92,9 +93,13 @@ TEST_CASE("Hostile config: huge and deeply nested files are errors, not crashes"
     for (int i = 0; i < 20000; ++i) text += "{b=";
     text = "a = " + text + "1" + std::string(20000, '}') + "\n";
   }
-  SECTION("long dotted key") {
-    for (int i = 0; i < 100000; ++i) text += "a.";
+  SECTION("long dotted key") {  // 500000 levels overflowed the stack inside toml++
+    for (int i = 0; i < 499990; ++i) text += "a.";
     text += "a = 1\n";
+  }
+  SECTION("deep table name") {
+    for (int i = 0; i < 300; ++i) text += "t.";
+    text = "[" + text + "t]\nx = 1\n";
   }
   SECTION("duplicate keys") { text = "allocator = \"mimalloc\"\nallocator = \"jemalloc\"\n"; }
   SECTION("invalid UTF-8") { text = "locale = \"C\xff\xfe\"\n"; }
@@ -102,6 +107,18 @@ TEST_CASE("Hostile config: huge and deeply nested files are errors, not crashes"
   auto loaded = config::load(r);
   CHECK(loaded.has_errors());
   CHECK(loaded.settings.allocator.value == "system");
+}
+
+TEST_CASE("Hostile config: dots inside strings and comments do not count as nesting", "[hardening][config]") {
+  TempDir t;
+  std::string dots(400, '.');
+  t.write("user/config.toml", "# " + dots + "\nlocale = \"C\" # " + dots + "\n[env]\nA = \"" + dots + "\"\nB = '" + dots +
+                                  "'\nC = \"\"\"\n" + dots + "\n\"\"\"\n[mimalloc]\n\"a." + dots + "\" = \"x\"\n");
+  auto loaded = config::load(isolated(t));
+  INFO((loaded.problems.empty() ? "" : loaded.problems[0].str()));
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.env.at("A").value == dots);
+  CHECK(loaded.settings.env.at("C").value == dots + "\n");
 }
 
 TEST_CASE("Trust: a symlinked project file is checked at its target's owner", "[hardening][trust]") {
@@ -282,4 +299,21 @@ TEST_CASE("Scratch: the sweep removes only dead owners' directories", "[hardenin
   CHECK_FALSE(util::exists(stale));
   CHECK(util::exists(live));
   CHECK(util::exists(other));
+}
+
+TEST_CASE("Environment: [env] unsetting a variable an allocator option sets leaves it unset", "[hardening][environment]") {
+  // Found by fuzz_environment: the front-placed MIMALLOC_* entry was built from an empty value.
+  config::Settings s;
+  s.options["mimalloc"]["verbose"].set(config::OptionValue(int64_t(1)), {"test"});
+  s.options["mimalloc"]["eager_commit"].set(config::OptionValue(int64_t(0)), {"test"});
+  s.env["MIMALLOC_VERBOSE"].set(std::nullopt, {"test"});
+  run::EnvInputs in;
+  in.current = {"PATH=/usr/bin", "MIMALLOC_VERBOSE=3"};
+  in.settings = &s;
+  in.options_family = "mimalloc";
+  auto plan = run::build_environment(in);
+  CHECK_FALSE(run::lookup(plan.env, "MIMALLOC_VERBOSE").has_value());
+  CHECK(run::lookup(plan.env, "MIMALLOC_EAGER_COMMIT") == "0");
+  CHECK(plan.env.front() == "MIMALLOC_EAGER_COMMIT=0");
+  CHECK(plan.env.size() == 2);
 }

@@ -1,0 +1,40 @@
+// Fuzzes the profile loader (config::load) on one config file of arbitrary bytes, read as the
+// user's file (every key allowed), as an untrusted project file, or as a --profile path; then
+// builds the tool's environment from what was loaded. Must never crash, hang or leak.
+#include <cstdint>
+
+#include "config/load.hpp"
+#include "fuzz_common.hpp"
+#include "run/environment.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string& dir = fuzz_dir();
+  int role = data[0] % 3;
+  config::TrustStore trust(dir + "/state/trusted");
+  config::LoadRequest r;
+  r.tool = "yosys";
+  r.cwd = dir + "/proj";
+  r.shipped_dir = dir + "/shipped";
+  r.system_file = dir + "/etc/config.toml";
+  r.user_file = dir + "/user/config.toml";
+  r.user_profiles_dir = dir + "/user/profiles";
+  r.profile = "fast";  // [profile.fast] sections apply
+  r.trust = &trust;
+  std::string file = role == 0 ? r.user_file : role == 1 ? r.cwd + "/.edashim.toml" : dir + "/mine.toml";
+  if (role == 2) r.profile = file;
+  util::make_dirs(r.cwd, 0700);
+  write_whole(file, data + 1, size - 1);
+  auto loaded = config::load(r);
+  for (const auto& p : loaded.problems) (void)p.str();
+  run::EnvInputs in;
+  in.current = {"PATH=/usr/bin", "LD_PRELOAD=/usr/lib/libjemalloc.so.2", "MALLOC_CONF=abc", "GLIBC_TUNABLES=glibc.malloc.arena_max=2"};
+  in.settings = &loaded.settings;
+  for (const char* family : {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc"}) {
+    in.options_family = family;
+    in.allocator_library = loaded.settings.allocator.value;
+    (void)run::build_environment(in);
+  }
+  ::unlink(file.c_str());
+  return 0;
+}

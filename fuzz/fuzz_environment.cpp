@@ -1,0 +1,83 @@
+// Fuzzes the environment builder (run::build_environment) with arbitrary settings and caller
+// environments, and checks what must hold whatever the input: every variable the settings set
+// appears exactly once with its value, and the allocator comes first in LD_PRELOAD.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "run/environment.hpp"
+#include "util/strings.hpp"
+
+namespace {
+
+std::string name(FuzzedDataProvider& p) {
+  static const char* common[] = {"LD_PRELOAD", "TMPDIR", "LC_ALL", "MALLOC_CONF", "GLIBC_TUNABLES",
+                                 "MIMALLOC_VERBOSE", "TCMALLOC_X", "PATH", "TMP", "TEMP", "__EDASHIM_CHAIN"};
+  if (p.ConsumeBool()) return common[p.ConsumeIntegralInRange<size_t>(0, std::size(common) - 1)];
+  return p.ConsumeRandomLengthString(24);
+}
+
+// A variable name as config::load lets it through: non-empty, no '=' or NUL.
+bool valid(const std::string& n) { return !n.empty() && n.find('=') == std::string::npos && n.find('\0') == std::string::npos; }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider p(data, size);
+  config::Settings s;
+  run::EnvInputs in;
+  for (int i = p.ConsumeIntegralInRange(0, 12); i > 0; --i) {
+    std::string n = name(p);
+    in.current.push_back(p.ConsumeBool() ? n + "=" + p.ConsumeRandomLengthString(40) : p.ConsumeRandomLengthString(40));
+  }
+  static const char* families[] = {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "", "other"};
+  in.options_family = families[p.ConsumeIntegralInRange<size_t>(0, std::size(families) - 1)];
+  for (int i = p.ConsumeIntegralInRange(0, 6); i > 0; --i) {
+    std::string family = families[p.ConsumeIntegralInRange<size_t>(0, 4)];
+    std::string key = util::to_lower(p.ConsumeRandomLengthString(16));  // load() lower-cases option names
+    config::OptionValue v;
+    switch (p.ConsumeIntegralInRange(0, 3)) {
+      case 0: v = p.ConsumeBool(); break;
+      case 1: v = p.ConsumeIntegral<int64_t>(); break;
+      case 2: v = p.ConsumeFloatingPoint<double>(); break;
+      default: v = p.ConsumeRandomLengthString(20);
+    }
+    s.options[family][key].set(v, {"fuzz"});
+  }
+  for (int i = p.ConsumeIntegralInRange(0, 6); i > 0; --i) {
+    std::string n = name(p);
+    if (!valid(n)) continue;
+    if (p.ConsumeBool()) s.env[n].set(p.ConsumeRandomLengthString(30), {"fuzz"});
+    else s.env[n].set(std::nullopt, {"fuzz"});
+  }
+  if (p.ConsumeBool()) s.locale.set(p.ConsumeRandomLengthString(10), {"fuzz"});
+  if (p.ConsumeBool()) in.allocator_library = "/usr/lib/x86_64-linux-gnu/" + p.ConsumeRandomLengthString(20);
+  if (p.ConsumeBool()) in.probe_library = "/opt/libedashim_probe.so";
+  if (p.ConsumeBool()) in.scratch_dir = "/dev/shm/edashim-0-1-" + p.ConsumeRandomLengthString(6);
+  in.settings = &s;
+  auto plan = run::build_environment(in);
+
+  auto count = [&](const std::string& n) {
+    size_t c = 0;
+    for (const auto& e : plan.env)
+      if (e.size() > n.size() && e[n.size()] == '=' && e.compare(0, n.size(), n) == 0) ++c;
+    return c;
+  };
+  for (const auto& [n, v] : s.env) {
+    if (n == "LD_PRELOAD") continue;  // combined with the preloads below
+    bool in_current = false;
+    for (const auto& e : in.current) in_current |= e == n || e.rfind(n + "=", 0) == 0;
+    if (v.value) {
+      if (count(n) != 1 || run::lookup(plan.env, n) != v.value) std::abort();
+    } else if (count(n) != 0 && !in_current) {
+      std::abort();  // an unset variable that was not there must not appear
+    }
+  }
+  if (!in.allocator_library.empty() && in.allocator_library.find_first_of(": ") == std::string::npos &&
+      !s.env.count("LD_PRELOAD")) {
+    auto pre = run::lookup(plan.env, "LD_PRELOAD");
+    if (!pre || run::split_preload(*pre).empty() || run::split_preload(*pre).front() != in.allocator_library) std::abort();
+  }
+  return 0;
+}

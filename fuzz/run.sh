@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan+UBSan, in a build dir of their own) and runs
+# each for N seconds from the seed corpus in fuzz/corpus/<target>. Fails on any crash, leak,
+# timeout or sanitizer report (the reproducer is left in BUILD_DIR/artifacts/).
+#   fuzz/run.sh [--build-dir DIR] [--seconds N] [target...]
+# Defaults: build-fuzz at the top of the source tree, 20 s a target, every target.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$src/build-fuzz
+seconds=20
+targets=()
+while (($#)); do
+  case $1 in
+    --build-dir) build=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+cxx=$(command -v clang++-14 || command -v clang++ || true)
+cc=$(command -v clang-14 || command -v clang || true)
+[[ -n $cxx && -n $cc ]] || { echo "fuzz/run.sh: clang is not installed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  CC=$cc CXX=$cxx cmake -S "$src" -B "$build" -DEDASHIM_FUZZ=ON -DBUILD_TESTING=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.configure.log" 2>&1 ||
+    { cat "$build.configure.log" >&2; exit 1; }
+fi
+if ((${#targets[@]} == 0)); then
+  targets=(fuzz_config fuzz_environment fuzz_elf)
+  [[ -f $src/shim/tool/inspect.hpp ]] && targets+=(fuzz_inspect)
+fi
+cmake --build "$build" -j"${FUZZ_BUILD_JOBS:-2}" --target "${targets[@]}" >"$build/fuzz-build.log" 2>&1 ||
+  { tail -50 "$build/fuzz-build.log" >&2; exit 1; }
+
+mkdir -p "$build/artifacts"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+status=0
+summary=$build/fuzz-summary.txt
+: >"$summary"
+for t in "${targets[@]}"; do
+  seeds=$src/fuzz/corpus/${t#fuzz_}
+  work=$build/corpus/${t#fuzz_}   # grows across runs; the seeds in the repo stay as they are
+  mkdir -p "$work"
+  log=$build/$t.log
+  rc=0
+  "$build/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "$work" "$seeds" >"$log" 2>&1 || rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  if ((rc != 0)) || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|SUMMARY: ' "$log"; then
+    echo "FAIL $t (exit $rc): see $log" | tee -a "$summary"
+    grep -E 'ERROR:|runtime error:|SUMMARY:|Test unit written' "$log" | head -20 >&2 || true
+    status=1
+  else
+    echo "ok   $t: ${execs:-?} executions in ${seconds} s, corpus $(ls "$work" | wc -l) inputs" | tee -a "$summary"
+  fi
+done
+exit $status
