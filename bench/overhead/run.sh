@@ -19,7 +19,7 @@ printf 'allocator = "system"\nscratch = true\nprobe = false\n' > "$work/project/
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_STATE_HOME=$work/home/.local/state
 export PATH=$work/shims:/usr/bin:/bin
 cd "$work/project"
-true_bin=$(type -P true)
+true_bin=$(PATH=/usr/bin:/bin type -P true)   # the real one, not our link
 mimalloc=$(ls /usr/lib/*/libmimalloc.so.2 | head -1)
 
 "$work/driver" "$rounds" 20 \

@@ -240,6 +240,30 @@ void apply_tool_section(FileContext& f, const toml::table& root, const std::stri
   }
 }
 
+// Whole-line comments blanked out (the newline kept, so lines and columns stay true): the
+// shipped profiles are mostly comments explaining their choices, and toml++ decodes every
+// character of them, a third of a run's instructions. Only when no multi-line string could
+// make a '#' line part of a value.
+std::string without_comment_lines(const std::string& text) {
+  if (text.find("\"\"\"") != std::string::npos || text.find("'''") != std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    size_t first = text.find_first_not_of(" \t", pos);
+    if (first < end && text[first] == '#') {
+      // keep nothing of the comment
+    } else {
+      out.append(text, pos, end - pos);
+    }
+    if (end < text.size()) out += '\n';
+    pos = end + 1;
+  }
+  return out;
+}
+
 struct ParsedFile {
   std::string content;
   toml::table table;
@@ -309,7 +333,7 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
     return std::nullopt;
   }
   try {
-    return ParsedFile{*content, toml::parse(*content, path)};
+    return ParsedFile{*content, toml::parse(without_comment_lines(*content), path)};
   } catch (const toml::parse_error& e) {
     note = "TOML syntax error";
     problems.push_back({path, int(e.source().begin.line), int(e.source().begin.column),
