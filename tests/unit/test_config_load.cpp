@@ -2,30 +2,8 @@
 #include <sys/stat.h>
 
 #include "config/load.hpp"
+#include "config_fixture.hpp"
 #include "temp_dir.hpp"
-
-namespace {
-
-// A request isolated from the machine's own config files.
-config::LoadRequest request_in(const TempDir& t, const std::string& tool = "yosys") {
-  config::LoadRequest r;
-  r.tool = tool;
-  r.cwd = t.path + "/proj/sub";
-  util::make_dirs(r.cwd);
-  r.shipped_dir = t.path + "/shipped";
-  r.system_file = t.path + "/etc/config.toml";
-  r.user_file = t.path + "/user/config.toml";
-  r.user_profiles_dir = t.path + "/user/profiles";
-  return r;
-}
-
-bool mentions(const config::Loaded& l, const std::string& text) {
-  for (const auto& p : l.problems)
-    if (p.str().find(text) != std::string::npos) return true;
-  return false;
-}
-
-}  // namespace
 
 TEST_CASE("Layers: nearer files override farther ones, per-tool sections override the file's top level", "[config]") {
   TempDir t;

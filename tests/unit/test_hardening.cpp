@@ -13,29 +13,11 @@
 #include "run/environment.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
+#include "config_fixture.hpp"
 #include "temp_dir.hpp"
 #include "util/strings.hpp"
 
 namespace {
-
-config::LoadRequest isolated(const TempDir& t, const config::TrustStore* trust = nullptr) {
-  config::LoadRequest r;
-  r.tool = "yosys";
-  r.cwd = t.path + "/proj/sub";
-  util::make_dirs(r.cwd);
-  r.shipped_dir = t.path + "/shipped";
-  r.system_file = t.path + "/etc/config.toml";
-  r.user_file = t.path + "/user/config.toml";
-  r.user_profiles_dir = t.path + "/user/profiles";
-  r.trust = trust;
-  return r;
-}
-
-bool mentions(const config::Loaded& l, const std::string& text) {
-  for (const auto& p : l.problems)
-    if (p.str().find(text) != std::string::npos) return true;
-  return false;
-}
 
 std::vector<std::string> lines_of(const std::string& path) {
   auto text = util::read_file(path);
@@ -54,7 +36,7 @@ TEST_CASE("Hostile config: escaped NULs and malformed variable names are refused
   t.write("user/config.toml",
           "locale = \"C\\u0000x\"\n[env]\nOK = \"fine\"\nNULVAL = \"a\\u0000b\"\n\"A=B\" = \"c\"\n\"\" = \"d\"\n"
           "\"N\\u0000M\" = \"e\"\n[tool.yosys]\npath = \"/usr/bin/yosys\\u0000.evil\"\n[mimalloc]\nverbose = \"1\\u00002\"\n");
-  auto loaded = config::load(isolated(t));
+  auto loaded = config::load(request_in(t));
   CHECK(loaded.settings.env.size() == 1);
   CHECK(loaded.settings.env.count("OK") == 1);
   CHECK(loaded.settings.locale.value.empty());
@@ -71,7 +53,7 @@ TEST_CASE("Hostile config: FIFOs, devices, directories and symlink loops are not
   TempDir t;
   std::string f = t.path + "/user/config.toml";
   util::make_dirs(t.path + "/user");
-  auto r = isolated(t);
+  auto r = request_in(t);
   SECTION("FIFO") { REQUIRE(::mkfifo(f.c_str(), 0600) == 0); }
   SECTION("symlink to a character device") { REQUIRE(::symlink("/dev/zero", f.c_str()) == 0); }
   SECTION("directory") { REQUIRE(::mkdir(f.c_str(), 0700) == 0); }
@@ -85,7 +67,7 @@ TEST_CASE("Hostile config: FIFOs, devices, directories and symlink loops are not
 
 TEST_CASE("Hostile config: huge and deeply nested files are errors, not crashes", "[hardening][config]") {
   TempDir t;
-  auto r = isolated(t);
+  auto r = request_in(t);
   std::string text;
   SECTION("over 1 MiB") { text = "# " + std::string(2 << 20, 'x') + "\n"; }
   SECTION("deep arrays") { text = "a = " + std::string(100000, '[') + std::string(100000, ']') + "\n"; }
@@ -114,7 +96,7 @@ TEST_CASE("Hostile config: dots inside strings and comments do not count as nest
   std::string dots(400, '.');
   t.write("user/config.toml", "# " + dots + "\nlocale = \"C\" # " + dots + "\n[env]\nA = \"" + dots + "\"\nB = '" + dots +
                                   "'\nC = \"\"\"\n" + dots + "\n\"\"\"\n[mimalloc]\n\"a." + dots + "\" = \"x\"\n");
-  auto loaded = config::load(isolated(t));
+  auto loaded = config::load(request_in(t));
   INFO((loaded.problems.empty() ? "" : loaded.problems[0].str()));
   CHECK_FALSE(loaded.has_errors());
   CHECK(loaded.settings.env.at("A").value == dots);
@@ -128,7 +110,7 @@ TEST_CASE("Trust: a symlinked project file is checked at its target's owner", "[
   }
   TempDir t;
   auto target = t.write("elsewhere/config.toml", "locale = \"C\"\n");
-  auto r = isolated(t);
+  auto r = request_in(t);
   REQUIRE(::symlink(target.c_str(), (t.path + "/proj/.edashim.toml").c_str()) == 0);
   CHECK(config::load(r).settings.locale.value == "C");
   REQUIRE(::chown(target.c_str(), 65534, 65534) == 0);
@@ -158,7 +140,7 @@ TEST_CASE("Trust: the upward search stops at a directory another user owns", "[h
 TEST_CASE("Config: log_max_mb and log_keep are validated, and restricted in untrusted project files", "[hardening][config]") {
   TempDir t;
   config::TrustStore store(t.path + "/state/trusted");
-  auto r = isolated(t, &store);
+  auto r = request_in(t, "yosys", &store);
   t.write("user/config.toml", "log_max_mb = 0.5\nlog_keep = 7\n");
   auto loaded = config::load(r);
   REQUIRE_FALSE(loaded.has_errors());
