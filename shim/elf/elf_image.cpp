@@ -143,6 +143,9 @@ struct Reader {
       if (!nbuckets || !symoffset || !bloom_size) return std::nullopt;
       uint64_t buckets = *gnu_hash + 16 + uint64_t(*bloom_size) * (sizeof(Ehdr) == sizeof(Elf64_Ehdr) ? 8 : 4);
       uint64_t chains = buckets + uint64_t(*nbuckets) * 4;
+      // The bucket count comes from the file: a table reaching past the image is corrupt, and
+      // looping over 2^32 absent buckets took libFuzzer's 10 s (fuzz_inspect timeout).
+      if (chains > image.size()) return std::nullopt;
       uint32_t last = 0;
       for (uint32_t b = 0; b < *nbuckets; ++b)
         if (auto v = read_at<uint32_t>(image, buckets + uint64_t(b) * 4)) last = std::max(last, *v);
