@@ -27,8 +27,9 @@ std::optional<std::string> build_id(const std::string& path) {
         while (off + sizeof(Elf64_Nhdr) <= buf.size()) {
           Elf64_Nhdr nh;
           __builtin_memcpy(&nh, buf.data() + off, sizeof nh);
-          size_t name_at = off + sizeof nh, desc_at = name_at + ((nh.n_namesz + 3) & ~3u);
-          size_t next = desc_at + ((nh.n_descsz + 3) & ~3u);
+          // Sizes come from the file: align in 64 bits, where `+ 3` cannot wrap (fuzz_elf).
+          size_t name_at = off + sizeof nh, desc_at = name_at + ((size_t(nh.n_namesz) + 3) & ~size_t(3));
+          size_t next = desc_at + ((size_t(nh.n_descsz) + 3) & ~size_t(3));
           if (next > buf.size()) break;
           if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4) {
             static const char hex[] = "0123456789abcdef";
