@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands/cli.hpp"
+#include "commands/plan.hpp"
 #include "commands/run_tool.hpp"
 #include "util/fs.hpp"
 
@@ -15,14 +16,7 @@ int main(int argc, char** argv) {
     commands::Invocation inv;
     inv.tool = name;
     inv.argv.assign(argv, argv + argc);
-    if (const char* p = std::getenv("EDASHIM_PROFILE"); p && *p) {
-      inv.profile = p;
-      inv.profile_origin = "EDASHIM_PROFILE";
-    }
-    if (const char* a = std::getenv("EDASHIM_ALLOCATOR"); a && *a) {
-      inv.allocator = a;
-      inv.allocator_origin = "EDASHIM_ALLOCATOR";
-    }
+    commands::select_from(inv);
     return commands::run_tool(inv);
   }
   return commands::cli_main(argc, argv);

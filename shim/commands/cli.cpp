@@ -22,24 +22,6 @@
 namespace commands {
 namespace {
 
-// Profile and allocator: the environment's choice unless a flag overrides it.
-void apply_selection(Invocation& inv, const std::string& profile, const std::string& allocator) {
-  if (!profile.empty()) {
-    inv.profile = profile;
-    inv.profile_origin = "--profile";
-  } else if (const char* p = std::getenv("EDASHIM_PROFILE"); p && *p) {
-    inv.profile = p;
-    inv.profile_origin = "EDASHIM_PROFILE";
-  }
-  if (!allocator.empty()) {
-    inv.allocator = allocator;
-    inv.allocator_origin = "--allocator";
-  } else if (const char* a = std::getenv("EDASHIM_ALLOCATOR"); a && *a) {
-    inv.allocator = a;
-    inv.allocator_origin = "EDASHIM_ALLOCATOR";
-  }
-}
-
 Invocation invocation_for(const std::vector<std::string>& command) {
   Invocation inv;
   inv.tool = util::basename(command.front());
@@ -127,7 +109,7 @@ int cli_main(int argc, char** argv) {
       return 2;
     }
     Invocation inv = invocation_for(command);
-    apply_selection(inv, profile, allocator);
+    select_from(inv, profile, allocator);
     inv.strict = strict;
     return run_tool(inv);
   }
@@ -138,7 +120,7 @@ int cli_main(int argc, char** argv) {
       return 2;
     }
     Invocation inv = invocation_for(explain_command);
-    apply_selection(inv, profile, allocator);
+    select_from(inv, profile, allocator);
     return explain(inv);
   }
   if (*shims_cmd.app) return shims_cmd.run();

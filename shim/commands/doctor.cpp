@@ -185,8 +185,7 @@ int doctor(const std::string& dir_arg) {
     Invocation inv;
     inv.tool = name;
     inv.argv = {name};
-    if (const char* p = std::getenv("EDASHIM_PROFILE"); p && *p) inv.profile = p, inv.profile_origin = "EDASHIM_PROFILE";
-    if (const char* a = std::getenv("EDASHIM_ALLOCATOR"); a && *a) inv.allocator = a, inv.allocator_origin = "EDASHIM_ALLOCATOR";
+    select_from(inv);
     Plan plan = make_plan(inv, paths, env);
     const auto& s = plan.loaded.settings;
     for (const auto& f : plan.loaded.files)

@@ -35,6 +35,23 @@ Paths Paths::discover() {
   return p;
 }
 
+void select_from(Invocation& inv, const std::string& profile_flag, const std::string& allocator_flag) {
+  if (!profile_flag.empty()) {
+    inv.profile = profile_flag;
+    inv.profile_origin = "--profile";
+  } else if (const char* p = std::getenv("EDASHIM_PROFILE"); p && *p) {
+    inv.profile = p;
+    inv.profile_origin = "EDASHIM_PROFILE";
+  }
+  if (!allocator_flag.empty()) {
+    inv.allocator = allocator_flag;
+    inv.allocator_origin = "--allocator";
+  } else if (const char* a = std::getenv("EDASHIM_ALLOCATOR"); a && *a) {
+    inv.allocator = a;
+    inv.allocator_origin = "EDASHIM_ALLOCATOR";
+  }
+}
+
 std::vector<std::string> current_environment() {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) env.emplace_back(*e);

@@ -32,6 +32,10 @@ struct Invocation {
   bool strict = false;             // configuration errors stop the run (edashim run --strict)
 };
 
+// Profile and allocator for `inv`: a command-line flag when given, else EDASHIM_PROFILE and
+// EDASHIM_ALLOCATOR. One rule for links, `edashim run`, `explain` and `doctor`.
+void select_from(Invocation& inv, const std::string& profile_flag = "", const std::string& allocator_flag = "");
+
 struct Plan {
   Invocation inv;
   config::Loaded loaded;
