@@ -60,8 +60,20 @@ void stop_self(int sig) {
   sigaction(sig, &mine, nullptr);
 }
 
+// Dispositions the tool must start with ignored (exec keeps SIG_IGN, but resets our handler).
+bool g_ignored[_NSIG];
+
 void relay(int sig, siginfo_t* info, void*) {
   int saved = errno;
+  // In the vfork child between unblocking and exec (it inherits our handlers, and resetting
+  // them all there would cost a system call per signal on every launch): the signal is the
+  // tool's own, so let its default action (or inherited SIG_IGN) happen once we return.
+  if (::getpid() != g_self) {
+    ::signal(sig, g_ignored[sig] ? SIG_IGN : SIG_DFL);
+    ::kill(::getpid(), sig);
+    errno = saved;
+    return;
+  }
   // Not messages for the tool: a real fault in edashim (die of it: with SIG_DFL the faulting
   // instruction runs again and the default action follows), SIGCHLD/SIGIO about our own
   // child and descriptors, and signals we raised ourselves (a write to a closed pipe).
@@ -143,6 +155,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   for (int i = 0; i < g_relayed_count; ++i) {
     int sig = g_relayed[i];
     installed[sig] = sigaction(sig, &sa, &previous[sig]) == 0;
+    g_ignored[sig] = installed[sig] && previous[sig].sa_handler == SIG_IGN;
   }
 
   pid_t parent = g_self;
@@ -155,9 +168,9 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     if (!g_shared_group) ::setpgid(0, 0);
+    // exec resets handled signals to SIG_DFL by itself; only inherited SIG_IGN needs restoring.
     for (int i = 0; i < g_relayed_count; ++i)
-      if (installed[g_relayed[i]])
-        ::signal(g_relayed[i], previous[g_relayed[i]].sa_handler == SIG_IGN ? SIG_IGN : SIG_DFL);
+      if (g_ignored[g_relayed[i]]) ::signal(g_relayed[i], SIG_IGN);
     sigprocmask(SIG_SETMASK, &old, nullptr);
     ::execve(path.c_str(), c_argv.data(), c_env.data());
     exec_errno = errno;
@@ -179,9 +192,10 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     out.exec_errno = exec_errno;
     out.started = exec_errno == 0;
   }
+  // The handlers stay: with no child they drop what arrives while the log line is written
+  // (a few hundred microseconds), and edashim then ends with the tool's status. Restoring
+  // them would be a system call per signal on every run; launch runs once per process.
   g_child = 0;
-  for (int i = 0; i < g_relayed_count; ++i)
-    if (installed[g_relayed[i]]) sigaction(g_relayed[i], &previous[g_relayed[i]], nullptr);
   return out;
 }
 

@@ -19,7 +19,8 @@ struct Outcome {
 
 // fork (vfork) + exec + wait4. Signals sent to edashim alone are relayed to the tool once;
 // signals a terminal sends to the whole foreground group are not relayed (the tool got them).
-// If edashim is killed, the tool is killed too (PR_SET_PDEATHSIG).
+// If edashim is killed, the tool is killed too (PR_SET_PDEATHSIG). Once per process: the
+// relaying handlers stay installed afterwards and ignore what arrives with no tool running.
 Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
 // Replaces edashim with the tool (environment given, or the current one when null).
