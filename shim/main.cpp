@@ -1,14 +1,18 @@
 // edashim: stands in for EDA tools on PATH and runs them with a better allocator, measured.
-// Under any name but its own it is that tool (the fast path, no command-line parsing);
-// as `edashim` it is the command that explains, trusts and manages.
-#include <cstdlib>
-#include <string>
-#include <vector>
+// This is the shim every tool link points to, so it holds only what a tool run needs: under
+// any name but its own it is that tool (no command-line parsing); called `edashim`, it hands
+// over to the `edashim` command (edashim-cli), whose option parsing, reports and benchmarks
+// would otherwise cost every tool start their static initialisation and page faults.
+#include <unistd.h>
 
-#include "commands/cli.hpp"
+#include <cerrno>
+#include <cstring>
+#include <string>
+
 #include "commands/plan.hpp"
 #include "commands/run_tool.hpp"
 #include "util/fs.hpp"
+#include "util/layout.hpp"
 
 int main(int argc, char** argv) {
   std::string name = util::basename(argc > 0 ? argv[0] : "edashim");
@@ -19,5 +23,12 @@ int main(int argc, char** argv) {
     commands::select_from(inv);
     return commands::run_tool(inv);
   }
-  return commands::cli_main(argc, argv);
+  const std::string& command = util::layout().command;
+  char* fallback[] = {const_cast<char*>("edashim"), nullptr};
+  ::execv(command.c_str(), argc > 0 ? argv : fallback);
+  std::string message = "edashim: cannot start the edashim command " + command + ": " + std::strerror(errno) +
+                        "\n(tool links still work; reinstall edashim to get the command back)\n";
+  if (::write(STDERR_FILENO, message.data(), message.size()) < 0) {
+  }
+  return 126;
 }

@@ -18,6 +18,7 @@
 #include "tool/path_order.hpp"
 #include "util/fact_cache.hpp"
 #include "util/fs.hpp"
+#include "util/layout.hpp"
 #include "util/strings.hpp"
 
 #ifndef EDASHIM_VERSION
@@ -83,7 +84,7 @@ int doctor(const std::string& dir_arg) {
   auto shims_cmd = [&](const std::string& verb) {
     return "edashim shims " + verb + (dir_arg.empty() ? "" : " --dir " + util::shell_quote(dir));
   };
-  std::string exe = util::real_path(util::self_exe()).value_or(util::self_exe());
+  const std::string& exe = util::layout().shim;
   std::string path_env = std::getenv("PATH") ? std::getenv("PATH") : "";
   auto entries = util::split(path_env, ':');
   auto self = tool::SelfIdentity::current(std::getenv(kChainVar));

@@ -9,6 +9,7 @@
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
+#include "util/layout.hpp"
 
 extern char** environ;
 
@@ -16,17 +17,9 @@ namespace commands {
 
 Paths Paths::discover() {
   Paths p;
-  std::string exe_dir = util::dirname(util::self_exe());
-  std::string prefix = util::dirname(exe_dir);
-  p.shipped_dir = prefix + "/share/edashim/profiles";
-  p.probe_library = prefix + "/lib/edashim/libedashim_probe.so";
-#ifdef EDASHIM_BUILD_TREE
-  // Running from the build tree: use the sources' profiles and the freshly built probe.
-  if (!util::is_directory(p.shipped_dir)) {
-    p.shipped_dir = EDASHIM_SOURCE_PROFILES;
-    p.probe_library = exe_dir + "/libedashim_probe.so";
-  }
-#endif
+  const util::Layout& l = util::layout();
+  p.shipped_dir = l.shipped_profiles;
+  p.probe_library = l.probe;
   p.system_file = "/etc/edashim/config.toml";
   std::string config_home = util::xdg_config_home() + "/edashim";
   p.user_file = config_home + "/config.toml";
@@ -153,7 +146,7 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   in.probe_library = plan.probe_library;
   in.scratch_dir = scratch_dir;
   std::string chain = run::lookup(env, kChainVar).value_or("");
-  std::string self = util::real_path(util::self_exe()).value_or(util::self_exe());
+  std::string self = util::self_exe();
   in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
   if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
   return run::build_environment(in);

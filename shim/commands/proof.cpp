@@ -11,8 +11,6 @@
 namespace commands {
 namespace {
 
-nlohmann::json str_or_null(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
-
 // Where the options that replace the allocator came from, for explain and the log.
 std::string fallback_source(const Plan& plan) {
   const auto& opts = plan.loaded.settings.options;
@@ -90,60 +88,65 @@ std::string probe_base(const Plan& plan) {
   return "/tmp";
 }
 
-void add_proof(nlohmann::json& record, const Plan& plan, const run::EnvPlan& env, bool probed,
+void add_proof(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& env, bool probed,
                const std::string& probe_records) {
   const auto& p = plan.preflight;
-  nlohmann::json pf;
-  pf["inspected"] = p.inspected;
-  if (!p.inspected) pf["error"] = p.error;
-  pf["path"] = p.path;
-  pf["scripts"] = p.scripts;
-  pf["binary"] = str_or_null(p.binary);
-  pf["kind"] = str_or_null(p.facts.kind);
-  pf["own_malloc"] = p.facts.defines_malloc;
-  pf["linked_allocator"] = str_or_null(p.facts.linked_allocator_library);
-  pf["secure_exec"] = str_or_null(p.secure);
-  pf["glibc_static"] = p.facts.glibc_static;
-  pf["preload_reaches"] = p.inspected ? nlohmann::json(p.preload_reaches()) : nlohmann::json(nullptr);
-  pf["blocker"] = str_or_null(p.blocker);
-  pf["reason"] = str_or_null(p.reason);
-  pf["note"] = str_or_null(p.linked_note);
-  pf["cached"] = p.cached;
+  auto& pf = record.key("preflight").begin_object();
+  pf.field("inspected", p.inspected);
+  if (!p.inspected) pf.field("error", p.error);
+  pf.field("path", p.path);
+  pf.field("scripts", p.scripts);
+  pf.key("binary").string_or_null(p.binary);
+  pf.key("kind").string_or_null(p.facts.kind);
+  pf.field("own_malloc", p.facts.defines_malloc);
+  pf.key("linked_allocator").string_or_null(p.facts.linked_allocator_library);
+  pf.key("secure_exec").string_or_null(p.secure);
+  pf.field("glibc_static", p.facts.glibc_static);
+  if (p.inspected)
+    pf.field("preload_reaches", p.preload_reaches());
+  else
+    pf.key("preload_reaches").null();
+  pf.key("blocker").string_or_null(p.blocker);
+  pf.key("reason").string_or_null(p.reason);
+  pf.key("note").string_or_null(p.linked_note);
+  pf.field("cached", p.cached);
   if (!plan.fallback_library.empty()) {
-    auto tunables = run::lookup(env.env, "GLIBC_TUNABLES");
-    pf["fallback"] = {{"instead_of", plan.fallback_library},
-                      {"options", plan.options_family},
-                      {"source", str_or_null(fallback_source(plan))},
-                      {"glibc_tunables", tunables ? nlohmann::json(*tunables) : nlohmann::json(nullptr)},
-                      {"effect", fallback_effect(plan)}};
+    pf.key("fallback").begin_object();
+    pf.field("instead_of", plan.fallback_library);
+    pf.field("options", plan.options_family);
+    pf.key("source").string_or_null(fallback_source(plan));
+    pf.field("glibc_tunables", run::lookup(env.env, "GLIBC_TUNABLES"));
+    pf.field("effect", fallback_effect(plan));
+    pf.end_object();
   } else {
-    pf["fallback"] = nullptr;
+    pf.key("fallback").null();
   }
-  record["preflight"] = pf;
+  pf.end_object();
 
   if (!probed) {
-    record["processes"] = nullptr;
-    record["allocator_verified"] = false;
-    record["verification"] = !plan.loaded.settings.probe.value
-                                 ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
-                                 : "probe not run (libedashim_probe.so not installed, or no private directory for its records)";
+    record.key("processes").null();
+    record.field("allocator_verified", false);
+    record.field("verification", !plan.loaded.settings.probe.value
+                                     ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
+                                     : std::string("probe not run (libedashim_probe.so not installed, or no private "
+                                                   "directory for its records)"));
     return;
   }
   auto processes = run::parse_probe_records(probe_records);
-  auto& list = record["processes"] = nlohmann::json::array();
+  record.key("processes").begin_array();
   for (const auto& q : processes) {
-    nlohmann::json j = {{"pid", q.pid},       {"ppid", q.ppid},   {"exe", q.exe},
-                        {"malloc", q.malloc_object}, {"provider", run::malloc_provider(q)},
-                        {"forked", q.forked}, {"end", q.end}};
-    j["vm_hwm_kb"] = q.vm_hwm_kb ? nlohmann::json(*q.vm_hwm_kb) : nlohmann::json(nullptr);
-    j["vm_peak_kb"] = q.vm_peak_kb ? nlohmann::json(*q.vm_peak_kb) : nlohmann::json(nullptr);
-    list.push_back(j);
+    record.begin_object();
+    record.field("pid", q.pid).field("ppid", q.ppid).field("exe", q.exe).field("malloc", q.malloc_object);
+    record.field("provider", run::malloc_provider(q)).field("forked", q.forked).field("end", q.end);
+    record.field("vm_hwm_kb", q.vm_hwm_kb).field("vm_peak_kb", q.vm_peak_kb);
+    record.end_object();
   }
+  record.end_array();
   auto v = run::verify_allocator(processes, plan.allocator);
   if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != "own-malloc")
     v.note += " (" + p.reason + "; the probe cannot load either)";
-  record["allocator_verified"] = v.verified;
-  record["verification"] = v.note;
+  record.field("allocator_verified", v.verified);
+  record.field("verification", v.note);
 }
 
 void print_proof(const Plan& plan, const run::EnvPlan& env) {

@@ -2,7 +2,7 @@
 // "Proof, not hope": the pre-flight verdict on the real tool, the glibc fallback where no
 // preload can work, and the probe's evidence of which allocator served malloc in each process.
 // The glue between tool/inspect, run/probe_records and the plan, explain and the run log.
-#include <nlohmann/json.hpp>
+#include "util/json_writer.hpp"
 #include <string>
 #include <vector>
 
@@ -27,7 +27,7 @@ void remember_warning_given(const Plan& plan);
 std::string probe_base(const Plan& plan);
 
 // Adds "preflight", "processes", "allocator_verified" and "verification" to a run's log line.
-void add_proof(nlohmann::json& record, const Plan& plan, const run::EnvPlan& env, bool probed,
+void add_proof(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& env, bool probed,
                const std::string& probe_records);
 
 // The pre-flight section of `edashim explain`.

@@ -7,13 +7,13 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <nlohmann/json.hpp>
 
 #include "commands/proof.hpp"
 #include "run/launch.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
+#include "util/json_writer.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
@@ -52,46 +52,56 @@ std::string iso_time(double epoch) {
 
 double seconds(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
 
-nlohmann::json log_record(const Plan& plan, const run::EnvPlan& env, const run::Outcome& out,
-                          const std::string& scratch, const std::string& scratch_note, bool kept) {
-  nlohmann::json j;
+// The run-log line's own fields; add_proof appends the pre-flight and probe findings.
+void write_record(util::JsonWriter& j, const Plan& plan, const run::EnvPlan& env, const run::Outcome& out,
+                  const std::string& scratch, const std::string& scratch_note, bool kept) {
   char host[256] = "";
   ::gethostname(host, sizeof host - 1);
   char cwd[4096];
-  j["v"] = 1;
-  j["start"] = iso_time(out.start_time);
-  j["start_unix"] = out.start_time;
-  j["tool"] = plan.inv.tool;
-  j["path"] = util::real_path(plan.tool_path).value_or(plan.tool_path);
-  j["argv"] = plan.inv.argv;
-  j["cwd"] = ::getcwd(cwd, sizeof cwd) ? cwd : "";
-  j["host"] = host;
-  j["pid"] = ::getpid();
-  j["tool_pid"] = out.pid;
-  j["profile"] = plan.inv.profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.inv.profile);
-  auto& files = j["config_files"] = nlohmann::json::array();
+  j.field("v", 1);
+  j.field("start", iso_time(out.start_time));
+  j.field("start_unix", out.start_time);
+  j.field("tool", plan.inv.tool);
+  j.field("path", util::real_path(plan.tool_path).value_or(plan.tool_path));
+  j.field("argv", plan.inv.argv);
+  j.field("cwd", ::getcwd(cwd, sizeof cwd) ? cwd : "");
+  j.field("host", host);
+  j.field("pid", int(::getpid()));
+  j.field("tool_pid", out.pid);
+  j.key("profile").string_or_null(plan.inv.profile);
+  j.key("config_files").begin_array();
   for (const auto& f : plan.loaded.files)
-    if (f.used) files.push_back(f.path);
-  j["allocator"] = {{"requested", plan.allocator},
-                    {"library", plan.allocator_library.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.allocator_library)},
-                    {"version", plan.allocator_version},
-                    {"note", plan.allocator_note}};
-  auto& set = j["env_set"] = nlohmann::json::object();
-  for (const auto& c : env.changes) set[c.name] = c.after ? nlohmann::json(*c.after) : nlohmann::json(nullptr);
-  j["scratch"] = {{"dir", scratch.empty() ? nlohmann::json(nullptr) : nlohmann::json(scratch)}, {"kept", kept}, {"note", scratch_note}};
-  j["wall_s"] = out.wall_seconds;
-  j["user_s"] = seconds(out.usage.ru_utime);
-  j["sys_s"] = seconds(out.usage.ru_stime);
-  j["max_rss_kb"] = out.usage.ru_maxrss;
+    if (f.used) j.value(f.path);
+  j.end_array();
+  j.key("allocator").begin_object();
+  j.field("requested", plan.allocator);
+  j.key("library").string_or_null(plan.allocator_library);
+  j.field("version", plan.allocator_version);
+  j.field("note", plan.allocator_note);
+  j.end_object();
+  j.key("env_set").begin_object();
+  for (const auto& c : env.changes) j.field(c.name, c.after);
+  j.end_object();
+  j.key("scratch").begin_object();
+  j.key("dir").string_or_null(scratch);
+  j.field("kept", kept);
+  j.field("note", scratch_note);
+  j.end_object();
+  j.field("wall_s", out.wall_seconds);
+  j.field("user_s", seconds(out.usage.ru_utime));
+  j.field("sys_s", seconds(out.usage.ru_stime));
+  j.field("max_rss_kb", out.usage.ru_maxrss);
   if (WIFEXITED(out.status)) {
-    j["exit_code"] = WEXITSTATUS(out.status);
-    j["signal"] = nullptr;
+    j.field("exit_code", WEXITSTATUS(out.status));
+    j.key("signal").null();
   } else {
-    j["exit_code"] = nullptr;
-    j["signal"] = WIFSIGNALED(out.status) ? nlohmann::json(WTERMSIG(out.status)) : nlohmann::json(nullptr);
+    j.key("exit_code").null();
+    if (WIFSIGNALED(out.status))
+      j.field("signal", WTERMSIG(out.status));
+    else
+      j.key("signal").null();
   }
-  j["status"] = out.started ? run::shell_status(out.status) : (out.exec_errno == ENOENT ? 127 : 126);
-  return j;
+  j.field("status", out.started ? run::shell_status(out.status) : (out.exec_errno == ENOENT ? 127 : 126));
 }
 
 }  // namespace
@@ -112,7 +122,7 @@ int run_tool(const Invocation& inv) {
   // so add nothing, but record ourselves so that a copy of edashim can never be taken for the
   // real tool twice.
   if (auto chain = run::lookup(env, kChainVar); chain && !chain->empty()) {
-    std::string self = util::real_path(util::self_exe()).value_or("");
+    std::string self = util::self_exe();
     if (util::split(*chain, ':').size() > 16) {
       say("loop: edashim has started itself 16 times (" + *chain + "); check PATH for copies of edashim named " + inv.tool);
       return 126;
@@ -160,11 +170,13 @@ int run_tool(const Invocation& inv) {
   }
   if (!plan.log_path.empty()) {
     std::string error;
-    auto record = log_record(plan, tool_env, out, scratch, scratch_note, keep && !scratch.empty());
+    util::JsonWriter record;
+    record.begin_object();
+    write_record(record, plan, tool_env, out, scratch, scratch_note, keep && !scratch.empty());
     add_proof(record, plan, tool_env, !probe.file.empty(), probe_records);
+    record.end_object();
     const auto& ls = plan.loaded.settings;
-    if (!run::append_log_line(plan.log_path, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), error,
-                              {ls.log_max_bytes.value, ls.log_keep.value}))
+    if (!run::append_log_line(plan.log_path, record.str(), error, {ls.log_max_bytes.value, ls.log_keep.value}))
       say("run log not written (" + error + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
   }
   if (!out.started) return out.exec_errno == ENOENT ? 127 : 126;

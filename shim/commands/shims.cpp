@@ -14,13 +14,13 @@
 
 #include "commands/plan.hpp"
 #include "util/fs.hpp"
+#include "util/layout.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
 
 std::string default_shim_dir() {
-  std::string exe = util::real_path(util::self_exe()).value_or(util::self_exe());
-  return util::dirname(util::dirname(exe)) + "/lib/edashim/shims";
+  return util::dirname(util::dirname(util::layout().shim)) + "/lib/edashim/shims";
 }
 
 std::optional<std::string> bad_tool_name(const std::string& name) {
@@ -56,7 +56,7 @@ bool is_shim_link(const std::string& path, const tool::SelfIdentity& self) {
     if (n > 0 && util::basename(std::string(buf, size_t(n))) == "edashim") return true;
     return tool::is_edashim(path, self);
   }
-  return S_ISREG(st.st_mode) && st.st_dev == self.id.dev && st.st_ino == self.id.ino;
+  return S_ISREG(st.st_mode) && self.same_file({st.st_dev, st.st_ino});
 }
 
 std::vector<std::string> shim_links(const std::string& dir, const tool::SelfIdentity& self) {
@@ -94,7 +94,8 @@ std::string real_tool(const std::string& name, const tool::SelfIdentity& self) {
 }
 
 int add(const Options& o, const tool::SelfIdentity& self) {
-  std::string exe = util::real_path(util::self_exe()).value_or(util::self_exe());
+  // Links point to the shim, even when this command runs as edashim-cli.
+  const std::string& exe = util::layout().shim;
   int status = 0;
   bool made_dir = false;
   for (const auto& name : o.names) {

@@ -5,35 +5,42 @@
 #include <algorithm>
 
 #include "tool/elf_note.hpp"
+#include "util/layout.hpp"
 #include "util/strings.hpp"
 
 namespace tool {
 
 SelfIdentity SelfIdentity::current(const char* chain_env) {
   SelfIdentity self;
-  struct stat st;
-  if (::stat("/proc/self/exe", &st) == 0) {
-    self.id = {st.st_dev, st.st_ino};
-    self.size = st.st_size;
-  }
+  auto add = [&](const std::string& path) {
+    struct stat st;
+    if (!path.empty() && ::stat(path.c_str(), &st) == 0 && !self.same_file({st.st_dev, st.st_ino}))
+      self.images.push_back({path, {st.st_dev, st.st_ino}, st.st_size});
+  };
+  add(util::self_exe());
+  if (util::layout().shim != util::self_exe()) add(util::layout().shim);
   if (chain_env && *chain_env)
     for (auto& p : util::split(chain_env, ':'))
       if (!p.empty()) self.chain.push_back(p);
   return self;
 }
 
+bool SelfIdentity::same_file(const util::FileId& id) const {
+  return std::any_of(images.begin(), images.end(), [&](const Image& i) { return i.id == id; });
+}
+
 bool is_edashim(const std::string& path, const SelfIdentity& self) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
-  if (st.st_dev == self.id.dev && st.st_ino == self.id.ino) return true;
+  if (self.same_file({st.st_dev, st.st_ino})) return true;
   if (!self.chain.empty()) {
     auto real = util::real_path(path);
     if (real && std::find(self.chain.begin(), self.chain.end(), *real) != self.chain.end()) return true;
   }
   // A copy (not a link) of edashim: same size first, so other programs cost one stat.
-  if (st.st_size == self.size) {
-    static const std::optional<std::string> mine = build_id("/proc/self/exe");
-    auto theirs = build_id(path);
+  for (const auto& image : self.images) {
+    if (st.st_size != image.size) continue;
+    auto mine = build_id(image.path), theirs = build_id(path);
     if (mine && theirs && *mine == *theirs) return true;
   }
   return false;

@@ -9,13 +9,18 @@
 
 namespace tool {
 
-// How to recognise edashim on disk.
+// How to recognise edashim on disk: this binary, and the shim when this is the `edashim`
+// command (edashim-cli), since tool links point to the shim.
 struct SelfIdentity {
-  util::FileId id;
-  long long size = 0;
-  std::string build_id;
+  struct Image {
+    std::string path;
+    util::FileId id;
+    long long size = -1;
+  };
+  std::vector<Image> images;
   std::vector<std::string> chain;  // real paths of edashim binaries already active (env marker)
   static SelfIdentity current(const char* chain_env);
+  bool same_file(const util::FileId& id) const;
 };
 
 struct Resolution {

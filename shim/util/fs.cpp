@@ -100,10 +100,13 @@ std::string basename(const std::string& path) {
 }
 
 std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return {};
-  return std::string(buf, size_t(n));
+  // The kernel's path is already canonical (no links, no dots); read once per process.
+  static const std::string exe = [] {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n <= 0 ? std::string() : std::string(buf, size_t(n));
+  }();
+  return exe;
 }
 
 std::string home_dir() {

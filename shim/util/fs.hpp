@@ -35,7 +35,7 @@ std::optional<std::string> real_path(const std::string& path);
 std::string dirname(const std::string& path);
 std::string basename(const std::string& path);
 
-// Absolute path of the running edashim binary (/proc/self/exe).
+// Absolute, canonical path of the running edashim binary (/proc/self/exe).
 std::string self_exe();
 
 // $HOME, or the passwd entry when HOME is unset.

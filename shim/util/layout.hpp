@@ -1,0 +1,28 @@
+#pragma once
+// Where edashim's parts are, found from the running binary. Installed: <prefix>/bin/edashim is
+// the shim every tool link points to (kept small: it starts before every tool run);
+// <prefix>/lib/edashim/edashim-cli is the `edashim` command with its subcommands, which the
+// shim hands its own name to; the probe sits beside it and the shipped profiles are in
+// <prefix>/share/edashim/profiles. In a build tree the binaries and the probe are together.
+#include <functional>
+#include <string>
+
+namespace util {
+
+struct Layout {
+  std::string shim;              // what tool links point to
+  std::string command;           // the `edashim` command (edashim-cli)
+  std::string probe;             // libedashim_probe.so (may be absent)
+  std::string shipped_profiles;  // profiles/ with defaults/ and named/
+};
+
+// Pure: the layout around `self` (a real path: either binary). `is_dir` says whether the
+// installed profiles directory exists; when it does not and `source_profiles` is given (a
+// build tree), the build-tree layout is used.
+Layout layout_for(const std::string& self, const std::function<bool(const std::string&)>& is_dir,
+                  const std::string& source_profiles);
+
+// This process's layout, computed once.
+const Layout& layout();
+
+}  // namespace util
