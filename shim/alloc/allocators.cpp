@@ -112,7 +112,8 @@ using Table = std::map<std::string, Kind>;
 
 // mimalloc option names by series (mimalloc's src/options.c of 2.0.9, 2.1.x, 3.x).
 const Table& mimalloc_options(const std::string& series) {
-  static const Table v20 = {
+  auto v20 = []() -> const Table& {
+    static const Table t = {
       {"show_errors", Kind::Bool}, {"show_stats", Kind::Bool}, {"verbose", Kind::Bool},
       {"eager_commit", Kind::Bool}, {"large_os_pages", Kind::Bool}, {"reserve_huge_os_pages", Kind::Int},
       {"reserve_huge_os_pages_at", Kind::Int}, {"reserve_os_memory", Kind::Size}, {"page_reset", Kind::Bool},
@@ -121,7 +122,10 @@ const Table& mimalloc_options(const std::string& series) {
       {"os_tag", Kind::Int}, {"max_errors", Kind::Int}, {"max_warnings", Kind::Int},
       {"max_segment_reclaim", Kind::Int}, {"allow_decommit", Kind::Bool}, {"segment_decommit_delay", Kind::Int},
       {"decommit_extend_delay", Kind::Int}, {"destroy_on_exit", Kind::Bool}};
-  static const Table v21 = {
+    return t;
+  };
+  auto v21 = []() -> const Table& {
+    static const Table t = {
       {"show_errors", Kind::Bool}, {"show_stats", Kind::Bool}, {"verbose", Kind::Bool},
       {"eager_commit", Kind::Bool}, {"arena_eager_commit", Kind::BoolOrInt}, {"purge_decommits", Kind::Bool},
       {"allow_large_os_pages", Kind::Bool}, {"reserve_huge_os_pages", Kind::Int},
@@ -132,8 +136,11 @@ const Table& mimalloc_options(const std::string& series) {
       {"max_segment_reclaim", Kind::Int}, {"destroy_on_exit", Kind::Bool}, {"arena_reserve", Kind::Size},
       {"arena_purge_mult", Kind::Int}, {"purge_extend_delay", Kind::Int}, {"abandoned_reclaim_on_free", Kind::Bool},
       {"disallow_arena_alloc", Kind::Bool}, {"retry_on_oom", Kind::Int}};
-  static const Table v3 = [] {
-    Table t = v21;
+    return t;
+  };
+  auto v3 = [&]() -> const Table& {
+    static const Table t3 = [&] {
+    Table t = v21();
     t.erase("limit_os_alloc");
     for (auto n : {"visit_abandoned", "guarded_min", "guarded_max", "guarded_precise", "guarded_sample_rate",
                    "guarded_sample_seed", "target_segments_per_thread", "generic_collect", "page_reclaim_on_free",
@@ -141,10 +148,12 @@ const Table& mimalloc_options(const std::string& series) {
                    "page_max_reclaim", "page_cross_thread_max_reclaim"})
       t[n] = Kind::Int;
     return t;
-  }();
-  if (util::starts_with(series, "2.0") || series == "2") return v20;
-  if (util::starts_with(series, "2.")) return v21;
-  return v3;
+    }();
+    return t3;
+  };
+  if (util::starts_with(series, "2.0") || series == "2") return v20();
+  if (util::starts_with(series, "2.")) return v21();
+  return v3();
 }
 
 // Pairs of names for the same thing across mimalloc's 2.0 -> 2.1 renames.
@@ -162,33 +171,43 @@ const std::vector<std::pair<std::string, std::string>>& mimalloc_renames() {
   return r;
 }
 
+// Each table is built the first time its family is asked for: a run checks one family, and
+// building all of them cost every tool start a few hundred allocations.
 const Table& fixed_options(const std::string& family) {
-  // jemalloc 5.3 MALLOC_CONF keys worth setting from a profile (jemalloc's TUNING.md).
-  static const Table jemalloc = {
-      {"background_thread", Kind::Bool}, {"dirty_decay_ms", Kind::Int}, {"muzzy_decay_ms", Kind::Int},
-      {"narenas", Kind::Int}, {"tcache", Kind::Bool}, {"tcache_max", Kind::Int}, {"thp", Kind::String},
-      {"metadata_thp", Kind::String}, {"percpu_arena", Kind::String}, {"oversize_threshold", Kind::Int},
-      {"lg_extent_max_active_fit", Kind::Int}, {"retain", Kind::Bool}, {"abort_conf", Kind::Bool},
-      {"confirm_conf", Kind::Bool}, {"stats_print", Kind::Bool}, {"max_background_threads", Kind::Int}};
-  // gperftools 2.10 environment variables, without the TCMALLOC_ prefix.
-  static const Table tcmalloc = {
-      {"release_rate", Kind::Number}, {"aggressive_decommit", Kind::Bool},
-      {"max_total_thread_cache_bytes", Kind::Int}, {"heap_limit_mb", Kind::Int},
-      {"large_alloc_report_threshold", Kind::Int}, {"transfer_num_objects", Kind::Int},
-      {"skip_sbrk", Kind::Bool}, {"skip_mmap", Kind::Bool}, {"sample_parameter", Kind::Int}};
-  // oneTBB 2021 scalable allocator environment variables, without the TBB_MALLOC_ prefix.
-  static const Table tbbmalloc = {{"use_huge_pages", Kind::Bool}, {"set_huge_size_threshold", Kind::Int}};
-  // glibc 2.36 malloc tunables (`ld.so --list-tunables`), without the glibc.malloc. prefix.
-  static const Table glibc = {
-      {"arena_max", Kind::Int}, {"arena_test", Kind::Int}, {"check", Kind::Int}, {"hugetlb", Kind::Int},
-      {"mmap_max", Kind::Int}, {"mmap_threshold", Kind::Int}, {"mxfast", Kind::Int}, {"perturb", Kind::Int},
-      {"tcache_count", Kind::Int}, {"tcache_max", Kind::Int}, {"tcache_unsorted_limit", Kind::Int},
-      {"top_pad", Kind::Int}, {"trim_threshold", Kind::Int}};
+  if (family == "jemalloc") {
+    // jemalloc 5.3 MALLOC_CONF keys worth setting from a profile (jemalloc's TUNING.md).
+    static const Table jemalloc = {
+        {"background_thread", Kind::Bool}, {"dirty_decay_ms", Kind::Int}, {"muzzy_decay_ms", Kind::Int},
+        {"narenas", Kind::Int}, {"tcache", Kind::Bool}, {"tcache_max", Kind::Int}, {"thp", Kind::String},
+        {"metadata_thp", Kind::String}, {"percpu_arena", Kind::String}, {"oversize_threshold", Kind::Int},
+        {"lg_extent_max_active_fit", Kind::Int}, {"retain", Kind::Bool}, {"abort_conf", Kind::Bool},
+        {"confirm_conf", Kind::Bool}, {"stats_print", Kind::Bool}, {"max_background_threads", Kind::Int}};
+    return jemalloc;
+  }
+  if (family == "tcmalloc") {
+    // gperftools 2.10 environment variables, without the TCMALLOC_ prefix.
+    static const Table tcmalloc = {
+        {"release_rate", Kind::Number}, {"aggressive_decommit", Kind::Bool},
+        {"max_total_thread_cache_bytes", Kind::Int}, {"heap_limit_mb", Kind::Int},
+        {"large_alloc_report_threshold", Kind::Int}, {"transfer_num_objects", Kind::Int},
+        {"skip_sbrk", Kind::Bool}, {"skip_mmap", Kind::Bool}, {"sample_parameter", Kind::Int}};
+    return tcmalloc;
+  }
+  if (family == "tbbmalloc") {
+    // oneTBB 2021 scalable allocator environment variables, without the TBB_MALLOC_ prefix.
+    static const Table tbbmalloc = {{"use_huge_pages", Kind::Bool}, {"set_huge_size_threshold", Kind::Int}};
+    return tbbmalloc;
+  }
+  if (family == "glibc" || family == "glibc_fallback") {
+    // glibc 2.36 malloc tunables (`ld.so --list-tunables`), without the glibc.malloc. prefix.
+    static const Table glibc = {
+        {"arena_max", Kind::Int}, {"arena_test", Kind::Int}, {"check", Kind::Int}, {"hugetlb", Kind::Int},
+        {"mmap_max", Kind::Int}, {"mmap_threshold", Kind::Int}, {"mxfast", Kind::Int}, {"perturb", Kind::Int},
+        {"tcache_count", Kind::Int}, {"tcache_max", Kind::Int}, {"tcache_unsorted_limit", Kind::Int},
+        {"top_pad", Kind::Int}, {"trim_threshold", Kind::Int}};
+    return glibc;
+  }
   static const Table none;
-  if (family == "jemalloc") return jemalloc;
-  if (family == "tcmalloc") return tcmalloc;
-  if (family == "tbbmalloc") return tbbmalloc;
-  if (family == "glibc" || family == "glibc_fallback") return glibc;
   return none;
 }
 

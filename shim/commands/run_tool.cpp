@@ -39,17 +39,6 @@ void say(const std::string& text) {
   run::exec_in_place(r.path, inv.argv, env);
 }
 
-std::string iso_time(double epoch) {
-  time_t t = time_t(epoch);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char ms[8];
-  std::snprintf(ms, sizeof ms, ".%03dZ", int((epoch - double(t)) * 1000));
-  return std::string(buf) + ms;
-}
-
 double seconds(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
 
 // The run-log line's own fields; add_proof appends the pre-flight and probe findings.
@@ -59,7 +48,7 @@ void write_record(util::JsonWriter& j, const Plan& plan, const run::EnvPlan& env
   ::gethostname(host, sizeof host - 1);
   char cwd[4096];
   j.field("v", 1);
-  j.field("start", iso_time(out.start_time));
+  j.field("start", util::iso_time_utc(out.start_time));
   j.field("start_unix", out.start_time);
   j.field("tool", plan.inv.tool);
   j.field("path", util::real_path(plan.tool_path).value_or(plan.tool_path));

@@ -240,10 +240,10 @@ void apply_tool_section(FileContext& f, const toml::table& root, const std::stri
   }
 }
 
-// Whole-line comments blanked out (the newline kept, so lines and columns stay true): the
-// shipped profiles are mostly comments explaining their choices, and toml++ decodes every
-// character of them, a third of a run's instructions. Only when no multi-line string could
-// make a '#' line part of a value.
+// Whole-line comments blanked out (the newline kept, so lines and columns stay true), and
+// trailing ones on lines without quotes: the shipped profiles are mostly comments explaining
+// their choices, and toml++ decodes every character of them, a third of a run's instructions.
+// Only when no multi-line string could make a '#' line part of a value.
 std::string without_comment_lines(const std::string& text) {
   if (text.find("\"\"\"") != std::string::npos || text.find("'''") != std::string::npos) return text;
   std::string out;
@@ -256,7 +256,11 @@ std::string without_comment_lines(const std::string& text) {
     if (first < end && text[first] == '#') {
       // keep nothing of the comment
     } else {
-      out.append(text, pos, end - pos);
+      // A trailing comment on a line without quotes cannot be inside a string: cut it too.
+      std::string_view line(text.data() + pos, end - pos);
+      size_t hash = line.find('#');
+      bool quoted = line.find_first_of("\"'") != std::string_view::npos;
+      out.append(line.substr(0, hash != std::string_view::npos && !quoted ? hash : line.size()));
     }
     if (end < text.size()) out += '\n';
     pos = end + 1;
@@ -352,14 +356,17 @@ std::optional<std::string> unsafe_ownership(const std::string& path, const struc
 // Reads a config file through one open descriptor: what is checked (type, owner, mode) is
 // what is read, even if someone swaps the file in between. O_NONBLOCK: a FIFO or a terminal
 // named .edashim.toml must not hang every run in that directory; only regular files are read.
-// Returns nullopt with `refused` set when the file is not safe to apply, or with `why` set
-// when it cannot be read at all.
-std::optional<std::string> read_config(const std::string& path, bool check_owner, std::string& refused, std::string& why) {
+// Returns nullopt with `refused` set when the file is not safe to apply, with `why` set when
+// it cannot be read at all, or with neither when there is no such file. `real` gets the file's
+// canonical path (links are followed: a link is judged by its target).
+std::optional<std::string> read_config(const std::string& path, bool check_owner, std::string& real, std::string& refused,
+                                       std::string& why) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
-    why = std::strerror(errno);
+    if (errno != ENOENT && errno != ENOTDIR) why = std::strerror(errno);
     return std::nullopt;
   }
+  real = util::fd_path(fd).value_or(path);
   struct stat st;
   std::optional<std::string> out;
   if (::fstat(fd, &st) != 0) why = std::strerror(errno);
@@ -389,17 +396,19 @@ std::optional<std::string> read_config(const std::string& path, bool check_owner
 
 std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because) {
   std::vector<std::string> dirs;
-  struct stat start;
-  if (cwd.empty() || cwd[0] != '/' || ::stat(cwd.c_str(), &start) != 0) return {};
+  if (cwd.empty() || cwd[0] != '/') return {};
+  const uid_t me = ::getuid();
   std::string dir = cwd;
+  dev_t start_dev = 0;
   while (true) {
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0) break;
-    if (st.st_dev != start.st_dev) {
+    if (dirs.empty()) start_dev = st.st_dev;
+    if (st.st_dev != start_dev) {
       if (stopped_because) *stopped_because = "stopped at " + dir + ": another filesystem";
       break;
     }
-    if (st.st_uid != ::getuid() && st.st_uid != 0) {
+    if (st.st_uid != me && st.st_uid != 0) {
       if (stopped_because) *stopped_because = "stopped at " + dir + ": owned by another user";
       break;
     }
@@ -421,14 +430,13 @@ Loaded load(const LoadRequest& req) {
   std::vector<std::pair<FileContext, toml::table>> profile_sections;
 
   auto consider = [&](const std::string& path, const std::string& kind, bool must_exist) {
-    if (!util::exists(path)) {
+    std::string real, refused, why;
+    auto content = read_config(path, kind == "project", real, refused, why);
+    if (!content && refused.empty() && why.empty()) {
       if (must_exist) out.problems.push_back({path, 0, 0, "profile file not found", true});
       return;
     }
     ConsideredFile cf{path, kind, false, ""};
-    std::string real = util::real_path(path).value_or(path);  // symlinks are checked at their target
-    std::string refused, why;
-    auto content = read_config(real, kind == "project", refused, why);
     if (!refused.empty()) {
       cf.note = "refused: " + refused;
       out.problems.push_back({path, 0, 0, "refused: " + refused, false});

@@ -31,6 +31,8 @@ bool make_dirs(const std::string& path, mode_t mode = 0755);
 
 // Canonical absolute path (symlinks resolved), or nullopt.
 std::optional<std::string> real_path(const std::string& path);
+// The canonical path of an open file (via /proc/self/fd), or nullopt.
+std::optional<std::string> fd_path(int fd);
 
 std::string dirname(const std::string& path);
 std::string basename(const std::string& path);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 
 namespace util {
 
@@ -111,6 +113,28 @@ std::optional<std::string> tsv_unescape(std::string_view text) {
     else return std::nullopt;
   }
   return out;
+}
+
+std::string iso_time_utc(double epoch_seconds) {
+  long long ms_total = static_cast<long long>(std::floor(epoch_seconds * 1000.0));
+  long long secs = ms_total >= 0 ? ms_total / 1000 : (ms_total - 999) / 1000;
+  int ms = static_cast<int>(ms_total - secs * 1000);
+  long long days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
+  long long rem = secs - days * 86400;
+  // Civil date from days since 1970-01-01 (H. Hinnant's algorithm, proleptic Gregorian).
+  long long z = days + 719468;
+  long long era = (z >= 0 ? z : z - 146096) / 146097;
+  long long doe = z - era * 146097;
+  long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  long long mp = (5 * doy + 2) / 153;
+  long long day = doy - (153 * mp + 2) / 5 + 1;
+  long long month = mp < 10 ? mp + 3 : mp - 9;
+  long long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03dZ", year, month, day, rem / 3600,
+                rem / 60 % 60, rem % 60, ms);
+  return buf;
 }
 
 }  // namespace util

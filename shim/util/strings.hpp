@@ -35,4 +35,8 @@ std::string shell_quote(std::string_view text);
 std::string tsv_escape(std::string_view text);
 std::optional<std::string> tsv_unescape(std::string_view text);
 
+// 2026-11-30T13:16:06.216Z for seconds since the epoch. Computed here, not with gmtime_r:
+// glibc loads /etc/localtime on the first gmtime_r of a process, for a zone UTC never needs.
+std::string iso_time_utc(double epoch_seconds);
+
 }  // namespace util

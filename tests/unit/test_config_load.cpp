@@ -167,3 +167,27 @@ TEST_CASE("project_files lists .edashim.toml from the root down to the cwd", "[c
   CHECK(files.back() == t.path + "/a/b/c/.edashim.toml");
   CHECK(config::project_files("relative/path").empty());
 }
+
+TEST_CASE("Comments are dropped before parsing without touching a '#' inside a string or moving lines", "[config]") {
+  TempDir t;
+  t.write("shipped/defaults/all.toml",
+          "# a comment line\n"
+          "scratch = true   # trailing, no quotes on the line\n"
+          "  # indented comment\n"
+          "[env]\n"
+          "QUOTED = \"C#1\"  # a quote on the line: left to the parser\n"
+          "MARK = 'x # y'\n");
+  auto loaded = config::load(request_in(t));
+  CHECK(loaded.settings.scratch.value == true);
+  INFO((loaded.problems.empty() ? "" : loaded.problems[0].str()));
+  CHECK(loaded.settings.env.at("QUOTED").value == std::optional<std::string>("C#1"));
+  auto mark = loaded.settings.env.find("MARK");
+  REQUIRE(mark != loaded.settings.env.end());
+  CHECK(mark->second.value == std::optional<std::string>("x # y"));
+  CHECK_FALSE(loaded.has_errors());
+
+  t.write("shipped/defaults/all.toml", "# one\n\n  # three\nscratch = true # four\nbad = = 1 # five\n");
+  auto broken = config::load(request_in(t));
+  REQUIRE(broken.has_errors());
+  CHECK(broken.problems[0].line == 5);
+}

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <ctime>
 
 #include "util/strings.hpp"
 
@@ -33,4 +35,19 @@ TEST_CASE("tsv_escape round-trips tabs, newlines and backslashes; bad escapes ar
   CHECK(util::tsv_unescape(util::tsv_escape(nasty)) == nasty);
   CHECK_FALSE(util::tsv_unescape("trailing\\").has_value());
   CHECK_FALSE(util::tsv_unescape("\\x").has_value());
+}
+
+TEST_CASE("iso_time_utc agrees with gmtime_r across leap years, centuries and the epoch", "[strings]") {
+  CHECK(util::iso_time_utc(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(util::iso_time_utc(951782400.5) == "2000-02-29T00:00:00.500Z");
+  CHECK(util::iso_time_utc(1796044566.216417) == "2026-11-30T13:16:06.216Z");
+  for (long long t = -86400LL * 400; t < 86400LL * 365 * 500; t += 86400LL * 7 + 3671) {
+    struct tm tm;
+    time_t tt = time_t(t);
+    gmtime_r(&tt, &tm);
+    char want[40];
+    std::snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d.250Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
+    REQUIRE(util::iso_time_utc(double(t) + 0.25) == want);
+  }
 }
