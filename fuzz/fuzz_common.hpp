@@ -10,9 +10,12 @@
 
 inline const std::string& fuzz_dir() {
   static const std::string dir = [] {
-    char templ[] = "/dev/shm/edashim-fuzz-XXXXXX";
+    // fuzz/run.sh gives a directory it removes itself: libFuzzer ends a timed run without
+    // running atexit handlers, which left one directory per run in /dev/shm.
+    std::string base = std::getenv("EDASHIM_FUZZ_TMP") ? std::getenv("EDASHIM_FUZZ_TMP") : "/dev/shm";
+    std::string templ = base + "/edashim-fuzz-XXXXXX";
     char templ_tmp[] = "/tmp/edashim-fuzz-XXXXXX";
-    const char* d = ::mkdtemp(templ);
+    const char* d = ::mkdtemp(templ.data());
     if (!d) d = ::mkdtemp(templ_tmp);
     if (!d) std::abort();
     std::string path = d;

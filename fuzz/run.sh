@@ -38,6 +38,9 @@ cmake --build "$build" -j"${FUZZ_BUILD_JOBS:-2}" --target "${targets[@]}" >"$bui
   { tail -50 "$build/fuzz-build.log" >&2; exit 1; }
 
 mkdir -p "$build/artifacts"
+EDASHIM_FUZZ_TMP=$(mktemp -d /dev/shm/edashim-fuzz-run-XXXXXX 2>/dev/null || mktemp -d)
+export EDASHIM_FUZZ_TMP
+trap 'rm -rf "$EDASHIM_FUZZ_TMP"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0

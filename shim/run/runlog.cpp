@@ -30,10 +30,11 @@ void rotate(const std::string& path, int64_t keep) {
 
 // Opens PATH and locks it; returns the descriptor once it is locked *and* still the file at
 // PATH (a writer that rotated the log while we waited for the lock has renamed our file away).
-int open_locked(const std::string& path, struct stat& st, std::string& error) {
+int open_locked(const std::string& path, struct stat& st, std::string& error, int* open_errno = nullptr) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
+      if (open_errno) *open_errno = errno;
       error = "cannot open " + path + ": " + std::strerror(errno);
       return -1;
     }
@@ -51,13 +52,18 @@ int open_locked(const std::string& path, struct stat& st, std::string& error) {
 }  // namespace
 
 bool append_log_line(const std::string& path, const std::string& line, std::string& error, const LogLimits& limits) {
-  if (!util::make_dirs(util::dirname(path), 0700)) {
-    error = "cannot create " + util::dirname(path) + ": " + std::strerror(errno);
-    return false;
-  }
   std::string data = line + "\n";
   struct stat st;
-  int fd = open_locked(path, st, error);
+  int open_errno = 0;
+  int fd = open_locked(path, st, error, &open_errno);
+  if (fd < 0 && open_errno == ENOENT) {
+    // The first run: make the directory (a stat on every run otherwise), then try again.
+    if (!util::make_dirs(util::dirname(path), 0700)) {
+      error = "cannot create " + util::dirname(path) + ": " + std::strerror(errno);
+      return false;
+    }
+    fd = open_locked(path, st, error);
+  }
   if (fd < 0) return false;
   // Only a regular file is rotated: EDASHIM_LOG=/dev/stdout must never rename a device.
   if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -86,8 +92,7 @@ bool append_log_line(const std::string& path, const std::string& line, std::stri
     }
     done += size_t(n);
   }
-  ::flock(fd, LOCK_UN);
-  ::close(fd);
+  ::close(fd);  // releases the lock: no other descriptor shares this open file
   return ok;
 }
 

@@ -1,7 +1,10 @@
 #include "util/fact_cache.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <set>
+#include <tuple>
 
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -54,18 +57,29 @@ std::vector<CacheEntry> parse_fact_cache(std::string_view text) {
       else e.facts[*key] = *value;
     }
     if (!ok) continue;
-    // A later line for the same file replaces an earlier one.
-    std::erase_if(out, [&](const CacheEntry& o) { return o.stamp == e.stamp; });
     out.push_back(std::move(e));
   }
-  return out;
+  // A later line for the same file replaces an earlier one (linear: the file holds up to a
+  // thousand lines, and every first run of a new tool merges it).
+  std::set<std::tuple<uint64_t, uint64_t, int64_t, int64_t>> seen;
+  std::vector<CacheEntry> last;
+  for (auto it = out.rbegin(); it != out.rend(); ++it)
+    if (seen.insert({it->stamp.dev, it->stamp.ino, it->stamp.size, it->stamp.mtime_ns}).second) last.push_back(std::move(*it));
+  std::reverse(last.begin(), last.end());
+  return last;
 }
+
+namespace {
+std::string stamp_prefix(const FileStamp& s) {
+  return std::to_string(s.dev) + "\t" + std::to_string(s.ino) + "\t" + std::to_string(s.size) + "\t" +
+         std::to_string(s.mtime_ns);
+}
+}  // namespace
 
 std::string serialize_fact_cache(const std::vector<CacheEntry>& entries) {
   std::string out(kHeader);
   for (const auto& e : entries) {
-    out += std::to_string(e.stamp.dev) + "\t" + std::to_string(e.stamp.ino) + "\t" + std::to_string(e.stamp.size) +
-           "\t" + std::to_string(e.stamp.mtime_ns);
+    out += stamp_prefix(e.stamp);
     for (const auto& [k, v] : e.facts) {
       out += '\t';
       out += util::tsv_escape(k);
@@ -83,15 +97,23 @@ void FactCache::load() {
   if (loaded_) return;
   loaded_ = true;
   if (path_.empty()) return;
-  if (auto text = read_file(path_, 8 << 20)) entries_ = parse_fact_cache(*text);
+  if (auto text = read_file(path_, 8 << 20)) text_ = std::move(*text);
 }
 
 std::optional<Facts> FactCache::get(const FileStamp& stamp) {
   load();
   for (auto it = changed_.rbegin(); it != changed_.rend(); ++it)
     if (it->stamp == stamp) return it->facts;
-  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
-    if (it->stamp == stamp) return it->facts;
+  // Only the line asked for is parsed, the last one for this file: a run looks up one or two
+  // files in a cache of up to a thousand.
+  std::string key = "\n" + stamp_prefix(stamp);
+  for (size_t at = text_.rfind(key); at != std::string::npos; at = at ? text_.rfind(key, at - 1) : std::string::npos) {
+    size_t begin = at + 1, after = begin + key.size() - 1;
+    if (after < text_.size() && text_[after] != '\t' && text_[after] != '\n') continue;  // a longer number
+    size_t end = text_.find('\n', begin);
+    auto entries = parse_fact_cache(std::string_view(text_).substr(begin, end == std::string::npos ? end : end - begin));
+    if (!entries.empty()) return entries.back().facts;
+  }
   return std::nullopt;
 }
 
@@ -113,8 +135,9 @@ bool FactCache::save() {
   }
   if (merged.size() > kMaxEntries) merged.erase(merged.begin(), merged.end() - kMaxEntries);
   if (!make_dirs(dirname(path_), 0700)) return false;
-  if (!write_file_atomic(path_, serialize_fact_cache(merged), 0600)) return false;
-  entries_ = std::move(merged);
+  std::string text = serialize_fact_cache(merged);
+  if (!write_file_atomic(path_, text, 0600)) return false;
+  text_ = std::move(text);
   changed_.clear();
   return true;
 }

@@ -49,7 +49,7 @@ class FactCache {
   void load();
   std::string path_;
   bool loaded_ = false;
-  std::vector<CacheEntry> entries_;
+  std::string text_;  // the file as read (it starts with the header line, so every entry follows a newline)
   std::vector<CacheEntry> changed_;
 };
 

@@ -131,7 +131,7 @@ std::string iso_time_utc(double epoch_seconds) {
   long long day = doy - (153 * mp + 2) / 5 + 1;
   long long month = mp < 10 ? mp + 3 : mp - 9;
   long long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  char buf[48];
+  char buf[128];  // room for any 64-bit field, so no truncation
   std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03dZ", year, month, day, rem / 3600,
                 rem / 60 % 60, rem % 60, ms);
   return buf;

@@ -67,3 +67,26 @@ TEST_CASE("Fact cache: a corrupt file is replaced, and the size stays bounded", 
   CHECK(entries.size() == util::FactCache::kMaxEntries);
   CHECK(entries.back().stamp == stamp(util::FactCache::kMaxEntries + 9));  // the newest are kept
 }
+
+TEST_CASE("A lookup finds the newest line of its file among many, and not a file whose numbers only start alike", "[cache]") {
+  TempDir t;
+  std::string path = t.path + "/facts.tsv";
+  std::vector<util::CacheEntry> entries;
+  for (uint64_t i = 1; i <= 300; ++i) entries.push_back({stamp(i), {{"n", std::to_string(i)}}});
+  entries.push_back({stamp(7), {{"n", "seven, newer"}}});
+  util::FileStamp shorter{2049, 900, 5, 123}, longer{2049, 900, 5, 1234};  // one is a prefix of the other
+  entries.push_back({longer, {{"n", "longer"}}});
+  REQUIRE(util::write_file_atomic(path, util::serialize_fact_cache(entries), 0600));
+  util::FactCache cache(path);
+  CHECK(cache.get(stamp(7))->at("n") == "seven, newer");
+  CHECK(cache.get(stamp(300))->at("n") == "300");
+  CHECK(cache.get(longer)->at("n") == "longer");
+  CHECK_FALSE(cache.get(shorter));
+  CHECK_FALSE(cache.get(stamp(301)));
+  // Saving merges and keeps each file once.
+  cache.put(stamp(301), {{"n", "301"}});
+  REQUIRE(cache.save());
+  auto all = util::parse_fact_cache(*util::read_file(path));
+  CHECK(all.size() == 302);
+  CHECK(util::FactCache(path).get(stamp(7))->at("n") == "seven, newer");
+}
