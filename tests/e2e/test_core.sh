@@ -22,6 +22,24 @@ test_edashim_run_works_without_links() {
   expect_eq "$(head -1 <<<"$out")" "$SB/real/mytool" "explicit path"
 }
 
+test_the_shim_hands_its_own_name_to_the_command_and_carries_no_cli() {
+  expect_contains "$("$BIN" --version)" "edashim " "edashim --version through the shim"
+  # What tool links run holds the run path only: no option parser, no iostreams, no JSON DOM,
+  # whose static initialisers and page faults every tool start would pay.
+  syms=$(nm -C "$BIN" | grep -cE 'CLI::|nlohmann::|std::ios_base::Init::Init' || true)
+  expect_eq "$syms" 0 "CLI11, nlohmann and iostream initialisation absent from the shim"
+  # A shim without its command next to it still runs tools, and says what is missing.
+  mkdir -p "$SB/lone"
+  cp "$BIN" "$SB/lone/edashim"
+  ln -s edashim "$SB/lone/mytool"
+  out=$(PATH=$SB/lone:$SB/real:/usr/bin:/bin mytool args)
+  expect_eq "$(tail -1 <<<"$out")" "args" "the tool runs"
+  rc=0; err=$("$SB/lone/edashim" explain mytool 2>&1) || rc=$?
+  expect_eq "$rc" 126 "status"
+  expect_contains "$err" "cannot start the edashim command $SB/lone/edashim-cli" "names what is missing"
+  expect_contains "$err" "reinstall" "and the fix"
+}
+
 test_exit_status_is_the_tools() {
   rc=0; mytool exit 77 || rc=$?
   expect_eq "$rc" 77 "exit code"
