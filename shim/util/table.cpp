@@ -57,7 +57,11 @@ std::string render_markdown(const Table& t) {
   out += "\n";
   for (const auto& row : t.rows) {
     out += "|";
-    for (std::size_t c = 0; c < t.headers.size(); ++c) out += " " + esc(c < row.size() ? row[c] : "") + " |";
+    for (std::size_t c = 0; c < t.headers.size(); ++c) {
+      out += ' ';  // appended piecewise: " " + std::string&& trips a false -Wrestrict in gcc 12
+      out += esc(c < row.size() ? row[c] : "");
+      out += " |";
+    }
     out += "\n";
   }
   return out;
