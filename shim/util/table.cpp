@@ -49,8 +49,13 @@ std::string render_markdown(const Table& t) {
     }
     return o;
   };
+  // Appended piecewise: " " + std::string&& trips a false -Wrestrict in gcc 12.
   std::string out = "|";
-  for (const auto& h : t.headers) out += " " + esc(h) + " |";
+  for (const auto& h : t.headers) {
+    out += ' ';
+    out += esc(h);
+    out += " |";
+  }
   out += "\n|";
   for (std::size_t c = 0; c < t.headers.size(); ++c)
     out += (c < t.right_aligned.size() && t.right_aligned[c]) ? "---:|" : "---|";
@@ -58,7 +63,7 @@ std::string render_markdown(const Table& t) {
   for (const auto& row : t.rows) {
     out += "|";
     for (std::size_t c = 0; c < t.headers.size(); ++c) {
-      out += ' ';  // appended piecewise: " " + std::string&& trips a false -Wrestrict in gcc 12
+      out += ' ';
       out += esc(c < row.size() ? row[c] : "");
       out += " |";
     }
