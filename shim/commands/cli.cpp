@@ -99,7 +99,10 @@ int cli_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end with 0; every usage error with 2, as the man page says
+    // (CLI11's own codes, 105-115, would read as "killed by a signal" to some scripts).
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
   }
 
   if (*run) {

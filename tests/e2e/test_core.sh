@@ -24,6 +24,10 @@ test_edashim_run_works_without_links() {
 
 test_the_shim_hands_its_own_name_to_the_command_and_carries_no_cli() {
   expect_contains "$("$BIN" --version)" "edashim " "edashim --version through the shim"
+  rc=0; "$BIN" no-such-subcommand 2>/dev/null || rc=$?
+  expect_eq "$rc" 2 "a usage error is status 2"
+  rc=0; "$BIN" --no-such-option 2>/dev/null || rc=$?
+  expect_eq "$rc" 2 "an unknown option too"
   # What tool links run holds the run path only: no option parser, no iostreams, no JSON DOM,
   # whose static initialisers and page faults every tool start would pay.
   syms=$(nm -C "$BIN" | grep -cE 'CLI::|nlohmann::|std::ios_base::Init::Init' || true)
