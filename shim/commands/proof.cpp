@@ -88,8 +88,7 @@ std::string probe_base(const Plan& plan) {
   return "/tmp";
 }
 
-void add_proof(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& env, bool probed,
-               const std::string& probe_records) {
+void add_preflight(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& env) {
   const auto& p = plan.preflight;
   auto& pf = record.key("preflight").begin_object();
   pf.field("inspected", p.inspected);
@@ -122,7 +121,10 @@ void add_proof(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& e
     pf.key("fallback").null();
   }
   pf.end_object();
+}
 
+void add_verification(util::JsonWriter& record, const Plan& plan, bool probed, const std::string& probe_records) {
+  const auto& p = plan.preflight;
   if (!probed) {
     record.key("processes").null();
     record.field("allocator_verified", false);

@@ -26,9 +26,10 @@ void remember_warning_given(const Plan& plan);
 // Where the probe's private directory goes: the scratch tmpfs, $XDG_RUNTIME_DIR, or /tmp.
 std::string probe_base(const Plan& plan);
 
-// Adds "preflight", "processes", "allocator_verified" and "verification" to a run's log line.
-void add_proof(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& env, bool probed,
-               const std::string& probe_records);
+// Adds "preflight" to a run's log line (known before the tool ends).
+void add_preflight(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& env);
+// Adds "processes", "allocator_verified" and "verification" (from the probe's records).
+void add_verification(util::JsonWriter& record, const Plan& plan, bool probed, const std::string& probe_records);
 
 // The pre-flight section of `edashim explain`.
 void print_proof(const Plan& plan, const run::EnvPlan& env);

@@ -41,22 +41,22 @@ void say(const std::string& text) {
 
 double seconds(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
 
-// The run-log line's own fields; add_proof appends the pre-flight and probe findings.
-void write_record(util::JsonWriter& j, const Plan& plan, const run::EnvPlan& env, const run::Outcome& out,
-                  const std::string& scratch, const std::string& scratch_note, bool kept) {
+// The run-log line's fields known once the tool has started: written while it runs.
+void write_run_facts(util::JsonWriter& j, const Plan& plan, const run::EnvPlan& env, const run::Outcome& started,
+                     const std::string& scratch, const std::string& scratch_note, bool kept) {
   char host[256] = "";
   ::gethostname(host, sizeof host - 1);
   char cwd[4096];
   j.field("v", 1);
-  j.field("start", util::iso_time_utc(out.start_time));
-  j.field("start_unix", out.start_time);
+  j.field("start", util::iso_time_utc(started.start_time));
+  j.field("start_unix", started.start_time);
   j.field("tool", plan.inv.tool);
   j.field("path", util::real_path(plan.tool_path).value_or(plan.tool_path));
   j.field("argv", plan.inv.argv);
   j.field("cwd", ::getcwd(cwd, sizeof cwd) ? cwd : "");
   j.field("host", host);
   j.field("pid", int(::getpid()));
-  j.field("tool_pid", out.pid);
+  j.field("tool_pid", started.pid);
   j.key("profile").string_or_null(plan.inv.profile);
   j.key("config_files").begin_array();
   for (const auto& f : plan.loaded.files)
@@ -76,6 +76,10 @@ void write_record(util::JsonWriter& j, const Plan& plan, const run::EnvPlan& env
   j.field("kept", kept);
   j.field("note", scratch_note);
   j.end_object();
+}
+
+// The fields only the tool's end gives.
+void write_outcome(util::JsonWriter& j, const run::Outcome& out) {
   j.field("wall_s", out.wall_seconds);
   j.field("user_s", seconds(out.usage.ru_utime));
   j.field("sys_s", seconds(out.usage.ru_stime));
@@ -142,27 +146,37 @@ int run_tool(const Invocation& inv) {
   }
 
   std::string scratch, scratch_note = plan.scratch_note;
-  if (!plan.scratch_base.empty()) {
-    run::sweep_stale_scratch(plan.scratch_base);
-    scratch = run::make_scratch(plan.scratch_base, scratch_note);
-  }
+  if (!plan.scratch_base.empty()) scratch = run::make_scratch(plan.scratch_base, scratch_note);
   // The probe's records go to a private file, read back once the tool has ended.
   run::ProbeFile probe;
-  if (!plan.probe_library.empty() && !plan.log_path.empty()) probe = run::make_probe_file(probe_base(plan));
+  bool logging = !plan.log_path.empty();
+  if (!plan.probe_library.empty() && logging) probe = run::make_probe_file(probe_base(plan));
   run::EnvPlan tool_env = plan_environment(plan, env, scratch, probe.file);
-  run::Outcome out = run::launch(plan.tool_path, inv.argv, tool_env.env);
-  std::string probe_records = run::read_and_remove_probe_file(probe);
   bool keep = plan.loaded.settings.keep_scratch.value;
+  util::JsonWriter record;
+  // Housekeeping and most of the log line are done while the tool runs, not before or after it.
+  auto while_running = [&](const run::Outcome& started) {
+    if (!plan.scratch_base.empty()) run::sweep_stale_scratch(plan.scratch_base);
+    if (!logging) return;
+    record.begin_object();
+    write_run_facts(record, plan, tool_env, started, scratch, scratch_note, keep && !scratch.empty());
+    add_preflight(record, plan, tool_env);
+  };
+  run::Outcome out = run::launch(plan.tool_path, inv.argv, tool_env.env, while_running);
+  std::string probe_records = run::read_and_remove_probe_file(probe);
   if (!scratch.empty() && !keep) util::remove_tree(scratch);
   if (!out.started) {
     say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
   }
-  if (!plan.log_path.empty()) {
+  if (logging) {
     std::string error;
-    util::JsonWriter record;
-    record.begin_object();
-    write_record(record, plan, tool_env, out, scratch, scratch_note, keep && !scratch.empty());
-    add_proof(record, plan, tool_env, !probe.file.empty(), probe_records);
+    if (record.str().empty()) {  // vfork failed: the tool never ran
+      record.begin_object();
+      write_run_facts(record, plan, tool_env, out, scratch, scratch_note, keep && !scratch.empty());
+      add_preflight(record, plan, tool_env);
+    }
+    write_outcome(record, out);
+    add_verification(record, plan, !probe.file.empty(), probe_records);
     record.end_object();
     const auto& ls = plan.loaded.settings;
     if (!run::append_log_line(plan.log_path, record.str(), error, {ls.log_max_bytes.value, ls.log_keep.value}))

@@ -129,7 +129,8 @@ bool has_controlling_terminal() {
 
 }  // namespace
 
-Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env,
+               const std::function<void(const Outcome& so_far)>& while_running) {
   Outcome out;
   auto c_argv = c_strings(argv);
   auto c_env = c_strings(env);
@@ -184,6 +185,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   }
   sigprocmask(SIG_SETMASK, &old, nullptr);
   if (pid > 0) {
+    if (while_running) while_running(out);
     int status = 0;
     while (::wait4(pid, &status, 0, &out.usage) < 0 && errno == EINTR) {
     }

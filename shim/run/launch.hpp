@@ -2,6 +2,7 @@
 // Starting the tool and waiting for it, transparently: its stdio, its exit status, its signals.
 #include <sys/resource.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,10 @@ struct Outcome {
 // signals a terminal sends to the whole foreground group are not relayed (the tool got them).
 // If edashim is killed, the tool is killed too (PR_SET_PDEATHSIG). Once per process: the
 // relaying handlers stay installed afterwards and ignore what arrives with no tool running.
-Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env);
+// `while_running` is called once the tool has started (pid and start time filled in), before
+// waiting for it: work done there overlaps the tool's run instead of adding to it.
+Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env,
+               const std::function<void(const Outcome& so_far)>& while_running = nullptr);
 
 // Replaces edashim with the tool (environment given, or the current one when null).
 [[noreturn]] void exec_in_place(const std::string& path, const std::vector<std::string>& argv,

@@ -158,6 +158,10 @@ test_stop_and_continue_without_a_terminal() {
 
 test_sigkilled_edashim_takes_the_tool_and_the_next_run_sweeps_its_scratch() {
   printf 'scratch = true\nscratch_min_free_mb = 0\n' > .edashim.toml
+  # A tmpfs base of this test's own: edashim runs of other suites running in parallel sweep
+  # /dev/shm itself and would remove the dead run's directory before this test looks.
+  local base; base=$(mktemp -d /dev/shm/edashim-e2e-base-XXXXXX)
+  export EDASHIM_SCRATCH_BASES=$base
   mytool pidfile "$SB/p" 30 &
   local pid=$!
   wait_for "$SB/p" '[0-9]'
@@ -172,6 +176,8 @@ test_sigkilled_edashim_takes_the_tool_and_the_next_run_sweeps_its_scratch() {
   [ -d "$scratch" ] || fail "the scratch should be left behind by a SIGKILLed edashim (test premise)"
   mytool exit 0
   [ ! -e "$scratch" ] || fail "the next run did not remove the dead run's scratch $scratch"
+  unset EDASHIM_SCRATCH_BASES
+  rmdir "$base"
 }
 
 # --- With a terminal (tmux): the tool shares edashim's process group and the terminal. ---
