@@ -29,20 +29,19 @@ Paths Paths::discover() {
 }
 
 void select_from(Invocation& inv, const std::string& profile_flag, const std::string& allocator_flag) {
-  if (!profile_flag.empty()) {
-    inv.profile = profile_flag;
-    inv.profile_origin = "--profile";
-  } else if (const char* p = std::getenv("EDASHIM_PROFILE"); p && *p) {
-    inv.profile = p;
-    inv.profile_origin = "EDASHIM_PROFILE";
-  }
-  if (!allocator_flag.empty()) {
-    inv.allocator = allocator_flag;
-    inv.allocator_origin = "--allocator";
-  } else if (const char* a = std::getenv("EDASHIM_ALLOCATOR"); a && *a) {
-    inv.allocator = a;
-    inv.allocator_origin = "EDASHIM_ALLOCATOR";
-  }
+  // The flag wins over the environment variable; the origin names whichever was used.
+  auto choose = [](const std::string& flag, const char* flag_name, const char* var, std::string& value,
+                   std::string& origin) {
+    if (!flag.empty()) {
+      value = flag;
+      origin = flag_name;
+    } else if (const char* v = std::getenv(var); v && *v) {
+      value = v;
+      origin = var;
+    }
+  };
+  choose(profile_flag, "--profile", "EDASHIM_PROFILE", inv.profile, inv.profile_origin);
+  choose(allocator_flag, "--allocator", "EDASHIM_ALLOCATOR", inv.allocator, inv.allocator_origin);
 }
 
 std::vector<std::string> current_environment() {

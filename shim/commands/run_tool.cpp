@@ -154,13 +154,15 @@ int run_tool(const Invocation& inv) {
   run::EnvPlan tool_env = plan_environment(plan, env, scratch, probe.file);
   bool keep = plan.loaded.settings.keep_scratch.value;
   util::JsonWriter record;
-  // Housekeeping and most of the log line are done while the tool runs, not before or after it.
-  auto while_running = [&](const run::Outcome& started) {
-    if (!plan.scratch_base.empty()) run::sweep_stale_scratch(plan.scratch_base);
-    if (!logging) return;
+  auto start_record = [&](const run::Outcome& started) {
     record.begin_object();
     write_run_facts(record, plan, tool_env, started, scratch, scratch_note, keep && !scratch.empty());
     add_preflight(record, plan, tool_env);
+  };
+  // Housekeeping and most of the log line are done while the tool runs, not before or after it.
+  auto while_running = [&](const run::Outcome& started) {
+    if (!plan.scratch_base.empty()) run::sweep_stale_scratch(plan.scratch_base);
+    if (logging) start_record(started);
   };
   run::Outcome out = run::launch(plan.tool_path, inv.argv, tool_env.env, while_running);
   std::string probe_records = run::read_and_remove_probe_file(probe);
@@ -170,11 +172,7 @@ int run_tool(const Invocation& inv) {
   }
   if (logging) {
     std::string error;
-    if (record.str().empty()) {  // vfork failed: the tool never ran
-      record.begin_object();
-      write_run_facts(record, plan, tool_env, out, scratch, scratch_note, keep && !scratch.empty());
-      add_preflight(record, plan, tool_env);
-    }
+    if (record.str().empty()) start_record(out);  // vfork failed: the tool never ran
     write_outcome(record, out);
     add_verification(record, plan, !probe.file.empty(), probe_records);
     record.end_object();

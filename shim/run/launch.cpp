@@ -144,8 +144,6 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   sigprocmask(SIG_BLOCK, &all, &old);
   list_relayed();
   g_self = ::getpid();
-  struct sigaction previous[_NSIG];
-  bool installed[_NSIG] = {};
   struct sigaction sa {};
   sa.sa_sigaction = relay;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -155,8 +153,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   // would without edashim; a relay dropped here would then be a signal lost.
   for (int i = 0; i < g_relayed_count; ++i) {
     int sig = g_relayed[i];
-    installed[sig] = sigaction(sig, &sa, &previous[sig]) == 0;
-    g_ignored[sig] = installed[sig] && previous[sig].sa_handler == SIG_IGN;
+    struct sigaction previous;
+    g_ignored[sig] = sigaction(sig, &sa, &previous) == 0 && previous.sa_handler == SIG_IGN;
   }
 
   pid_t parent = g_self;

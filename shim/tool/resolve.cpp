@@ -18,7 +18,9 @@ SelfIdentity SelfIdentity::current(const char* chain_env) {
       self.images.push_back({path, {st.st_dev, st.st_ino}, st.st_size});
   };
   add(util::self_exe());
-  if (util::layout().shim != util::self_exe()) add(util::layout().shim);
+  // Tool links point to the shim: the command (edashim-cli) must know it too. The shim itself
+  // skips this, so that EDASHIM=off never computes the layout (a stat) before its exec.
+  if (util::basename(util::self_exe()) == "edashim-cli") add(util::layout().shim);
   if (chain_env && *chain_env)
     for (auto& p : util::split(chain_env, ':'))
       if (!p.empty()) self.chain.push_back(p);

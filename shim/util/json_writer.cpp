@@ -80,28 +80,15 @@ void JsonWriter::separate() {
   }
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open(char bracket) {
   separate();
-  out_ += '{';
+  out_ += bracket;
   first_.push_back(true);
   return *this;
 }
 
-JsonWriter& JsonWriter::end_object() {
-  out_ += '}';
-  first_.pop_back();
-  return *this;
-}
-
-JsonWriter& JsonWriter::begin_array() {
-  separate();
-  out_ += '[';
-  first_.push_back(true);
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_array() {
-  out_ += ']';
+JsonWriter& JsonWriter::close(char bracket) {
+  out_ += bracket;
   first_.pop_back();
   return *this;
 }

@@ -11,10 +11,10 @@ namespace util {
 
 class JsonWriter {
  public:
-  JsonWriter& begin_object();
-  JsonWriter& end_object();
-  JsonWriter& begin_array();
-  JsonWriter& end_array();
+  JsonWriter& begin_object() { return open('{'); }
+  JsonWriter& end_object() { return close('}'); }
+  JsonWriter& begin_array() { return open('['); }
+  JsonWriter& end_array() { return close(']'); }
   JsonWriter& key(std::string_view name);  // then exactly one value or container
 
   JsonWriter& value(std::string_view s);  // bytes that are not UTF-8 become U+FFFD
@@ -40,6 +40,8 @@ class JsonWriter {
 
  private:
   void separate();
+  JsonWriter& open(char bracket);
+  JsonWriter& close(char bracket);
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written in it yet
   bool after_key_ = false;
