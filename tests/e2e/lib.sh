@@ -52,16 +52,31 @@ wait_for() {
   fail "timed out waiting for '$2' in $1"
 }
 
+# A test that cannot run here (not root, a program missing) calls `skip REASON`: it ends that
+# test with status 77, which the suite counts as skipped and ctest reports as "Skipped" (each test
+# is its own ctest entry, SKIP_RETURN_CODE 77). Skipped is never counted as passed.
+skip() {
+  echo "    SKIPPED: $*"
+  exit 77
+}
+
+# run_suite ARGS...: runs every test_* function of the suite, or only the one named by the 4th
+# argument (exactly; tests/CMakeLists.txt registers each function as a ctest entry that way).
+# A name that matches no function is a failure: an entry that runs nothing must not pass.
 run_suite() {
-  local filter=${4:-}
+  local only=${4:-} ran=0 skipped=0
   for t in $(declare -F | awk '{print $3}' | grep '^test_'); do
-    [[ -n "$filter" && "$t" != *"$filter"* ]] && continue
+    [[ -n "$only" && "$t" != "$only" ]] && continue
+    ran=$((ran + 1))
     echo "--- $t"
     new_sandbox
     # Not in an `if`: bash ignores set -e inside a tested command, and the tests rely on it.
     ( set -e; $t )
-    if [[ $? -eq 0 ]]; then
+    local rc=$?
+    if [[ $rc -eq 0 ]]; then
       PASSED=$((PASSED + 1))
+    elif [[ $rc -eq 77 ]]; then
+      skipped=$((skipped + 1))
     else
       FAILED=$((FAILED + 1))
       FAILED_NAMES+=("$t")
@@ -71,7 +86,12 @@ run_suite() {
     [[ $FAILED -gt 0 && " ${FAILED_NAMES[*]} " == *" $t "* ]] || rm -rf "$SB"
   done
   echo
+  if [[ $ran -eq 0 ]]; then
+    echo "no test named '$only' in this suite"
+    return 1
+  fi
   [[ $FAILED -eq 0 ]] || echo "failed: ${FAILED_NAMES[*]}"
-  echo "$PASSED passed, $FAILED failed"
-  [[ $FAILED -eq 0 ]]
+  echo "$PASSED passed, $FAILED failed, $skipped skipped"
+  [[ $FAILED -eq 0 ]] || return 1
+  [[ $skipped -eq 0 ]] || return 77
 }

@@ -133,14 +133,19 @@ test_symlink_loops_fifos_devices_and_directories_do_not_hang() {
   runs_clean "dangling"
 }
 
-test_group_writable_and_foreign_owned_files_are_refused() {
+test_group_or_world_writable_files_are_refused() {
   printf 'locale = "C"\n' > .edashim.toml
   expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=C" "a sound file applies"
   chmod g+w .edashim.toml
   expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=(unset)" "group-writable: refused"
   expect_contains "$(mytool exit 0 2>&1)" "writable by group or others" "says why"
-  chmod 644 .edashim.toml
-  [ "$(id -u)" = 0 ] || { echo "    (not root: ownership cases need chown; skipped)"; return 0; }
+  chmod 646 .edashim.toml
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=(unset)" "world-writable: refused"
+}
+
+test_files_owned_by_another_user_are_refused_also_through_a_symlink() {
+  [ "$(id -u)" = 0 ] || skip "not root: ownership cases need chown"
+  printf 'locale = "C"\n' > .edashim.toml
   chown 65534 .edashim.toml
   expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=(unset)" "owned by nobody: refused"
   expect_contains "$(mytool exit 0 2>&1)" "owned by uid 65534" "says why"
@@ -152,7 +157,7 @@ test_group_writable_and_foreign_owned_files_are_refused() {
 }
 
 test_upward_search_stops_at_a_directory_owned_by_another_user() {
-  [ "$(id -u)" = 0 ] || { echo "    (not root: needs chown; skipped)"; return 0; }
+  [ "$(id -u)" = 0 ] || skip "not root: needs chown"
   printf 'locale = "C"\n' > .edashim.toml          # $SB/work: ours
   mkdir -p shared/proj
   printf 'locale = "POSIX"\n' > shared/.edashim.toml  # ours, but in a directory another user owns
@@ -164,7 +169,7 @@ test_upward_search_stops_at_a_directory_owned_by_another_user() {
 }
 
 test_as_an_ordinary_user_foreign_files_are_refused_and_own_files_apply() {
-  [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || { echo "    (needs root and setpriv; skipped)"; return 0; }
+  [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || skip "needs root and setpriv"
   chmod 755 "$SB" "$SB/shims" "$SB/real"
   mkdir -p "$SB/u/home" "$SB/u/proj/sub"
   chown -R 65534:65534 "$SB/u"
@@ -174,7 +179,7 @@ test_as_an_ordinary_user_foreign_files_are_refused_and_own_files_apply() {
       XDG_STATE_HOME="$SB/u/home/.local/state" PATH="$PATH" bash -c "cd $SB/u/proj/sub && $*"
   }
   # Readable by nobody: the binary's directories must be traversable.
-  as_nobody "test -x $BIN" || { echo "    ($BIN not reachable by nobody; skipped)"; return 0; }
+  as_nobody "test -x $BIN" || skip "$BIN not reachable by nobody"
   printf 'locale = "C"\n' > "$SB/u/proj/.edashim.toml"
   chown 65534 "$SB/u/proj/.edashim.toml"
   expect_eq "$(as_nobody 'mytool env LC_ALL' 2>/dev/null)" "LC_ALL=C" "nobody's own file applies"

@@ -96,7 +96,7 @@ test_program_with_its_own_malloc_is_not_preloaded() {
 }
 
 test_setuid_copy_owned_by_another_user_is_secure_execution() {
-  [[ $(id -u) == 0 ]] || { echo "    (skipped: needs root for chown)"; return 0; }
+  [[ $(id -u) == 0 ]] || skip "needs root for chown"
   install_tool proof_dynamic proof_suid
   chown nobody "$SB/real/proof_suid" && chmod u+s "$SB/real/proof_suid"
   expect_eq "$("$SB/real/proof_suid" secure)" "AT_SECURE=1" "the kernel's word: secure-execution mode"
@@ -113,7 +113,7 @@ test_setuid_copy_owned_by_another_user_is_secure_execution() {
 }
 
 test_file_capabilities_are_secure_only_for_non_root() {
-  [[ $(id -u) == 0 && -x /usr/sbin/setcap ]] || { echo "    (skipped: needs root and setcap)"; return 0; }
+  [[ $(id -u) == 0 && -x /usr/sbin/setcap ]] || skip "needs root and setcap"
   install_tool proof_dynamic proof_caps
   /usr/sbin/setcap cap_net_raw+ep "$SB/real/proof_caps"
   expect_eq "$("$SB/real/proof_caps" secure)" "AT_SECURE=0" "root: capabilities do not grow"

@@ -25,7 +25,7 @@ setup() {
 
 test_tmpfs_full_mid_run_gives_the_tool_enospc_and_the_scratch_is_removed() {
   setup
-  mount_tmpfs "$SB/tiny" size=256k || { echo "    (needs root to mount tmpfs; skipped)"; return 0; }
+  mount_tmpfs "$SB/tiny" size=256k || skip "needs root to mount tmpfs"
   mount_tmpfs "$SB/disk" size=256k
   # Without edashim, on a full filesystem of the same size.
   rc=0; plain=$(EDASHIM=off TMPDIR=$SB/disk ftool fill) || rc=$?
@@ -66,7 +66,7 @@ test_scratch_base_not_tmpfs_or_too_small_runs_with_the_users_tmpdir() {
 
 test_read_only_scratch_base_runs_with_the_users_tmpdir() {
   setup
-  mount_tmpfs "$SB/ro" size=256k,ro || { echo "    (needs root to mount tmpfs; skipped)"; return 0; }
+  mount_tmpfs "$SB/ro" size=256k,ro || skip "needs root to mount tmpfs"
   out=$(EDASHIM_SCRATCH_BASES=$SB/ro mytool env TMPDIR)
   expect_eq "$out" "TMPDIR=$SB/usertmp" "the user's TMPDIR"
   expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "$SB/ro: not writable" "the log says why"
@@ -78,7 +78,7 @@ test_read_only_scratch_base_runs_with_the_users_tmpdir() {
 
 test_keep_scratch_on_a_full_tmpfs_keeps_the_files_and_logs_the_path() {
   setup
-  mount_tmpfs "$SB/tiny" size=128k || { echo "    (needs root to mount tmpfs; skipped)"; return 0; }
+  mount_tmpfs "$SB/tiny" size=128k || skip "needs root to mount tmpfs"
   printf 'scratch = true\nscratch_min_free_mb = 0\nkeep_scratch = true\n' > .edashim.toml
   EDASHIM_SCRATCH_BASES=$SB/tiny ftool fill >/dev/null
   local dir; dir=$(last_log "$LOG" 'j["scratch"]["dir"]')

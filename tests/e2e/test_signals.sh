@@ -183,7 +183,7 @@ test_sigkilled_edashim_takes_the_tool_and_the_next_run_sweeps_its_scratch() {
 # --- With a terminal (tmux): the tool shares edashim's process group and the terminal. ---
 
 tmux_start() {
-  command -v tmux >/dev/null || { echo "    (tmux not installed; skipped)"; return 1; }
+  command -v tmux >/dev/null || skip "tmux not installed"
   TSOCK=$SB/tmux.sock
   TERM=xterm tmux -S "$TSOCK" -f /dev/null new-session -d -x 160 -y 40 \
     "env PS1='$ ' PATH='$PATH' HOME='$HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' bash --norc --noprofile -i"

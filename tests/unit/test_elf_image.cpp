@@ -20,7 +20,7 @@ TEST_CASE("A dynamic executable has a PT_INTERP loader and needs libc", "[elf]")
   CHECK_FALSE(sym->defined);
 }
 
-TEST_CASE("Static and static-pie executables have no PT_INTERP; static-pie is ET_DYN", "[elf]") {
+TEST_CASE("Static and static-pie executables have no PT_INTERP, and static-pie is ET_DYN", "[elf]") {
   auto s = elf::parse(proof_bytes("proof_static"));
   REQUIRE(s);
   CHECK_FALSE(s->has_interp);

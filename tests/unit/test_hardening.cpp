@@ -14,6 +14,7 @@
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
 #include "config_fixture.hpp"
+#include "skip.hpp"
 #include "temp_dir.hpp"
 #include "util/strings.hpp"
 
@@ -104,10 +105,7 @@ TEST_CASE("Hostile config: dots inside strings and comments do not count as nest
 }
 
 TEST_CASE("Trust: a symlinked project file is checked at its target's owner", "[hardening][trust]") {
-  if (!is_root()) {
-    WARN("not root: cannot chown a file to another user; skipped");
-    return;
-  }
+  if (!is_root()) EDASHIM_SKIP("not root: cannot chown a file to another user");
   TempDir t;
   auto target = t.write("elsewhere/config.toml", "locale = \"C\"\n");
   auto r = request_in(t);
@@ -121,10 +119,7 @@ TEST_CASE("Trust: a symlinked project file is checked at its target's owner", "[
 }
 
 TEST_CASE("Trust: the upward search stops at a directory another user owns", "[hardening][trust]") {
-  if (!is_root()) {
-    WARN("not root: cannot chown a directory to another user; skipped");
-    return;
-  }
+  if (!is_root()) EDASHIM_SKIP("not root: cannot chown a directory to another user");
   TempDir t;
   t.write("a/.edashim.toml", "");
   t.write("a/b/.edashim.toml", "");
@@ -231,7 +226,7 @@ TEST_CASE("Run log: concurrent writers across rotations: every line whole, none 
   CHECK(seen.size() == size_t(kWriters * kLines));
 }
 
-TEST_CASE("Run log: a full device fails the write cleanly; a device is never rotated", "[hardening][runlog]") {
+TEST_CASE("Run log: a full device fails the write cleanly and a device is never rotated", "[hardening][runlog]") {
   TempDir t;
   std::string error;
   CHECK_FALSE(run::append_log_line("/dev/full", "{}", error, {1, 1}));

@@ -70,7 +70,7 @@ TEST_CASE("Report: the line scanner reads the fields and skips nested ones", "[r
   CHECK_FALSE(report::parse_run_line(R"({"tool":"yosys","wall_s":)", r));  // a torn line
 }
 
-TEST_CASE("Report: groups per tool and profile; failures counted and excluded; speedup per command", "[report]") {
+TEST_CASE("Report: groups per tool and profile, counts and excludes failures, gives the speedup per command", "[report]") {
   std::vector<std::string> log{
       // baseline, command A: 10, 12, 14 -> median 12; command B: 4 -> median 4
       line("yosys", "baseline", "A", "/p", 10, 1000, "0"), line("yosys", "baseline", "A", "/p", 12, 1100, "0"),

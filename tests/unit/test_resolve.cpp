@@ -15,7 +15,7 @@ void make_exec(const std::string& path, const std::string& body = "#!/bin/sh\n")
 }
 }  // namespace
 
-TEST_CASE("The first executable of that name on PATH wins; non-executables are passed over", "[resolve]") {
+TEST_CASE("The first executable of that name on PATH wins and non-executables are passed over", "[resolve]") {
   TempDir t;
   make_exec(t.path + "/b/yosys");
   t.write("a/yosys", "not executable");

@@ -29,7 +29,7 @@ TEST_CASE("shell_quote leaves plain words and quotes the rest", "[strings]") {
   CHECK(util::shell_quote("it's here") == "'it'\\''s here'");
 }
 
-TEST_CASE("tsv_escape round-trips tabs, newlines and backslashes; bad escapes are rejected", "[strings]") {
+TEST_CASE("tsv_escape round-trips tabs, newlines and backslashes, and rejects bad escapes", "[strings]") {
   std::string nasty = "a\tb\nc\\d\\t";
   CHECK(util::tsv_escape(nasty) == "a\\tb\\nc\\\\d\\\\t");
   CHECK(util::tsv_unescape(util::tsv_escape(nasty)) == nasty);
