@@ -19,10 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   r.system_file = dir + "/etc/config.toml";
   r.user_file = dir + "/user/config.toml";
   r.user_profiles_dir = dir + "/user/profiles";
-  r.profile = "fast";  // [profile.fast] sections apply
+  r.chosen.profile = "fast";  // [profile.fast] sections apply
   r.trust = &trust;
   std::string file = role == 0 ? r.user_file : role == 1 ? r.cwd + "/.edashim.toml" : dir + "/mine.toml";
-  if (role == 2) r.profile = file;
+  if (role == 2) r.chosen.profile = file;
   util::make_dirs(r.cwd, 0700);
   write_whole(file, data + 1, size - 1);
   auto loaded = config::load(r);

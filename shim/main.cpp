@@ -9,21 +9,21 @@
 #include <cstring>
 #include <string>
 
-#include "commands/plan.hpp"
-#include "commands/run_tool.hpp"
+#include "pipeline/plan.hpp"
+#include "pipeline/run_tool.hpp"
 #include "util/fs.hpp"
-#include "util/layout.hpp"
+#include "paths/layout.hpp"
 
 int main(int argc, char** argv) {
   std::string name = util::basename(argc > 0 ? argv[0] : "edashim");
   if (name != "edashim") {
-    commands::Invocation inv;
+    pipeline::Invocation inv;
     inv.tool = name;
     inv.argv.assign(argv, argv + argc);
-    commands::select_from(inv);
-    return commands::run_tool(inv);
+    pipeline::select_from(inv);
+    return pipeline::run_tool(inv);
   }
-  const std::string& command = util::layout().command;
+  const std::string& command = paths::layout().command;
   char* fallback[] = {const_cast<char*>("edashim"), nullptr};
   ::execv(command.c_str(), argc > 0 ? argv : fallback);
   std::string message = "edashim: cannot start the edashim command " + command + ": " + std::strerror(errno) +

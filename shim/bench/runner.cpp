@@ -17,7 +17,7 @@
 #include <set>
 #include <thread>
 
-#include "commands/plan.hpp"
+#include "pipeline/plan.hpp"
 #include "report/log_line.hpp"
 #include "run/runlog.hpp"
 #include "stats/bootstrap.hpp"
@@ -93,21 +93,21 @@ std::size_t env_bytes(const std::vector<std::string>& env) {
 // `edashim run` uses, so that padding can make every arm's tool environment the same size.
 std::size_t tool_env_bytes(const std::string& profile, const std::vector<std::string>& command,
                            const std::vector<std::string>& env) {
-  commands::Invocation inv;
+  pipeline::Invocation inv;
   inv.tool = util::basename(command.front());
   inv.argv = command;
   if (command.front().find('/') != std::string::npos) inv.explicit_path = command.front();
-  inv.profile = profile;
-  inv.profile_origin = "--profile";
+  inv.chosen.profile = profile;
+  inv.chosen.profile_origin = "--profile";
   inv.strict = true;
-  auto plan = commands::make_plan(inv, commands::Paths::discover(), env);
+  auto plan = pipeline::make_plan(inv, paths::Files::discover(), env);
   // Same length as the scratch directory run/scratch.cpp makes (the pid's digits may differ
   // by one or two between runs, in every arm alike).
   std::string scratch = plan.scratch_base.empty()
                             ? ""
                             : plan.scratch_base + "/edashim-" + std::to_string(::getuid()) + "-" +
                                   std::to_string(::getpid()) + "-XXXXXX";
-  return env_bytes(commands::plan_environment(plan, env, scratch).env);
+  return env_bytes(pipeline::plan_environment(plan, env, scratch).env);
 }
 
 std::string tail_line(const std::string& path) {
@@ -231,7 +231,7 @@ std::optional<Outcome> run(const Spec& spec, std::string& error) {
     std::string kv = *e;
     std::string name = kv.substr(0, kv.find('='));
     if (name == "EDASHIM" || name == "EDASHIM_PROFILE" || name == "EDASHIM_ALLOCATOR" || name == "EDASHIM_LOG" ||
-        name == kPadVar || name == commands::kChainVar)
+        name == kPadVar || name == pipeline::kChainVar)
       continue;
     base_env.push_back(kv);
   }

@@ -9,7 +9,7 @@
 #include "commands/explain.hpp"
 #include "commands/profiles_cmd.hpp"
 #include "commands/report.hpp"
-#include "commands/run_tool.hpp"
+#include "pipeline/run_tool.hpp"
 #include "commands/shims.hpp"
 #include "commands/trust_cmd.hpp"
 #include "commands/tune.hpp"
@@ -22,8 +22,8 @@
 namespace commands {
 namespace {
 
-Invocation invocation_for(const std::vector<std::string>& command) {
-  Invocation inv;
+pipeline::Invocation invocation_for(const std::vector<std::string>& command) {
+  pipeline::Invocation inv;
   inv.tool = util::basename(command.front());
   inv.argv = command;
   if (command.front().find('/') != std::string::npos) inv.explicit_path = command.front();
@@ -111,10 +111,10 @@ int cli_main(int argc, char** argv) {
       std::fprintf(stderr, "edashim run: which tool? e.g. edashim run -- yosys -p 'synth' design.v\n");
       return 2;
     }
-    Invocation inv = invocation_for(command);
-    select_from(inv, profile, allocator);
+    pipeline::Invocation inv = invocation_for(command);
+    pipeline::select_from(inv, profile, allocator);
     inv.strict = strict;
-    return run_tool(inv);
+    return pipeline::run_tool(inv);
   }
   if (*explain_cmd) {
     explain_command = after_dashes.empty() ? explain_cmd->remaining() : after_dashes;
@@ -122,8 +122,8 @@ int cli_main(int argc, char** argv) {
       std::fprintf(stderr, "edashim explain: which tool? e.g. edashim explain yosys\n");
       return 2;
     }
-    Invocation inv = invocation_for(explain_command);
-    select_from(inv, profile, allocator);
+    pipeline::Invocation inv = invocation_for(explain_command);
+    pipeline::select_from(inv, profile, allocator);
     return explain(inv);
   }
   if (*shims_cmd.app) return shims_cmd.run();

@@ -12,13 +12,13 @@
 
 #include "alloc/allocators.hpp"
 #include "alloc/version.hpp"
-#include "commands/plan.hpp"
+#include "pipeline/plan.hpp"
 #include "commands/shims.hpp"
 #include "run/scratch.hpp"
 #include "tool/path_order.hpp"
 #include "util/fact_cache.hpp"
 #include "util/fs.hpp"
-#include "util/layout.hpp"
+#include "paths/layout.hpp"
 #include "util/strings.hpp"
 
 #ifndef EDASHIM_VERSION
@@ -84,10 +84,10 @@ int doctor(const std::string& dir_arg) {
   auto shims_cmd = [&](const std::string& verb) {
     return "edashim shims " + verb + (dir_arg.empty() ? "" : " --dir " + util::shell_quote(dir));
   };
-  const std::string& exe = util::layout().shim;
+  const std::string& exe = paths::layout().shim;
   std::string path_env = std::getenv("PATH") ? std::getenv("PATH") : "";
   auto entries = util::split(path_env, ':');
-  auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
+  auto self = tool::SelfIdentity::current(std::getenv(pipeline::kChainVar));
   std::string put_first = "export PATH=" + util::shell_quote(dir) + ":\"$PATH\"   (for good: add it to ~/.bashrc; "
                           "fish: " + tool::path_line("fish", dir) + ")";
   std::printf("edashim %s at %s\n", EDASHIM_VERSION, exe.c_str());
@@ -177,17 +177,17 @@ int doctor(const std::string& dir_arg) {
   char cwd[4096];
   std::string here = ::getcwd(cwd, sizeof cwd) ? cwd : "?";
   r.section("configuration (as runs started in " + here + " see it)");
-  auto env = current_environment();
-  Paths paths = Paths::discover();
+  auto env = pipeline::current_environment();
+  paths::Files paths = paths::Files::discover();
   std::map<std::string, std::string> files;       // path -> state
   std::set<std::string> problems_seen, logs, untrusted;
   bool wants_scratch = false;
   for (const auto& name : links) {
-    Invocation inv;
+    pipeline::Invocation inv;
     inv.tool = name;
     inv.argv = {name};
-    select_from(inv);
-    Plan plan = make_plan(inv, paths, env);
+    pipeline::select_from(inv);
+    pipeline::Plan plan = pipeline::make_plan(inv, paths, env);
     const auto& s = plan.loaded.settings;
     for (const auto& f : plan.loaded.files)
       if (f.used || f.kind == "project" || !f.note.empty())

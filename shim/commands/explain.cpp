@@ -2,15 +2,65 @@
 
 #include <cstdio>
 
-#include "commands/proof.hpp"
+#include "pipeline/preflight.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
+namespace {
 
-int explain(const Invocation& inv) {
-  Paths paths = Paths::discover();
-  auto env = current_environment();
-  Plan plan = make_plan(inv, paths, env);
+// The pre-flight section: what the tool's file lets a preload do, and what replaces it where
+// it cannot.
+void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
+  const auto& p = plan.preflight;
+  if (plan.tool_path.empty()) return;
+  std::printf("\npre-flight (from the tool's file, before launch):\n");
+  if (!p.inspected) {
+    std::printf("  not inspected: %s\n", p.error.c_str());
+    return;
+  }
+  for (size_t i = 0; i < p.scripts.size(); ++i)
+    std::printf("  %-20s %s: a #! script; the preload passes through its interpreter %s\n", i ? "" : "script",
+                p.scripts[i].c_str(), i + 1 < p.scripts.size() ? p.scripts[i + 1].c_str() : p.binary.c_str());
+  std::string kind = p.facts.kind;
+  if (kind == "dynamic") kind += ", loader " + p.facts.interpreter;
+  if (p.facts.glibc_static) kind += ", glibc";
+  std::printf("  %-20s %s (%s)\n", "executable", p.binary.c_str(), kind.c_str());
+  if (p.facts.defines_malloc) std::printf("  %-20s defines malloc itself\n", "");
+  if (!p.facts.linked_allocator_library.empty())
+    std::printf("  %-20s links %s\n", "", p.facts.linked_allocator_library.c_str());
+  if (!p.secure.empty()) std::printf("  %-20s secure-execution mode: %s\n", "", p.secure.c_str());
+  if (p.preload_reaches()) {
+    std::printf("  %-20s reaches malloc%s\n", "preload", plan.allocator_library.empty() ? " (nothing to preload)" : "");
+  } else {
+    std::printf("  %-20s CANNOT serve malloc: %s\n", "preload", p.reason.c_str());
+  }
+  if (!p.linked_note.empty()) std::printf("  %-20s %s\n", "note", p.linked_note.c_str());
+  if (!plan.fallback_library.empty()) {
+    auto tunables = run::lookup(env.env, "GLIBC_TUNABLES");
+    std::printf("  %-20s %s is left out of LD_PRELOAD\n", "instead", plan.fallback_library.c_str());
+    if (tunables)
+      std::printf("  %-20s GLIBC_TUNABLES=%s (%s): %s\n", "", tunables->c_str(), pipeline::fallback_source(plan).c_str(),
+                  pipeline::fallback_effect(plan).c_str());
+    else
+      std::printf("  %-20s no [glibc] or [glibc_fallback] options configured: nothing replaces it\n", "");
+  }
+  if (!plan.probe_library.empty())
+    std::printf("  %-20s on: each process records the object serving malloc; the run log gets \"processes\" and "
+                "\"allocator_verified\"%s\n",
+                "probe", p.blocker == "own-malloc" || p.preload_reaches() ? "" : " (it cannot load here either)");
+  else
+    std::printf("  %-20s off (%s)\n", "probe",
+                plan.loaded.settings.probe.value ? "libedashim_probe.so not found" : "probe = false");
+  std::printf("  %-20s %s\n", "inspection", p.cached ? "from the cache (file unchanged since last time)" : "read the file now");
+}
+
+}  // namespace
+
+
+int explain(const pipeline::Invocation& inv) {
+  paths::Files paths = paths::Files::discover();
+  auto env = pipeline::current_environment();
+  pipeline::Plan plan = pipeline::make_plan(inv, paths, env);
   const auto& s = plan.loaded.settings;
   // explain is asked for: its answer goes to stdout.
   std::printf("tool: %s\n", inv.tool.c_str());
@@ -51,7 +101,7 @@ int explain(const Invocation& inv) {
     std::printf("  %-20s %-28s from %s\n", ("[env] " + name).c_str(), v.value ? v.value->c_str() : "(unset)",
                 v.origin.str().c_str());
 
-  auto tool_env = plan_environment(plan, env, plan.scratch_base.empty() ? "" : plan.scratch_base + "/edashim-...");
+  auto tool_env = pipeline::plan_environment(plan, env, plan.scratch_base.empty() ? "" : plan.scratch_base + "/edashim-...");
   print_proof(plan, tool_env);
   std::printf("\nenvironment changes for the tool:\n");
   for (const auto& c : tool_env.changes)

@@ -10,7 +10,7 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
-#include "commands/plan.hpp"
+#include "pipeline/plan.hpp"
 #include "config/load.hpp"
 #include "util/fs.hpp"
 
@@ -44,7 +44,7 @@ void add_sections(const std::string& file, std::map<std::string, std::string>& o
 }  // namespace
 
 int list_profiles() {
-  Paths paths = Paths::discover();
+  paths::Files paths = paths::Files::discover();
   std::map<std::string, std::string> found;  // later sources override earlier ones, as in a run
   add_files(paths.shipped_dir + "/named", found);
   add_sections(paths.system_file, found);

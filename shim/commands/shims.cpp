@@ -12,15 +12,15 @@
 #include <filesystem>
 #include <memory>
 
-#include "commands/plan.hpp"
+#include "pipeline/plan.hpp"
 #include "util/fs.hpp"
-#include "util/layout.hpp"
+#include "paths/layout.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
 
 std::string default_shim_dir() {
-  return util::dirname(util::dirname(util::layout().shim)) + "/lib/edashim/shims";
+  return util::dirname(util::dirname(paths::layout().shim)) + "/lib/edashim/shims";
 }
 
 std::optional<std::string> bad_tool_name(const std::string& name) {
@@ -95,7 +95,7 @@ std::string real_tool(const std::string& name, const tool::SelfIdentity& self) {
 
 int add(const Options& o, const tool::SelfIdentity& self) {
   // Links point to the shim, even when this command runs as edashim-cli.
-  const std::string& exe = util::layout().shim;
+  const std::string& exe = paths::layout().shim;
   int status = 0;
   bool made_dir = false;
   for (const auto& name : o.names) {
@@ -246,7 +246,7 @@ Subcommand add_shims_command(CLI::App& app) {
 
   return {shims, [o, add_cmd, rm_cmd, list_cmd]() {
             if (o->dir.empty()) o->dir = default_shim_dir();
-            auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
+            auto self = tool::SelfIdentity::current(std::getenv(pipeline::kChainVar));
             if (*add_cmd) return add(*o, self);
             if (*rm_cmd) {
               if (o->names.empty() && !o->all) {

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "commands/plan.hpp"
+#include "pipeline/plan.hpp"
 #include "config/load.hpp"
 #include "config/trust.hpp"
 #include "util/fs.hpp"
@@ -28,7 +28,7 @@ int trust(const std::string& file_arg, bool untrust) {
     std::fprintf(stderr, "edashim: %s: no such file\n", file.c_str());
     return 1;
   }
-  config::TrustStore store(Paths::discover().trust_file);
+  config::TrustStore store(paths::Files::discover().trust_file);
   std::string error;
   if (untrust) {
     if (!store.untrust(*real, error)) {

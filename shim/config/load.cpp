@@ -464,7 +464,7 @@ Loaded load(const LoadRequest& req) {
     if (auto* profiles = parsed->table.get("profile")) {
       if (auto* pt = profiles->as_table()) {
         for (const auto& [name, section] : *pt) {
-          if (auto* st = section.as_table(); st && name.str() == req.profile) profile_sections.emplace_back(f, *st);
+          if (auto* st = section.as_table(); st && name.str() == req.chosen.profile) profile_sections.emplace_back(f, *st);
           else if (!section.as_table()) report(f, section, "[profile." + std::string(name.str()) + "] must be a table");
         }
       } else {
@@ -486,14 +486,14 @@ Loaded load(const LoadRequest& req) {
   consider(req.user_file, "user", false);
   for (const auto& f : project_files(req.cwd)) consider(f, "project", false);
 
-  if (!req.profile.empty()) {
-    if (req.profile.find('/') != std::string::npos) {
+  if (!req.chosen.profile.empty()) {
+    if (req.chosen.profile.find('/') != std::string::npos) {
       // An explicit path chosen by the user: their own file, so trusted.
-      consider(req.profile, "profile", true);
+      consider(req.chosen.profile, "profile", true);
     } else {
       bool found = !profile_sections.empty();
-      for (const auto& path : {req.shipped_dir + "/named/" + req.profile + ".toml",
-                               req.user_profiles_dir + "/" + req.profile + ".toml"}) {
+      for (const auto& path : {req.shipped_dir + "/named/" + req.chosen.profile + ".toml",
+                               req.user_profiles_dir + "/" + req.chosen.profile + ".toml"}) {
         if (util::exists(path)) {
           consider(path, "profile", false);
           found = true;
@@ -504,19 +504,19 @@ Loaded load(const LoadRequest& req) {
         apply_tool_section(f, table, req.tool, out.settings);
       }
       if (!found)
-        out.problems.push_back({req.profile_origin, 0, 0,
-                                "no profile named '" + req.profile + "' (see `edashim profiles` for the list)", true});
+        out.problems.push_back({req.chosen.profile_origin, 0, 0,
+                                "no profile named '" + req.chosen.profile + "' (see `edashim profiles` for the list)", true});
     }
   }
 
-  if (!req.allocator.empty()) {
+  if (!req.chosen.allocator.empty()) {
     auto names = alloc::known_names();
-    bool known = std::find(names.begin(), names.end(), req.allocator) != names.end();
-    if (known || req.allocator[0] == '/') out.settings.allocator.set(req.allocator, {req.allocator_origin});
+    bool known = std::find(names.begin(), names.end(), req.chosen.allocator) != names.end();
+    if (known || req.chosen.allocator[0] == '/') out.settings.allocator.set(req.chosen.allocator, {req.chosen.allocator_origin});
     else {
-      auto near = util::nearest(req.allocator, names);
-      out.problems.push_back({req.allocator_origin, 0, 0,
-                              "unknown allocator '" + req.allocator + "'" +
+      auto near = util::nearest(req.chosen.allocator, names);
+      out.problems.push_back({req.chosen.allocator_origin, 0, 0,
+                              "unknown allocator '" + req.chosen.allocator + "'" +
                                   (near ? "; did you mean '" + *near + "'?" : "") + " (known: " +
                                   util::join(names, ", ") + ", or an absolute library path)",
                               true});

@@ -10,6 +10,15 @@
 
 namespace config {
 
+// A profile and an allocator asked for outside the files (flag or environment variable), with
+// where each came from ("--profile", "EDASHIM_PROFILE"), for messages. Empty: none asked for.
+struct Selection {
+  std::string profile;              // name or path
+  std::string profile_origin;
+  std::string allocator;
+  std::string allocator_origin;
+};
+
 struct LoadRequest {
   std::string tool;                 // name the tool was invoked as ("yosys"); empty for none
   std::string cwd;                  // absolute
@@ -17,10 +26,7 @@ struct LoadRequest {
   std::string system_file;          // /etc/edashim/config.toml
   std::string user_file;            // $XDG_CONFIG_HOME/edashim/config.toml
   std::string user_profiles_dir;    // $XDG_CONFIG_HOME/edashim/profiles
-  std::string profile;              // name or path; empty: none
-  std::string profile_origin;       // "EDASHIM_PROFILE", "--profile"
-  std::string allocator;            // override; empty: none
-  std::string allocator_origin;
+  Selection chosen;                 // a named profile and an allocator override
   std::string log;                  // EDASHIM_LOG; empty: none
   const TrustStore* trust = nullptr;
 };

@@ -100,6 +100,32 @@ struct Reader {
     return in;
   }
 
+  // NT_GNU_BUILD_ID from the PT_NOTE segments, as hex. Note sizes come from the file: aligned
+  // in 64 bits, where `+ 3` cannot wrap (fuzz_elf found that).
+  std::optional<std::string> build_id() const {
+    for (const auto& p : phdrs()) {
+      if (p.p_type != PT_NOTE || p.p_offset > image.size() || image.size() - p.p_offset < p.p_filesz) continue;
+      std::string_view notes = image.substr(size_t(p.p_offset), size_t(p.p_filesz));
+      for (uint64_t off = 0; auto nh = read_at<Elf64_Nhdr>(notes, off);) {
+        uint64_t name_at = off + sizeof *nh, desc_at = name_at + ((uint64_t(nh->n_namesz) + 3) & ~uint64_t(3));
+        uint64_t next = desc_at + ((uint64_t(nh->n_descsz) + 3) & ~uint64_t(3));
+        if (next > notes.size()) break;
+        if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4) {
+          static const char hex[] = "0123456789abcdef";
+          std::string id;
+          for (uint64_t i = 0; i < nh->n_descsz; ++i) {
+            auto byte = static_cast<unsigned char>(notes[size_t(desc_at + i)]);
+            id += hex[byte >> 4];
+            id += hex[byte & 15];
+          }
+          return id;
+        }
+        off = next;
+      }
+    }
+    return std::nullopt;
+  }
+
   // The dynamic symbol table: from the section headers when present, else from PT_DYNAMIC
   // with the symbol count taken from DT_HASH or DT_GNU_HASH (stripped-section binaries).
   struct Table {
@@ -225,6 +251,10 @@ bool defines_function(std::string_view image, std::string_view name) {
   auto s = find_dynamic_symbol(image, name);
   return s && s->defined && (s->bind == STB_GLOBAL || s->bind == STB_WEAK) &&
          (s->type == STT_FUNC || s->type == STT_GNU_IFUNC);
+}
+
+std::optional<std::string> build_id(std::string_view image) {
+  return with_reader(image, [](auto& r) { return r.build_id(); });
 }
 
 std::optional<uint64_t> file_offset(std::string_view image, uint64_t vaddr) {

@@ -38,6 +38,10 @@ std::optional<Symbol> find_dynamic_symbol(std::string_view image, std::string_vi
 // (global or weak; FUNC or IFUNC): for `malloc`, the executable's own allocator wins.
 bool defines_function(std::string_view image, std::string_view name);
 
+// The GNU build-id (NT_GNU_BUILD_ID note) as lowercase hex: what tells a copy of edashim from
+// another program of the same size.
+std::optional<std::string> build_id(std::string_view image);
+
 // File offset of a virtual address, through the PT_LOAD segments.
 std::optional<uint64_t> file_offset(std::string_view image, uint64_t vaddr);
 

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <cstdlib>
 
+#include "run/log_schema.hpp"
+
 namespace report {
 namespace {
 
@@ -222,7 +224,7 @@ struct Scanner {
     if (eat('}')) return true;
     do {
       if (!string(&key) || !eat(':')) return false;
-      if (key == "requested") {
+      if (key == logkey::requested) {
         if (!string_or_null(requested)) return false;
       } else if (!skip()) {
         return false;
@@ -233,6 +235,13 @@ struct Scanner {
 };
 
 }  // namespace
+
+// The scanner dispatches on a key's first letter: the schema's names must start with these.
+static_assert(logkey::argv[0] == 'a' && logkey::allocator[0] == 'a' && logkey::allocator_verified[0] == 'a');
+static_assert(logkey::cwd[0] == 'c' && logkey::exit_code[0] == 'e' && logkey::max_rss_kb[0] == 'm');
+static_assert(logkey::profile[0] == 'p' && logkey::tool[0] == 't' && logkey::user_s[0] == 'u');
+static_assert(logkey::wall_s[0] == 'w' && logkey::start_unix[0] == 's' && logkey::signal[0] == 's' &&
+              logkey::status[0] == 's' && logkey::sys_s[0] == 's');
 
 bool parse_run_line(std::string_view line, RunRecord& r) {
   Scanner s{line.data(), line.data() + line.size()};
@@ -256,7 +265,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
     // Dispatch on the first letter first: most keys are skipped after one comparison.
     switch (key.empty() ? 0 : key[0]) {
       case 'a':
-        if (key == "argv") {
+        if (key == logkey::argv) {
           if (!s.eat('[')) return false;
           if (!s.eat(']')) {
             do {
@@ -265,28 +274,28 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
             } while (s.eat(','));
             if (!s.eat(']')) return false;
           }
-        } else if (key == "allocator_verified") {
+        } else if (key == logkey::allocator_verified) {
           good = s.verified(r.allocator_verified);
-        } else if (key == "allocator") {
+        } else if (key == logkey::allocator) {
           good = s.allocator(r.allocator_requested);
         } else {
           good = s.skip();
         }
         break;
-      case 'c': good = key == "cwd" ? s.string_or_null(r.cwd) : s.skip(); break;
-      case 'e': good = key == "exit_code" ? s.optional_long(r.exit_code) : s.skip(); break;
-      case 'm': good = key == "max_rss_kb" ? s.number(r.max_rss_kb) : s.skip(); break;
-      case 'p': good = key == "profile" ? s.string_or_null(r.profile) : s.skip(); break;
+      case 'c': good = key == logkey::cwd ? s.string_or_null(r.cwd) : s.skip(); break;
+      case 'e': good = key == logkey::exit_code ? s.optional_long(r.exit_code) : s.skip(); break;
+      case 'm': good = key == logkey::max_rss_kb ? s.number(r.max_rss_kb) : s.skip(); break;
+      case 'p': good = key == logkey::profile ? s.string_or_null(r.profile) : s.skip(); break;
       case 's':
-        if (key == "start_unix") good = s.number(r.start_unix);
-        else if (key == "signal") good = s.optional_long(r.signal);
-        else if (key == "status") good = s.optional_long(r.status);
-        else if (key == "sys_s") good = s.number(r.sys_s);
+        if (key == logkey::start_unix) good = s.number(r.start_unix);
+        else if (key == logkey::signal) good = s.optional_long(r.signal);
+        else if (key == logkey::status) good = s.optional_long(r.status);
+        else if (key == logkey::sys_s) good = s.number(r.sys_s);
         else good = s.skip();
         break;
-      case 't': good = key == "tool" ? s.string_or_null(r.tool) : s.skip(); break;
-      case 'u': good = key == "user_s" ? s.number(r.user_s) : s.skip(); break;
-      case 'w': good = key == "wall_s" ? s.number(r.wall_s) : s.skip(); break;
+      case 't': good = key == logkey::tool ? s.string_or_null(r.tool) : s.skip(); break;
+      case 'u': good = key == logkey::user_s ? s.number(r.user_s) : s.skip(); break;
+      case 'w': good = key == logkey::wall_s ? s.number(r.wall_s) : s.skip(); break;
       default: good = s.skip();
     }
     if (!good) return false;

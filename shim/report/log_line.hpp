@@ -9,7 +9,7 @@
 
 namespace report {
 
-// The figures of one run, as written by commands/run_tool.cpp (log_record).
+// The figures of one run, as pipeline/log_record.cpp writes them (fields: run/log_schema.hpp).
 struct RunRecord {
   double start_unix = 0;
   std::string tool;

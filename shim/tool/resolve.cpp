@@ -4,8 +4,9 @@
 
 #include <algorithm>
 
-#include "tool/elf_note.hpp"
-#include "util/layout.hpp"
+#include "elf/elf_image.hpp"
+#include "util/mapped_file.hpp"
+#include "paths/layout.hpp"
 #include "util/strings.hpp"
 
 namespace tool {
@@ -20,7 +21,7 @@ SelfIdentity SelfIdentity::current(const char* chain_env) {
   add(util::self_exe());
   // Tool links point to the shim: the command (edashim-cli) must know it too. The shim itself
   // skips this, so that EDASHIM=off never computes the layout (a stat) before its exec.
-  if (util::basename(util::self_exe()) == "edashim-cli") add(util::layout().shim);
+  if (util::basename(util::self_exe()) == "edashim-cli") add(paths::layout().shim);
   if (chain_env && *chain_env)
     for (auto& p : util::split(chain_env, ':'))
       if (!p.empty()) self.chain.push_back(p);
@@ -30,6 +31,16 @@ SelfIdentity SelfIdentity::current(const char* chain_env) {
 bool SelfIdentity::same_file(const util::FileId& id) const {
   return std::any_of(images.begin(), images.end(), [&](const Image& i) { return i.id == id; });
 }
+
+namespace {
+// Mapped, not read: the kernel reads only the pages the note lookup touches.
+std::optional<std::string> build_id_of(const std::string& path) {
+  util::MappedFile file;
+  std::string error;
+  if (!file.open(path, error)) return std::nullopt;
+  return elf::build_id(file.bytes());
+}
+}  // namespace
 
 bool is_edashim(const std::string& path, const SelfIdentity& self) {
   struct stat st;
@@ -42,7 +53,7 @@ bool is_edashim(const std::string& path, const SelfIdentity& self) {
   // A copy (not a link) of edashim: same size first, so other programs cost one stat.
   for (const auto& image : self.images) {
     if (st.st_size != image.size) continue;
-    auto mine = build_id(image.path), theirs = build_id(path);
+    auto mine = build_id_of(image.path), theirs = build_id_of(path);
     if (mine && theirs && *mine == *theirs) return true;
   }
   return false;

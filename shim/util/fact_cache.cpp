@@ -12,7 +12,7 @@
 namespace util {
 namespace {
 
-constexpr std::string_view kHeader = "# edashim file facts v1: dev ino size mtime_ns key=value...\n";
+constexpr std::string_view kHeader = "# file facts v1: dev ino size mtime_ns key=value...\n";
 
 
 template <class T>
@@ -125,7 +125,7 @@ void FactCache::put(const FileStamp& stamp, Facts facts) {
 
 bool FactCache::save() {
   if (changed_.empty() || path_.empty()) return true;
-  // Merge with what other edashim processes wrote since we read it: at worst two runs racing
+  // Merge with what other processes wrote since we read it: at worst two runs racing
   // both lose one entry and inspect that file again next time.
   std::vector<CacheEntry> merged;
   if (auto text = read_file(path_, 8 << 20)) merged = parse_fact_cache(*text);
@@ -140,11 +140,6 @@ bool FactCache::save() {
   text_ = std::move(text);
   changed_.clear();
   return true;
-}
-
-FactCache& shared_fact_cache() {
-  static FactCache cache(xdg_cache_home() + "/edashim/facts.tsv");
-  return cache;
 }
 
 }  // namespace util

@@ -53,7 +53,5 @@ class FactCache {
   std::vector<CacheEntry> changed_;
 };
 
-// The cache every edashim process shares: $XDG_CACHE_HOME/edashim/facts.tsv.
-FactCache& shared_fact_cache();
 
 }  // namespace util

@@ -1,5 +1,5 @@
 #pragma once
-// Filesystem helpers: thin, errno-free wrappers over the system calls edashim needs.
+// Filesystem helpers: thin, errno-free wrappers over common system calls.
 #include <sys/types.h>
 
 #include <optional>
@@ -37,7 +37,7 @@ std::optional<std::string> fd_path(int fd);
 std::string dirname(const std::string& path);
 std::string basename(const std::string& path);
 
-// Absolute, canonical path of the running edashim binary (/proc/self/exe).
+// Absolute, canonical path of the running program (/proc/self/exe).
 std::string self_exe();
 
 // $HOME, or the passwd entry when HOME is unset.

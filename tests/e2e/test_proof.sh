@@ -196,12 +196,12 @@ test_probe_calls_no_malloc() {
   expect_eq "$recording" "$silent" "the same malloc calls with the probe recording as with it silent"
 }
 
-test_probe_costs_well_under_a_millisecond() {
+# What the probe costs is a benchmark, not a test (a timed assertion fails on a busy machine):
+# bench/overhead measures it (cmake --build build --target bench-overhead). Here: it records.
+test_probe_records_every_one_of_200_quick_processes() {
   : >"$SB/records"
   out=$("$PROOF_BIN/spawn_timer" 200 "$PROOF_PROBE" "$SB/records" "$PROOF_BIN/proof_dynamic" secure)
   echo "    $out"
-  overhead=${out##*overhead_us=}
-  (( overhead < 1000 )) || fail "probe costs ${overhead} us per process"
   expect_eq "$(grep -c '^E' "$SB/records")" 200 "every probed process recorded its exit"
 }
 

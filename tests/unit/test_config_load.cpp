@@ -41,18 +41,18 @@ TEST_CASE("A named profile wins over config files, and the environment's allocat
   t.write("shipped/named/baseline.toml", "allocator = \"system\"\nscratch = false\n");
   t.write("proj/.edashim.toml", "allocator = \"mimalloc\"\nscratch = true\n[profile.fast]\nallocator = \"jemalloc\"\n");
   auto r = request_in(t);
-  r.profile = "baseline";
+  r.chosen.profile = "baseline";
   auto loaded = config::load(r);
   CHECK(loaded.settings.allocator.value == "system");
   CHECK(loaded.settings.scratch.value == false);
 
-  r.profile = "fast";
+  r.chosen.profile = "fast";
   loaded = config::load(r);
   CHECK(loaded.settings.allocator.value == "jemalloc");
   CHECK(loaded.settings.scratch.value == true);
 
-  r.allocator = "tcmalloc";
-  r.allocator_origin = "EDASHIM_ALLOCATOR";
+  r.chosen.allocator = "tcmalloc";
+  r.chosen.allocator_origin = "EDASHIM_ALLOCATOR";
   loaded = config::load(r);
   CHECK(loaded.settings.allocator.value == "tcmalloc");
   CHECK(loaded.settings.allocator.origin.str() == "EDASHIM_ALLOCATOR");
@@ -61,8 +61,8 @@ TEST_CASE("A named profile wins over config files, and the environment's allocat
 TEST_CASE("An unknown profile name is an error naming the profile", "[config]") {
   TempDir t;
   auto r = request_in(t);
-  r.profile = "fastest";
-  r.profile_origin = "EDASHIM_PROFILE";
+  r.chosen.profile = "fastest";
+  r.chosen.profile_origin = "EDASHIM_PROFILE";
   auto loaded = config::load(r);
   CHECK(loaded.has_errors());
   CHECK(mentions(loaded, "EDASHIM_PROFILE: error: no profile named 'fastest'"));
@@ -72,7 +72,7 @@ TEST_CASE("A profile given as a path is loaded as a layer", "[config]") {
   TempDir t;
   auto file = t.write("mine.toml", "allocator = \"tbbmalloc\"\n");
   auto r = request_in(t);
-  r.profile = file;
+  r.chosen.profile = file;
   auto loaded = config::load(r);
   CHECK(loaded.settings.allocator.value == "tbbmalloc");
 }

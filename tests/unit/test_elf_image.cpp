@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "elf/elf_image.hpp"
@@ -77,4 +78,22 @@ TEST_CASE("Truncated and corrupted images give answers or nothing, never a crash
   std::memcpy(hostile.data(), &eh, sizeof eh);
   auto info = elf::parse(hostile);
   if (info) CHECK_FALSE(info->has_interp);
+}
+
+TEST_CASE("The build-id is the one readelf reports, and absent where there is no note", "[elf]") {
+  auto bytes = proof_bytes("proof_dynamic");
+  auto id = elf::build_id(bytes);
+  REQUIRE(id);
+  std::string cmd = std::string("readelf -n ") + EDASHIM_PROOF_DIR + "/proof_dynamic | sed -n 's/.*Build ID: //p'";
+  std::string expected;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) expected += buf;
+    ::pclose(p);
+  }
+  while (!expected.empty() && (expected.back() == '\n' || expected.back() == ' ')) expected.pop_back();
+  CHECK(*id == expected);
+  CHECK(id->size() == 40);  // sha1, gcc's default
+  CHECK_FALSE(elf::build_id(bytes.substr(0, 64)));   // headers only: no notes within reach
+  CHECK_FALSE(elf::build_id("#!/bin/sh\n"));
 }

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-namespace util {
+namespace paths {
 
 struct Layout {
   std::string shim;              // what tool links point to
@@ -25,4 +25,4 @@ Layout layout_for(const std::string& self, const std::function<bool(const std::s
 // This process's layout, computed once.
 const Layout& layout();
 
-}  // namespace util
+}  // namespace paths

@@ -1,8 +1,8 @@
-#include "util/layout.hpp"
+#include "paths/layout.hpp"
 
 #include "util/fs.hpp"
 
-namespace util {
+namespace paths {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -13,9 +13,9 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 Layout layout_for(const std::string& self, const std::function<bool(const std::string&)>& is_dir,
                   const std::string& source_profiles) {
-  std::string dir = dirname(self);
+  std::string dir = util::dirname(self);
   // <prefix>/bin/edashim or <prefix>/lib/edashim/edashim-cli
-  std::string prefix = ends_with(dir, "/lib/edashim") ? dirname(dirname(dir)) : dirname(dir);
+  std::string prefix = ends_with(dir, "/lib/edashim") ? util::dirname(util::dirname(dir)) : util::dirname(dir);
   Layout l;
   l.shim = prefix + "/bin/edashim";
   l.command = prefix + "/lib/edashim/edashim-cli";
@@ -36,8 +36,8 @@ const Layout& layout() {
 #else
   static const std::string source_profiles;
 #endif
-  static const Layout l = layout_for(self_exe(), is_directory, source_profiles);
+  static const Layout l = layout_for(util::self_exe(), util::is_directory, source_profiles);
   return l;
 }
 
-}  // namespace util
+}  // namespace paths

@@ -1,0 +1,31 @@
+#pragma once
+// How a tool was asked for: the first thing a run knows, before any file is read.
+#include <string>
+#include <vector>
+
+#include "config/load.hpp"
+
+namespace pipeline {
+
+// A tool run as asked for, by a link's name or by `edashim run`.
+struct Invocation {
+  std::string tool;                // name to look up on PATH ("yosys")
+  std::vector<std::string> argv;   // argv[0] exactly as the user typed it
+  std::string explicit_path;       // `edashim run -- ./tool`: this file, no PATH search
+  config::Selection chosen;        // profile and allocator from a flag or the environment
+  bool strict = false;             // configuration errors stop the run (edashim run --strict)
+};
+
+// Profile and allocator for `inv`: a command-line flag when given, else EDASHIM_PROFILE and
+// EDASHIM_ALLOCATOR. One rule for links, `edashim run`, `explain` and `doctor`.
+void select_from(Invocation& inv, const std::string& profile_flag = "", const std::string& allocator_flag = "");
+
+// The environment variable edashim uses to mark a process tree it already configured.
+inline constexpr const char* kChainVar = "__EDASHIM_CHAIN";
+// The file libedashim_probe.so appends its records to (read by probe/probe.c).
+inline constexpr const char* kProbeVar = "__EDASHIM_PROBE";
+
+// The process's environment as a list.
+std::vector<std::string> current_environment();
+
+}  // namespace pipeline

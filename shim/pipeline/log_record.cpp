@@ -1,0 +1,142 @@
+#include "pipeline/log_record.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "pipeline/preflight.hpp"
+#include "run/log_schema.hpp"
+#include "run/probe_records.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace pipeline {
+namespace {
+
+double seconds(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
+
+void write_preflight(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& env) {
+  const auto& p = plan.preflight;
+  auto& pf = record.key(logkey::preflight).begin_object();
+  pf.field("inspected", p.inspected);
+  if (!p.inspected) pf.field("error", p.error);
+  pf.field("path", p.path);
+  pf.field("scripts", p.scripts);
+  pf.key("binary").string_or_null(p.binary);
+  pf.key("kind").string_or_null(p.facts.kind);
+  pf.field("own_malloc", p.facts.defines_malloc);
+  pf.key("linked_allocator").string_or_null(p.facts.linked_allocator_library);
+  pf.key("secure_exec").string_or_null(p.secure);
+  pf.field("glibc_static", p.facts.glibc_static);
+  if (p.inspected)
+    pf.field("preload_reaches", p.preload_reaches());
+  else
+    pf.key("preload_reaches").null();
+  pf.key("blocker").string_or_null(p.blocker);
+  pf.key("reason").string_or_null(p.reason);
+  pf.key("note").string_or_null(p.linked_note);
+  pf.field("cached", p.cached);
+  if (!plan.fallback_library.empty()) {
+    pf.key("fallback").begin_object();
+    pf.field("instead_of", plan.fallback_library);
+    pf.field("options", plan.options_family);
+    pf.key("source").string_or_null(fallback_source(plan));
+    pf.field("glibc_tunables", run::lookup(env.env, "GLIBC_TUNABLES"));
+    pf.field("effect", fallback_effect(plan));
+    pf.end_object();
+  } else {
+    pf.key("fallback").null();
+  }
+  pf.end_object();
+}
+
+void write_verification(util::JsonWriter& record, const Plan& plan, bool probed, const std::string& probe_records) {
+  const auto& p = plan.preflight;
+  if (!probed) {
+    record.key(logkey::processes).null();
+    record.field(logkey::allocator_verified, false);
+    record.field(logkey::verification, !plan.loaded.settings.probe.value
+                                     ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
+                                     : std::string("probe not run (libedashim_probe.so not installed, or no private "
+                                                   "directory for its records)"));
+    return;
+  }
+  auto processes = run::parse_probe_records(probe_records);
+  record.key(logkey::processes).begin_array();
+  for (const auto& q : processes) {
+    record.begin_object();
+    record.field("pid", q.pid).field("ppid", q.ppid).field("exe", q.exe).field("malloc", q.malloc_object);
+    record.field("provider", run::malloc_provider(q)).field("forked", q.forked).field("end", q.end);
+    record.field("vm_hwm_kb", q.vm_hwm_kb).field("vm_peak_kb", q.vm_peak_kb);
+    record.end_object();
+  }
+  record.end_array();
+  auto v = run::verify_allocator(processes, plan.allocator);
+  if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != "own-malloc")
+    v.note += " (" + p.reason + "; the probe cannot load either)";
+  record.field(logkey::allocator_verified, v.verified);
+  record.field(logkey::verification, v.note);
+}
+
+}  // namespace
+
+void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& started) {
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  char cwd[4096];
+  j.begin_object();
+  j.field(logkey::version, logkey::kVersion);
+  j.field(logkey::start, util::iso_time_utc(started.start_time));
+  j.field(logkey::start_unix, started.start_time);
+  j.field(logkey::tool, plan.inv.tool);
+  j.field(logkey::path, util::real_path(plan.tool_path).value_or(plan.tool_path));
+  j.field(logkey::argv, plan.inv.argv);
+  j.field(logkey::cwd, ::getcwd(cwd, sizeof cwd) ? cwd : "");
+  j.field(logkey::host, host);
+  j.field(logkey::pid, int(::getpid()));
+  j.field(logkey::tool_pid, started.pid);
+  j.key(logkey::profile).string_or_null(plan.inv.chosen.profile);
+  j.key(logkey::config_files).begin_array();
+  for (const auto& f : plan.loaded.files)
+    if (f.used) j.value(f.path);
+  j.end_array();
+  j.key(logkey::allocator).begin_object();
+  j.field(logkey::requested, plan.allocator);
+  j.key(logkey::library).string_or_null(plan.allocator_library);
+  j.field(logkey::alloc_version, plan.allocator_version);
+  j.field(logkey::note, plan.allocator_note);
+  j.end_object();
+  j.key(logkey::env_set).begin_object();
+  for (const auto& c : setup.env.changes) j.field(c.name, c.after);
+  j.end_object();
+  j.key(logkey::scratch).begin_object();
+  j.key("dir").string_or_null(setup.scratch);
+  j.field("kept", setup.keep_scratch && !setup.scratch.empty());
+  j.field("note", setup.scratch_note);
+  j.end_object();
+  write_preflight(j, plan, setup.env);
+}
+
+void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,
+               const std::string& probe_records) {
+  j.field(logkey::wall_s, out.wall_seconds);
+  j.field(logkey::user_s, seconds(out.usage.ru_utime));
+  j.field(logkey::sys_s, seconds(out.usage.ru_stime));
+  j.field(logkey::max_rss_kb, out.usage.ru_maxrss);
+  if (WIFEXITED(out.status)) {
+    j.field(logkey::exit_code, WEXITSTATUS(out.status));
+    j.key(logkey::signal).null();
+  } else {
+    j.key(logkey::exit_code).null();
+    if (WIFSIGNALED(out.status))
+      j.field(logkey::signal, WTERMSIG(out.status));
+    else
+      j.key(logkey::signal).null();
+  }
+  j.field(logkey::status, out.started ? run::shell_status(out.status) : (out.exec_errno == ENOENT ? 127 : 126));
+  write_verification(j, plan, setup.probed, probe_records);
+  j.end_object();
+}
+
+}  // namespace pipeline

@@ -1,0 +1,163 @@
+#include "pipeline/plan.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "alloc/allocators.hpp"
+#include "alloc/version.hpp"
+#include "pipeline/preflight.hpp"
+#include "run/runlog.hpp"
+#include "run/scratch.hpp"
+#include "util/fs.hpp"
+
+extern char** environ;
+
+namespace pipeline {
+
+void select_from(Invocation& inv, const std::string& profile_flag, const std::string& allocator_flag) {
+  // The flag wins over the environment variable; the origin names whichever was used.
+  auto choose = [](const std::string& flag, const char* flag_name, const char* var, std::string& value,
+                   std::string& origin) {
+    if (!flag.empty()) {
+      value = flag;
+      origin = flag_name;
+    } else if (const char* v = std::getenv(var); v && *v) {
+      value = v;
+      origin = var;
+    }
+  };
+  choose(profile_flag, "--profile", "EDASHIM_PROFILE", inv.chosen.profile, inv.chosen.profile_origin);
+  choose(allocator_flag, "--allocator", "EDASHIM_ALLOCATOR", inv.chosen.allocator, inv.chosen.allocator_origin);
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  return env;
+}
+
+std::string package_of(const std::string& name) {
+  return name == "mimalloc" ? "libmimalloc2.0" : name == "jemalloc" ? "libjemalloc2"
+         : name == "tcmalloc" ? "libtcmalloc-minimal4" : "libtbbmalloc2";
+}
+
+namespace {
+
+// 1. The profile: every file that applies, merged, with the origin of each value.
+config::Loaded load_profile(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
+  config::TrustStore trust(files.trust_file);
+  config::LoadRequest req;
+  req.tool = inv.tool;
+  char cwd[4096];
+  req.cwd = ::getcwd(cwd, sizeof cwd) ? cwd : "";
+  req.shipped_dir = files.shipped_dir;
+  req.system_file = files.system_file;
+  req.user_file = files.user_file;
+  req.user_profiles_dir = files.user_profiles_dir;
+  req.chosen = inv.chosen;
+  req.log = run::lookup(env, "EDASHIM_LOG").value_or("");
+  req.trust = &trust;
+  return config::load(req);
+}
+
+// 2. The real tool: the explicit path, the profile's `path`, or the first on PATH that is not
+// edashim itself.
+void find_tool(Plan& plan, const std::vector<std::string>& env) {
+  const auto& s = plan.loaded.settings;
+  if (!plan.inv.explicit_path.empty()) {
+    plan.tool_path = plan.inv.explicit_path;
+  } else if (!s.tool_path.value.empty()) {
+    plan.tool_path = s.tool_path.value;
+    if (!util::is_regular_executable(plan.tool_path)) {
+      plan.loaded.problems.push_back({s.tool_path.origin.file, s.tool_path.origin.line, 0,
+                                      "path '" + plan.tool_path + "' is not an executable file", true});
+      plan.tool_path.clear();
+    }
+  }
+  if (plan.tool_path.empty()) {
+    auto self = tool::SelfIdentity::current(run::lookup(env, kChainVar).value_or("").c_str());
+    plan.resolution = tool::resolve(plan.inv.tool, run::lookup(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"), self);
+    plan.tool_path = plan.resolution.path;
+  }
+}
+
+// 3. The allocator's library and its version (read once, from the fact cache when unchanged).
+void choose_allocator(Plan& plan) {
+  plan.allocator = plan.loaded.settings.allocator.value;
+  plan.options_family = "glibc";
+  if (plan.allocator == "system") return;
+  std::string lib;
+  if (plan.allocator[0] == '/') {
+    lib = plan.allocator;
+    if (!util::exists(lib)) plan.allocator_note = "library " + lib + " not found; running on the system allocator";
+  } else if (auto* a = alloc::find(plan.allocator)) {
+    if (auto found = alloc::locate(*a, alloc::library_dirs()))
+      lib = *found;
+    else
+      plan.allocator_note = plan.allocator + " library not found (looked for " + a->sonames.front() + " in " +
+                            alloc::library_dirs().front() + " and the usual library directories); running on the "
+                            "system allocator. Install it: apt-get install " + package_of(a->name);
+  }
+  if (lib.empty() || !plan.allocator_note.empty()) return;
+  plan.allocator_library = lib;
+  plan.allocator_version = alloc::detect_version(lib, fact_cache());
+  plan.options_family = alloc::allocator_of_library(lib);
+}
+
+// 5. Options are checked against what will really be loaded: a name the installed version does
+// not know would otherwise be ignored without a word.
+void check_options(Plan& plan) {
+  for (const auto& [family, options] : plan.loaded.settings.options) {
+    if (family != plan.options_family) continue;
+    for (const auto& [name, value] : options)
+      if (auto bad = alloc::check_option(family, plan.allocator_version, name, value.value))
+        plan.loaded.problems.push_back({value.origin.file, value.origin.line, 0, *bad, true});
+  }
+}
+
+// 6. Where the run goes: log, probe, scratch.
+void choose_destinations(Plan& plan, const paths::Files& files) {
+  const auto& s = plan.loaded.settings;
+  const std::string& log = s.log.value;
+  plan.log_path = log == "off" ? "" : log.empty() ? run::default_log_path() : log;
+  if (s.probe.value && util::exists(files.probe_library) && !plan.tool_path.empty())
+    plan.probe_library = files.probe_library;
+  if (s.scratch.value) {
+    auto base = run::find_scratch_base(s.scratch_min_free_mb.value);
+    plan.scratch_base = base.dir;
+    plan.scratch_note = base.note;
+  }
+}
+
+}  // namespace
+
+Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
+  Plan plan;
+  plan.inv = inv;
+  plan.loaded = load_profile(inv, files, env);
+  find_tool(plan, env);
+  choose_allocator(plan);
+  inspect_tool(plan, env);  // 4. may drop the allocator for glibc tunables: before the options check
+  check_options(plan);
+  choose_destinations(plan, files);
+  return plan;
+}
+
+run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir,
+                              const std::string& probe_file) {
+  run::EnvInputs in;
+  in.current = env;
+  in.settings = &plan.loaded.settings;
+  in.allocator_library = plan.allocator_library;
+  in.options_family = plan.options_family;
+  in.probe_library = plan.probe_library;
+  in.scratch_dir = scratch_dir;
+  std::string chain = run::lookup(env, kChainVar).value_or("");
+  std::string self = util::self_exe();
+  in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
+  if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
+  return run::build_environment(in);
+}
+
+}  // namespace pipeline

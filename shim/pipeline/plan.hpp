@@ -1,0 +1,47 @@
+#pragma once
+// Everything decided before a tool starts, with the reasons: what `edashim explain` prints and
+// what a run carries out. Reads files, starts nothing, changes nothing.
+#include <string>
+#include <vector>
+
+#include "config/load.hpp"
+#include "paths/files.hpp"
+#include "pipeline/invocation.hpp"
+#include "run/environment.hpp"
+#include "tool/inspect.hpp"
+#include "tool/resolve.hpp"
+
+namespace pipeline {
+
+// The decisions for one run.
+struct Plan {
+  Invocation inv;
+  config::Loaded loaded;
+  tool::Resolution resolution;
+  std::string tool_path;           // empty: not found
+  std::string allocator;           // as requested
+  std::string allocator_library;   // to preload; empty for system or when missing
+  std::string allocator_version;
+  std::string allocator_note;      // e.g. "library not found; running on the system allocator"
+  std::string options_family;
+  std::string log_path;            // empty: off
+  std::string probe_library;
+  std::string scratch_base;        // empty: no scratch
+  std::string scratch_note;
+  tool::Preflight preflight;       // what the tool's file lets a preload do (pipeline/preflight.hpp)
+  std::string fallback_library;    // not empty: this allocator could not be preloaded (preflight.reason
+                                   // says why) and options_family names the glibc tunables used instead
+};
+
+// The steps, in order: profile, tool, allocator, pre-flight, options, destinations.
+Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env);
+
+// Environment for the plan, given a scratch directory (empty for none).
+// `probe_file`: where the probe records this run (__EDASHIM_PROBE); empty: the probe stays silent.
+run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir,
+                              const std::string& probe_file = "");
+
+// The apt package that provides allocator `name` ("jemalloc" -> "libjemalloc2").
+std::string package_of(const std::string& name);
+
+}  // namespace pipeline

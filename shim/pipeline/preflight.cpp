@@ -1,0 +1,91 @@
+#include "pipeline/preflight.hpp"
+
+#include <cstdio>
+
+#include "alloc/allocators.hpp"
+#include "paths/files.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace pipeline {
+
+util::FactCache& fact_cache() {
+  static util::FactCache cache(paths::fact_cache_file());
+  return cache;
+}
+
+std::string fallback_source(const Plan& plan) {
+  const auto& opts = plan.loaded.settings.options;
+  auto it = opts.find(plan.options_family);
+  if (it == opts.end() || it->second.empty()) return "";
+  return "[" + plan.options_family + "] from " + it->second.begin()->second.origin.file;
+}
+
+namespace {
+void choose_fallback(Plan& plan) {
+  if (plan.allocator_library.empty() || !plan.preflight.inspected || plan.preflight.preload_reaches()) return;
+  // The preload would do nothing (or nothing but initialise a second allocator): leave it out
+  // and give glibc's malloc, which may be what really runs, the profile's tunables instead.
+  plan.fallback_library = plan.allocator_library;
+  plan.allocator_library.clear();
+  const auto& opts = plan.loaded.settings.options;
+  auto g = opts.find("glibc");
+  plan.options_family = g != opts.end() && !g->second.empty() ? "glibc" : "glibc_fallback";
+}
+
+void check_fallback_options(Plan& plan) {
+  // Checked on every run, used or not, so that a mistake shows before the day a static tool
+  // needs the set; a warning while unused.
+  if (plan.options_family == "glibc_fallback") return;  // make_plan checks what is used, as errors
+  auto it = plan.loaded.settings.options.find("glibc_fallback");
+  if (it == plan.loaded.settings.options.end()) return;
+  for (const auto& [name, value] : it->second)
+    if (auto bad = alloc::check_option("glibc_fallback", "", name, value.value))
+      plan.loaded.problems.push_back({value.origin.file, value.origin.line, 0, *bad, false});
+}
+}  // namespace
+
+void inspect_tool(Plan& plan, const std::vector<std::string>& env) {
+  if (!plan.tool_path.empty()) {
+    plan.preflight =
+        tool::inspect(plan.tool_path, run::lookup(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"), fact_cache());
+    choose_fallback(plan);
+  }
+  check_fallback_options(plan);
+}
+
+std::string fallback_effect(const Plan& plan) {
+  const auto& p = plan.preflight;
+  if (p.blocker == "static" || p.blocker == "static-pie")
+    return p.facts.glibc_static ? "its static glibc reads GLIBC_TUNABLES at start"
+                                : "it is not a static glibc program, so GLIBC_TUNABLES likely does nothing for it";
+  // Seen on Debian 12: a setuid-to-nobody static program run by root ignored mmap_threshold.
+  if (p.blocker == "secure-exec") return "glibc ignores malloc tunables in secure-execution mode: expect no effect on it";
+  if (p.blocker == "own-malloc") return "its own allocator serves malloc: the tunables reach only what still uses glibc's malloc";
+  return "";
+}
+
+std::string preflight_warning(const Plan& plan) {
+  const auto& p = plan.preflight;
+  if (!p.inspected || p.warned) return "";
+  std::string tool = plan.inv.tool;
+  if (!plan.fallback_library.empty()) {
+    std::string instead = plan.loaded.settings.options.count(plan.options_family)
+                              ? "applying glibc malloc tunables (" + fallback_source(plan) + ") instead: " + fallback_effect(plan)
+                              : "running on its own malloc";
+    return plan.allocator + " is not preloaded for " + tool + ": " + p.reason + "; " + instead +
+           " (said once for this binary; details: edashim explain " + tool + ")";
+  }
+  if (!p.linked_note.empty()) return "note: " + p.linked_note + " (said once for this binary)";
+  return "";
+}
+
+void remember_warning_given(const Plan& plan) { tool::mark_warned(plan.preflight, fact_cache()); }
+
+std::string probe_base(const Plan& plan) {
+  if (!plan.scratch_base.empty()) return plan.scratch_base;
+  if (const char* r = std::getenv("XDG_RUNTIME_DIR"); r && *r == '/' && util::is_directory(r)) return r;
+  return "/tmp";
+}
+
+}  // namespace pipeline

@@ -1,0 +1,33 @@
+#pragma once
+// "Proof, not hope", before launch: the pre-flight verdict on the real tool's file, and the glibc
+// fallback where no preload can work. (The probe's evidence after the run: pipeline/log_record.)
+#include <string>
+#include <vector>
+
+#include "pipeline/plan.hpp"
+#include "util/fact_cache.hpp"
+
+namespace pipeline {
+
+// The pre-flight facts every edashim process shares (paths::fact_cache_file()).
+util::FactCache& fact_cache();
+
+// Step 4 of make_plan: inspects the tool, and where the allocator cannot be preloaded, drops it
+// and switches the options to glibc's tunables: the profile's [glibc], else the shipped
+// [glibc_fallback].
+void inspect_tool(Plan& plan, const std::vector<std::string>& env);
+
+// Where the options that replace the allocator came from, for explain and the log.
+std::string fallback_source(const Plan& plan);
+
+// What the tunables can do for this tool when they replace the allocator.
+std::string fallback_effect(const Plan& plan);
+
+// The one line for stderr, given once per binary (empty: nothing to say, or already said).
+std::string preflight_warning(const Plan& plan);
+void remember_warning_given(const Plan& plan);
+
+// Where the probe's private directory goes: the scratch tmpfs, $XDG_RUNTIME_DIR, or /tmp.
+std::string probe_base(const Plan& plan);
+
+}  // namespace pipeline

@@ -1,0 +1,143 @@
+#include "pipeline/run_tool.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "pipeline/log_record.hpp"
+#include "pipeline/plan.hpp"
+#include "pipeline/preflight.hpp"
+#include "run/launch.hpp"
+#include "run/probe_records.hpp"
+#include "run/runlog.hpp"
+#include "run/scratch.hpp"
+#include "util/fs.hpp"
+#include "util/json_writer.hpp"
+#include "util/strings.hpp"
+
+namespace pipeline {
+namespace {
+
+void say(const std::string& text) {
+  std::string line = "edashim: " + text + "\n";
+  if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
+  }
+}
+
+// Runs the real tool with the environment untouched: EDASHIM=off, nested calls, and the
+// fallback when edashim's own configuration is broken, so that nobody's build stops on our account.
+[[noreturn]] void exec_plain(const Invocation& inv) {
+  if (!inv.explicit_path.empty()) run::exec_in_place(inv.explicit_path, inv.argv, nullptr);
+  auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
+  const char* path = std::getenv("PATH");
+  auto r = tool::resolve(inv.tool, path ? path : "/usr/local/bin:/usr/bin:/bin", self);
+  if (r.path.empty()) {
+    say(tool::not_found_message(inv.tool, r));
+    ::_exit(127);
+  }
+  run::exec_in_place(r.path, inv.argv, nullptr);
+}
+
+// EDASHIM=off (or a value that is not a clear on/off): the plain tool, environment untouched.
+void honour_switch(const Invocation& inv) {
+  const char* sw = std::getenv("EDASHIM");
+  if (!sw || !*sw) return;
+  auto on = util::parse_switch(sw);
+  if (!on)
+    say(std::string("EDASHIM=") + util::shell_quote(sw) +
+        " is not a clear on/off value (use EDASHIM=off or EDASHIM=on); running " + inv.tool + " without edashim");
+  if (!on || !*on) exec_plain(inv);
+}
+
+// Inside a tree edashim already set up (yosys -> sh -> yosys-abc) everything is inherited, so
+// add nothing, but record ourselves so that a copy of edashim can never be taken for the real
+// tool twice. Returns only for a loop.
+int run_nested(const Invocation& inv, const std::string& chain) {
+  if (util::split(chain, ':').size() > 16) {
+    say("loop: edashim has started itself 16 times (" + chain + "); check PATH for copies of edashim named " + inv.tool);
+    return 126;
+  }
+  ::setenv(kChainVar, (chain + ":" + util::self_exe()).c_str(), 1);
+  exec_plain(inv);
+}
+
+// Says what is wrong with the configuration; a broken one runs the plain tool (or stops a
+// --strict run: 2). Returns -1 to go on, or the status to return.
+int check_plan(const Plan& plan) {
+  for (const auto& p : plan.loaded.problems) say(p.str());
+  for (const auto& f : plan.loaded.untrusted_files)
+    say(f + " is not trusted: its library paths, [env], path and log settings are ignored; trust it with: edashim trust " +
+        util::shell_quote(f));
+  if (plan.loaded.has_errors()) {
+    if (plan.inv.strict) return 2;
+    say("running " + plan.inv.tool + " without edashim's settings until that is fixed (bypass for good: EDASHIM=off)");
+    exec_plain(plan.inv);
+  }
+  if (plan.tool_path.empty()) {
+    say(tool::not_found_message(plan.inv.tool, plan.resolution));
+    return 127;
+  }
+  if (!plan.allocator_note.empty()) say(plan.allocator_note);
+  if (auto warning = preflight_warning(plan); !warning.empty()) {
+    say(warning);
+    remember_warning_given(plan);
+  }
+  return -1;
+}
+
+// The scratch directory, the probe's file and the tool's environment.
+RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::ProbeFile& probe) {
+  RunSetup setup;
+  setup.scratch_note = plan.scratch_note;
+  if (!plan.scratch_base.empty()) setup.scratch = run::make_scratch(plan.scratch_base, setup.scratch_note);
+  // The probe's records go to a private file, read back once the tool has ended.
+  if (!plan.probe_library.empty() && !plan.log_path.empty()) probe = run::make_probe_file(probe_base(plan));
+  setup.probed = !probe.file.empty();
+  setup.env = plan_environment(plan, env, setup.scratch, probe.file);
+  setup.keep_scratch = plan.loaded.settings.keep_scratch.value;
+  return setup;
+}
+
+void append_to_log(const Plan& plan, const std::string& line) {
+  const auto& s = plan.loaded.settings;
+  std::string error;
+  if (!run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value}))
+    say("run log not written (" + error + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
+}
+
+}  // namespace
+
+int run_tool(const Invocation& inv) {
+  honour_switch(inv);
+  auto env = current_environment();
+  if (auto chain = run::lookup(env, kChainVar); chain && !chain->empty()) return run_nested(inv, *chain);
+
+  Plan plan = make_plan(inv, paths::Files::discover(), env);
+  if (int status = check_plan(plan); status >= 0) return status;
+  run::ProbeFile probe;
+  RunSetup setup = set_up(plan, env, probe);
+
+  // Housekeeping and most of the log line are done while the tool runs, not before or after it.
+  bool logging = !plan.log_path.empty();
+  util::JsonWriter record;
+  auto while_running = [&](const run::Outcome& started) {
+    if (!plan.scratch_base.empty()) run::sweep_stale_scratch(plan.scratch_base);
+    if (logging) write_start(record, plan, setup, started);
+  };
+  run::Outcome out = run::launch(plan.tool_path, inv.argv, setup.env.env, while_running);
+
+  std::string probe_records = run::read_and_remove_probe_file(probe);
+  if (!setup.scratch.empty() && !setup.keep_scratch) util::remove_tree(setup.scratch);
+  if (!out.started) say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
+  if (logging) {
+    if (record.str().empty()) write_start(record, plan, setup, out);  // vfork failed: the tool never ran
+    write_end(record, plan, setup, out, probe_records);
+    append_to_log(plan, record.str());
+  }
+  if (!out.started) return out.exec_errno == ENOENT ? 127 : 126;
+  run::exit_like(out.status);
+}
+
+}  // namespace pipeline

@@ -1,0 +1,43 @@
+#pragma once
+// The run log's line: one JSON object per run. The names of its fields, shared by the writer
+// (pipeline/log_record.cpp) and the readers (report/log_line.cpp, and through it report and
+// bench), so that a renamed field cannot leave a reader looking for the old name.
+#include <string_view>
+
+namespace logkey {
+
+inline constexpr int kVersion = 1;                         // "v": bumped when a field changes meaning
+inline constexpr std::string_view version = "v";
+// Known when the tool starts.
+inline constexpr std::string_view start = "start";         // ISO 8601 UTC
+inline constexpr std::string_view start_unix = "start_unix";
+inline constexpr std::string_view tool = "tool";
+inline constexpr std::string_view path = "path";           // the real tool's canonical path
+inline constexpr std::string_view argv = "argv";
+inline constexpr std::string_view cwd = "cwd";
+inline constexpr std::string_view host = "host";
+inline constexpr std::string_view pid = "pid";             // edashim's
+inline constexpr std::string_view tool_pid = "tool_pid";
+inline constexpr std::string_view profile = "profile";     // named profile, or null
+inline constexpr std::string_view config_files = "config_files";
+inline constexpr std::string_view allocator = "allocator"; // object: requested, library, version, note
+inline constexpr std::string_view requested = "requested";
+inline constexpr std::string_view library = "library";
+inline constexpr std::string_view alloc_version = "version";
+inline constexpr std::string_view note = "note";
+inline constexpr std::string_view env_set = "env_set";
+inline constexpr std::string_view scratch = "scratch";     // object: dir, kept, note
+inline constexpr std::string_view preflight = "preflight";
+// Known when the tool has ended.
+inline constexpr std::string_view wall_s = "wall_s";
+inline constexpr std::string_view user_s = "user_s";
+inline constexpr std::string_view sys_s = "sys_s";
+inline constexpr std::string_view max_rss_kb = "max_rss_kb";
+inline constexpr std::string_view exit_code = "exit_code"; // null when it died of a signal
+inline constexpr std::string_view signal = "signal";       // null when it exited
+inline constexpr std::string_view status = "status";       // what a shell's $? shows
+inline constexpr std::string_view processes = "processes"; // the probe's records, or null
+inline constexpr std::string_view allocator_verified = "allocator_verified";
+inline constexpr std::string_view verification = "verification";
+
+}  // namespace logkey
