@@ -1,0 +1,169 @@
+// make_plan, step by step, against the real shipped profiles, the real allocator libraries and
+// real executables (the proof artefacts): what a run and `edashim explain` decide before launch.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+#include "alloc/version.hpp"
+#include "pipeline/plan.hpp"
+#include "pipeline/preflight.hpp"
+#include "proof_artefacts.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+// A machine of its own: files under a temporary directory, cwd inside it (so that no
+// .edashim.toml of the checkout applies), tools in its bin/.
+struct PlanFixture {
+  TempDir t;
+  paths::Files files;
+  std::string old_cwd;
+  PlanFixture() {
+    files.shipped_dir = EDASHIM_PROFILES_DIR;
+    files.system_file = t.path + "/etc/config.toml";
+    files.user_file = t.path + "/user/config.toml";
+    files.user_profiles_dir = t.path + "/user/profiles";
+    files.trust_file = t.path + "/state/trusted";
+    files.probe_library = t.path + "/lib/libedashim_probe.so";  // absent unless a test makes it
+    ::setenv("XDG_CACHE_HOME", (t.path + "/cache").c_str(), 1);
+    util::make_dirs(t.path + "/work");
+    util::make_dirs(t.path + "/bin");
+    char buf[4096];
+    old_cwd = ::getcwd(buf, sizeof buf) ? buf : "/";
+    REQUIRE(::chdir((t.path + "/work").c_str()) == 0);
+  }
+  ~PlanFixture() { (void)!::chdir(old_cwd.c_str()); }
+  // Puts a copy of a proof artefact on PATH under `name`.
+  void tool(const std::string& name, const std::string& artefact = "proof_dynamic") {
+    t.write("bin/" + name, proof_bytes(artefact));
+    ::chmod((t.path + "/bin/" + name).c_str(), 0755);
+  }
+  std::vector<std::string> env(const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> e{"PATH=" + t.path + "/bin", "HOME=" + t.path};
+    e.insert(e.end(), extra.begin(), extra.end());
+    return e;
+  }
+  pipeline::Plan plan(const std::string& name, const std::vector<std::string>& extra_env = {},
+                      const std::string& allocator = "") {
+    pipeline::Invocation inv;
+    inv.tool = name;
+    inv.argv = {name};
+    inv.chosen.allocator = allocator;
+    inv.chosen.allocator_origin = allocator.empty() ? "" : "--allocator";
+    return pipeline::make_plan(inv, files, env(extra_env));
+  }
+};
+
+bool has_problem(const pipeline::Plan& p, const std::string& text) {
+  for (const auto& q : p.loaded.problems)
+    if (q.str().find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("Plan: the shipped yosys profile preloads jemalloc, with its version read from the library", "[plan]") {
+  PlanFixture f;
+  f.tool("yosys");
+  auto p = f.plan("yosys");
+  CHECK_FALSE(p.loaded.has_errors());
+  CHECK(p.tool_path == f.t.path + "/bin/yosys");
+  CHECK(p.allocator == "jemalloc");
+  CHECK(p.allocator_library == std::string(kLibDir) + "/libjemalloc.so.2");
+  CHECK(p.options_family == "jemalloc");
+  // The version comes from the library's bytes (the file name says nothing of 5.3.0), once.
+  CHECK(p.allocator_version == alloc::detect_version(p.allocator_library, pipeline::fact_cache()));
+  CHECK(p.allocator_version.rfind("5.", 0) == 0);
+  CHECK(p.preflight.inspected);
+  CHECK(p.preflight.preload_reaches());
+  CHECK(p.fallback_library.empty());
+}
+
+TEST_CASE("Plan: a tool not on PATH leaves the path empty and says where it looked", "[plan]") {
+  PlanFixture f;
+  auto p = f.plan("no-such-tool");
+  CHECK(p.tool_path.empty());
+  REQUIRE(p.resolution.searched.size() == 1);
+  CHECK(p.resolution.searched[0] == f.t.path + "/bin");
+  CHECK_FALSE(p.preflight.inspected);  // nothing to inspect
+}
+
+TEST_CASE("Plan: an explicit path is taken as given, with no PATH search", "[plan]") {
+  PlanFixture f;
+  pipeline::Invocation inv;
+  inv.tool = "proof_dynamic";
+  inv.explicit_path = proof_artefact("proof_dynamic");
+  inv.argv = {inv.explicit_path};
+  auto p = pipeline::make_plan(inv, f.files, f.env());
+  CHECK(p.tool_path == inv.explicit_path);
+  CHECK(p.resolution.searched.empty());
+}
+
+TEST_CASE("Plan: a profile path that is not an executable is an error naming the file and line", "[plan]") {
+  PlanFixture f;
+  std::string data = f.t.write("data.txt", "not a program\n");  // mode 0644
+  f.t.write("user/config.toml", "[tool.mytool]\npath = \"" + data + "\"\n");
+  auto p = f.plan("mytool");
+  CHECK(p.loaded.has_errors());
+  CHECK(has_problem(p, f.files.user_file + ":2"));
+  CHECK(has_problem(p, "is not an executable file"));
+  CHECK(p.tool_path.empty());
+}
+
+TEST_CASE("Plan: a static tool gets glibc tunables instead of the preload, and says why", "[plan]") {
+  PlanFixture f;
+  f.tool("yosys", "proof_static");
+  auto p = f.plan("yosys");
+  CHECK(p.preflight.blocker == "static");
+  CHECK(p.allocator_library.empty());
+  CHECK(p.fallback_library == std::string(kLibDir) + "/libjemalloc.so.2");
+  CHECK(p.options_family == "glibc_fallback");  // the shipped all.toml has [glibc_fallback]
+  auto env = pipeline::plan_environment(p, f.env(), "");
+  CHECK(run::lookup(env.env, "GLIBC_TUNABLES").has_value());
+  CHECK_FALSE(run::lookup(env.env, "LD_PRELOAD").has_value());
+}
+
+TEST_CASE("Plan: an option the installed version does not know is an error with the hint", "[plan]") {
+  PlanFixture f;
+  f.tool("yosys");
+  f.t.write("user/config.toml", "[tool.yosys]\nallocator = \"mimalloc\"\n[mimalloc]\npurge_delay = 10\n");
+  auto p = f.plan("yosys");
+  REQUIRE(p.allocator_version.rfind("2.0", 0) == 0);  // Debian 12's mimalloc 2.0.9
+  CHECK(p.loaded.has_errors());
+  CHECK(has_problem(p, "decommit_delay"));
+}
+
+TEST_CASE("Plan: the allocator flag wins over the profile, and system preloads nothing", "[plan]") {
+  PlanFixture f;
+  f.tool("yosys");
+  auto p = f.plan("yosys", {}, "system");
+  CHECK(p.allocator == "system");
+  CHECK(p.allocator_library.empty());
+  CHECK(p.allocator_version.empty());
+  CHECK(p.options_family == "glibc");
+}
+
+TEST_CASE("Plan: destinations: the log from EDASHIM_LOG or off, the probe only where it exists", "[plan]") {
+  PlanFixture f;
+  f.tool("mytool");
+  auto p = f.plan("mytool", {"EDASHIM_LOG=" + f.t.path + "/runs.jsonl"});
+  CHECK(p.log_path == f.t.path + "/runs.jsonl");
+  CHECK(p.probe_library.empty());  // not installed in this fixture
+  f.t.write("lib/libedashim_probe.so", "");
+  p = f.plan("mytool", {"EDASHIM_LOG=off"});
+  CHECK(p.log_path.empty());
+  CHECK(p.probe_library == f.files.probe_library);
+}
+
+TEST_CASE("Plan: the tool's environment carries the chain marker and the probe's file", "[plan]") {
+  PlanFixture f;
+  f.tool("mytool");
+  auto p = f.plan("mytool");
+  auto env = pipeline::plan_environment(p, f.env({"__EDASHIM_CHAIN=/x/edashim"}), "", "/tmp/records");
+  auto chain = run::lookup(env.env, pipeline::kChainVar);
+  REQUIRE(chain);
+  CHECK(chain->rfind("/x/edashim:", 0) == 0);  // the inherited chain, then this binary
+  CHECK(run::lookup(env.env, pipeline::kProbeVar) == std::optional<std::string>("/tmp/records"));
+}
