@@ -239,12 +239,16 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
     env.push_back(std::string(kPadVar) + "=");
     auto command = run_command(spec, current_dir());
     std::map<std::string, ArmPreview> seen;  // one preview per distinct profile
+    std::set<std::string> said;              // a problem of the command (tool not found) is said once
     for (const auto& arm : spec.arms) {
       auto [it, fresh] = seen.try_emplace(arm.profile);
       if (fresh) {
         it->second = preview(arm.profile, command, env);
-        for (const auto& e : it->second.errors) problems.push_back("-p " + arm.profile + ": " + e);
-        for (const auto& w : it->second.warnings) out.warnings.push_back("-p " + arm.profile + ": " + w);
+        std::string who = arm.name == arm.profile ? "-p " + arm.profile : arm.name;
+        for (const auto& e : it->second.errors)
+          if (said.insert(e).second) problems.push_back(who + ": " + e);
+        for (const auto& w : it->second.warnings)
+          if (said.insert(w).second) out.warnings.push_back(who + ": " + w);
       }
       out.tool_env_bytes.push_back(it->second.tool_env_bytes);
     }

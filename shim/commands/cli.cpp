@@ -49,7 +49,7 @@ int cli_main(int argc, char** argv) {
       "  edashim shims add vpr yices                        stand in for two more tools\n"
       "  edashim bench -p baseline -p jemalloc -n 30 -- yosys ...  compare profiles, with statistics and a plot\n"
       "  edashim report --tool yosys --since 7d             runs, medians and speedups from the run log\n"
-      "  edashim tune --option mimalloc.purge_delay=0,10,100 -- yosys ...  sweep allocator options\n"
+      "  edashim tune --option mimalloc.eager_commit_delay=0,1,4 -- yosys ...  sweep allocator options\n"
       "  edashim SUBCOMMAND --help                          more on one subcommand\n"
       "  EDASHIM=off yosys ...                              the plain tool, untouched");
 

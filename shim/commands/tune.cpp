@@ -7,6 +7,7 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <regex>
 
 #include "bench/analysis.hpp"
 #include "bench/runner.hpp"
@@ -104,7 +105,12 @@ int run_tune(Options& o) {
     if (spec) bench::check(*spec, preview_arm, error);
     if (!error.empty()) {
       util::remove_tree(dir);
-      return usage(error);
+      // The candidate files are tune's own: name the option and value, not the temporary file.
+      error = std::regex_replace(error, std::regex(dir + "/candidate-[0-9]+\\.toml(:[0-9]+)?: "), "");
+      std::string said;
+      for (const auto& line : util::split(error, '\n'))
+        if (said.find(line.substr(line.find(": ") + 2)) == std::string::npos) said += line + "\n";
+      return usage(said.substr(0, said.size() - 1));
     }
   }
   std::size_t n = std::size_t(o.spec.runs);

@@ -342,11 +342,20 @@ TEST_CASE("Bench: arguments are checked before anything runs", "[bench]") {
     if (profile == "jemaloc") p.errors = {"no profile named 'jemaloc'", "did you mean 'jemalloc'?"};
     return p;
   };
-  spec.arms[1].profile = "jemaloc";
+  spec.arms[1] = {"jemaloc", "jemaloc"};
   CHECK_FALSE(bench::check(spec, refuses, error).has_value());
   CHECK(error == "-p jemaloc: no profile named 'jemaloc'\n-p jemaloc: did you mean 'jemalloc'?");
+  spec.arms.push_back({"again", "/x/again.toml"});  // a problem said for one arm is not said again
+  bench::Previewer same = [](const std::string&, const std::vector<std::string>&, const std::vector<std::string>&) {
+    bench::ArmPreview p;
+    p.errors = {"yosys: command not found"};
+    return p;
+  };
+  CHECK_FALSE(bench::check(spec, same, error).has_value());
+  CHECK(error == "-p baseline: yosys: command not found");
+  spec.arms.pop_back();
   CHECK_FALSE(bench::run(spec, refuses, error).has_value());  // run() checks first, and runs nothing
-  spec.arms[1].profile = "jemalloc";
+  spec.arms[1] = {"jemalloc", "jemalloc"};
   spec.compare = true;
   spec.stdout_filter = "([";
   CHECK_FALSE(bench::check(spec, fine, error).has_value());
