@@ -226,7 +226,7 @@ int run_tune(Options& o) {
   if (snippet.empty()) {
     std::cout << "Kept: nothing measured beat the current setting (baseline): " << allocator
               << (fixed.empty() ? "" : " with the kept values") << " is " << verdict << ". No profile "
-              << (o.write.empty() ? "change." : "written; " + o.write + " is left as it was.") << "\n";
+              << (o.write.empty() ? "change." : "written to " + o.write + ".") << "\n";
     return 0;
   }
   if (o.write.empty()) {
