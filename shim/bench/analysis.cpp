@@ -19,21 +19,6 @@ std::string p_value(double p) {
   return buf;
 }
 
-// Per output name, the distinct hashes an arm produced.
-std::map<std::string, std::set<std::string>> hash_sets(const Outcome& o, int arm) {
-  std::map<std::string, std::set<std::string>> out;
-  for (const auto& r : o.runs)
-    if (r.arm == arm && r.ok)
-      for (const auto& [name, h] : r.hashes) out[name].insert(h);
-  return out;
-}
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 }  // namespace
 
 std::string ratio(double r) {
@@ -53,9 +38,9 @@ std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples)
   std::vector<std::size_t> verified(arms.size(), 0), known(arms.size(), 0);
   for (const auto& r : o.runs) {
     auto& arm = arms[std::size_t(r.arm)];
-    if (r.verified) {
+    if (r.record.allocator_verified) {
       ++known[std::size_t(r.arm)];
-      if (*r.verified) ++verified[std::size_t(r.arm)];
+      if (*r.record.allocator_verified) ++verified[std::size_t(r.arm)];
     }
     if (!r.ok) {
       ++arm.failed;
@@ -63,8 +48,8 @@ std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples)
       continue;
     }
     ++arm.ok;
-    arm.wall.push_back(r.wall_s);
-    arm.rss_kb.push_back(r.max_rss_kb);
+    arm.wall.push_back(r.record.wall_s);
+    arm.rss_kb.push_back(r.record.max_rss_kb);
   }
   const double nan = std::nan("");
   for (std::size_t a = 0; a < arms.size(); ++a) {
@@ -85,23 +70,10 @@ std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples)
     }
   }
   if (spec.compare && !arms.empty()) {
-    auto ref = hash_sets(o, 0);
+    auto first = single_contents(o, 0);
     for (std::size_t a = 0; a < arms.size(); ++a) {
-      auto mine = hash_sets(o, int(a));
-      std::vector<std::string> varies, differs;
-      for (const auto& [name, set] : mine) {
-        if (set.size() > 1) varies.push_back(name);
-        else if (a > 0 && ref[name] != set) differs.push_back(name);
-      }
-      if (a > 0)
-        for (const auto& [name, set] : ref)
-          if (!mine.count(name) && arms[a].ok) differs.push_back(name);
-      std::string s;
-      if (!differs.empty()) s = "differs: " + join_names(differs);
-      if (!varies.empty()) s += (s.empty() ? "" : "; ") + std::string("varies between runs: ") + join_names(varies);
-      if (s.empty()) s = a == 0 ? "reference" : "identical";
-      if (arms[a].ok == 0) s = "-";
-      arms[a].outputs = s;
+      arms[a].outputs = output_verdicts(o, int(a), a == 0 ? nullptr : &first);
+      arms[a].outputs_summary = arms[a].ok == 0 ? "-" : outputs_summary(arms[a].outputs, a == 0);
     }
   }
   return arms;
@@ -148,7 +120,23 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
       row.push_back(util::fixed(s.rss_ratio, 4));
       row.push_back(s.verified_share ? util::fixed(*s.verified_share, 3) : "");
     }
-    if (compare) row.push_back(s.outputs);
+    if (compare) row.push_back(s.outputs_summary);
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+util::Table outputs_table(const Spec& spec, const std::vector<ArmStats>& arms) {
+  util::Table t;
+  t.headers = {"output"};
+  for (const auto& a : arms) t.headers.push_back(a.name);
+  t.right_aligned.assign(t.headers.size(), false);
+  for (const auto& name : output_names(spec)) {
+    std::vector<std::string> row{name};
+    for (const auto& a : arms) {
+      auto v = a.outputs.find(name);
+      row.push_back(v == a.outputs.end() ? "-" : verdict_cell(v->second));
+    }
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -163,6 +151,12 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
   j["seed"] = spec.seed;
   j["fresh_copy"] = spec.fresh_copy;
   j["on"] = spec.fresh_copy.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.on);
+  j["compare_outputs"] = spec.compare ? nlohmann::json({{"files", spec.compare_outputs},
+                                                         {"stdout", spec.compare_stdout},
+                                                         {"stdout_filter", spec.stdout_filter.empty()
+                                                                               ? nlohmann::json(nullptr)
+                                                                               : nlohmann::json(spec.stdout_filter)}})
+                                      : nlohmann::json(nullptr);
   j["machine"] = o.machine;
   j["physical_cores"] = o.physical_cores;
   j["interrupted"] = o.interrupted;
@@ -193,16 +187,24 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
         s.median_ratio_ci ? nlohmann::json::array({num(s.median_ratio_ci->lo), num(s.median_ratio_ci->hi)}) : nlohmann::json(nullptr);
     arm["peak_rss_kb_median"] = num(s.rss_median_kb);
     arm["verified_share"] = s.verified_share ? nlohmann::json(*s.verified_share) : nlohmann::json(nullptr);
-    arm["outputs"] = spec.compare ? nlohmann::json(s.outputs) : nlohmann::json(nullptr);
+    arm["outputs_summary"] = spec.compare ? nlohmann::json(s.outputs_summary) : nlohmann::json(nullptr);
+    auto& verdicts = arm["outputs"] = spec.compare ? nlohmann::json::object() : nlohmann::json(nullptr);
+    for (const auto& [name, v] : s.outputs)
+      verdicts[name] = {{"verdict", kind_name(v.kind)},
+                        {"distinct", v.distinct},
+                        {"missing_runs", v.missing_runs},
+                        {"same_as_first", v.same_as_first ? nlohmann::json(*v.same_as_first) : nlohmann::json(nullptr)}};
     auto& runs = arm["runs"] = nlohmann::json::array();
     for (const auto& r : o.runs) {
       if (r.arm != int(a)) continue;
-      nlohmann::json jr = {{"round", r.round + 1}, {"order", r.order},     {"ok", r.ok},
-                           {"wall_s", r.wall_s},   {"user_s", r.user_s},   {"sys_s", r.sys_s},
-                           {"max_rss_kb", r.max_rss_kb}, {"start_unix", r.start_unix}};
-      jr["exit_code"] = r.exit_code ? nlohmann::json(*r.exit_code) : nlohmann::json(nullptr);
-      jr["signal"] = r.signal ? nlohmann::json(*r.signal) : nlohmann::json(nullptr);
-      jr["allocator_verified"] = r.verified ? nlohmann::json(*r.verified) : nlohmann::json(nullptr);
+      const auto& rec = r.record;
+      nlohmann::json jr = {{"round", r.round + 1},    {"order", r.order},         {"ok", r.ok},
+                           {"wall_s", rec.wall_s},    {"user_s", rec.user_s},     {"sys_s", rec.sys_s},
+                           {"max_rss_kb", rec.max_rss_kb}, {"start_unix", rec.start_unix}};
+      jr["exit_code"] = rec.exit_code ? nlohmann::json(*rec.exit_code) : nlohmann::json(nullptr);
+      jr["signal"] = rec.signal ? nlohmann::json(*rec.signal) : nlohmann::json(nullptr);
+      jr["allocator_verified"] =
+          rec.allocator_verified ? nlohmann::json(*rec.allocator_verified) : nlohmann::json(nullptr);
       if (!r.ok) jr["failure"] = r.failure;
       if (!r.hashes.empty()) jr["sha256"] = r.hashes;
       runs.push_back(std::move(jr));

@@ -1,10 +1,12 @@
 #pragma once
 // From a benchmark's runs to per-arm statistics and their renderings: pure, unit-tested.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "bench/runner.hpp"
+#include "bench/outputs.hpp"
+#include "bench/spec.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/summary.hpp"
@@ -25,12 +27,17 @@ struct ArmStats {
   std::optional<stats::Interval> median_ratio_ci;  // bootstrap 95%
   double rss_median_kb = 0, rss_ratio = 1;
   std::optional<double> verified_share;
-  // --compare-outputs: "reference", "identical", "differs: net.v", "varies between runs: stdout"
-  std::string outputs;
+  // --compare-outputs: a verdict per output, and the summary of them ("reference", "identical",
+  // "differs: net.v", "varies between runs: stdout", "missing: net.place").
+  std::map<std::string, OutputVerdict> outputs;
+  std::string outputs_summary;
   std::size_t env_bytes = 0;
 };
 
 std::vector<ArmStats> analyse(const Spec& spec, const Outcome& outcome, int bootstrap_resamples = 10000);
+
+// --compare-outputs as a table: a row per output, a column per arm, a verdict per cell.
+util::Table outputs_table(const Spec& spec, const std::vector<ArmStats>& arms);
 
 // compact: value and ratio in one cell ("4.210 (0.85x)") for terminals and Markdown;
 // otherwise one column each, for CSV.

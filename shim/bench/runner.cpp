@@ -1,6 +1,7 @@
 #include "bench/runner.hpp"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -12,17 +13,16 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <thread>
 
-#include "pipeline/plan.hpp"
+#include "bench/outputs.hpp"
 #include "report/log_line.hpp"
 #include "run/runlog.hpp"
 #include "stats/bootstrap.hpp"
 #include "util/fs.hpp"
-#include "util/sha256.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -63,15 +63,25 @@ std::optional<std::string> fresh_base(const std::string& on, std::string& error)
   return std::nullopt;
 }
 
+// Close-on-exec like every descriptor bench opens: another thread may be spawning a run.
 bool copy_file(const std::string& from, const std::string& to) {
   auto data = util::read_file(from, std::size_t(4) << 30);
   if (!data) return false;
   if (!util::make_dirs(util::dirname(to))) return false;
-  std::ofstream out(to, std::ios::binary);
-  out.write(data->data(), std::streamsize(data->size()));
   struct stat st;
-  if (::stat(from.c_str(), &st) == 0) ::chmod(to.c_str(), st.st_mode & 07777);
-  return bool(out);
+  mode_t mode = ::stat(from.c_str(), &st) == 0 ? st.st_mode & 07777 : 0600;
+  int fd = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return false;
+  std::size_t done = 0;
+  while (done < data->size()) {
+    ssize_t n = ::write(fd, data->data() + done, data->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += std::size_t(n);
+  }
+  bool ok = ::close(fd) == 0 && done == data->size();
+  ::chmod(to.c_str(), mode);  // the umask may have taken bits off
+  return ok;
 }
 
 // Where a --fresh-copy input lands inside the run directory: relative paths keep their shape
@@ -83,31 +93,53 @@ std::string copy_target(const std::string& file) {
   return rel;
 }
 
-std::size_t env_bytes(const std::vector<std::string>& env) {
-  std::size_t n = 0;
-  for (const auto& e : env) n += e.size() + 1;
-  return n;
+// Variables that would override the arm's profile or make the inner edashim step aside, and
+// edashim's internal markers (__EDASHIM_*): none of the caller's may reach a run.
+bool stripped(const std::string& name) {
+  return name == "EDASHIM" || name == "EDASHIM_PROFILE" || name == "EDASHIM_ALLOCATOR" || name == "EDASHIM_LOG" ||
+         name == kPadVar || util::starts_with(name, "__EDASHIM");
 }
 
-// The size of the environment the tool would get under `profile`, computed by the same code
-// `edashim run` uses, so that padding can make every arm's tool environment the same size.
-std::size_t tool_env_bytes(const std::string& profile, const std::vector<std::string>& command,
-                           const std::vector<std::string>& env) {
-  pipeline::Invocation inv;
-  inv.tool = util::basename(command.front());
-  inv.argv = command;
-  if (command.front().find('/') != std::string::npos) inv.explicit_path = command.front();
-  inv.chosen.profile = profile;
-  inv.chosen.profile_origin = "--profile";
-  inv.strict = true;
-  auto plan = pipeline::make_plan(inv, paths::Files::discover(), env);
-  // Same length as the scratch directory run/scratch.cpp makes (the pid's digits may differ
-  // by one or two between runs, in every arm alike).
-  std::string scratch = plan.scratch_base.empty()
-                            ? ""
-                            : plan.scratch_base + "/edashim-" + std::to_string(::getuid()) + "-" +
-                                  std::to_string(::getpid()) + "-XXXXXX";
-  return env_bytes(pipeline::plan_environment(plan, env, scratch).env);
+// The environment every run starts from: ours, without the stripped variables.
+std::vector<std::string> base_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (!stripped(kv.substr(0, kv.find('=')))) env.push_back(kv);
+  }
+  return env;
+}
+
+std::string temp_root() {
+  if (const char* t = std::getenv("TMPDIR"); t && *t) return t;
+  return "/tmp";
+}
+
+// The directory of run logs, before mkdtemp fills in the X's (the same length after).
+std::string work_template() { return temp_root() + "/edashim-bench-XXXXXX"; }
+
+// Every run's log path has the same length (fixed-width run numbers), so it pads nothing.
+std::string run_dir(const std::string& work, int index) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/r%06d", index);
+  return work + name;
+}
+
+std::string current_dir() {
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) ? buf : ".";
+}
+
+// The command as every run gives it: a relative tool path made absolute (runs may start in a
+// fresh directory), an absolute --fresh-copy input replaced by its copy.
+std::vector<std::string> run_command(const Spec& spec, const std::string& cwd) {
+  std::vector<std::string> command = spec.command;
+  if (command.empty()) return command;
+  if (command[0].find('/') != std::string::npos && command[0][0] != '/') command[0] = cwd + "/" + command[0];
+  for (auto& a : command)
+    for (const auto& f : spec.fresh_copy)
+      if (a == f && !f.empty() && f[0] == '/') a = copy_target(f);
+  return command;
 }
 
 std::string tail_line(const std::string& path) {
@@ -176,42 +208,78 @@ std::string machine_description() {
          std::to_string(std::thread::hardware_concurrency()) + " logical), " + mem + ", " + kernel;
 }
 
-std::optional<Outcome> run(const Spec& spec, std::string& error) {
+std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::string& error) {
+  std::vector<std::string> problems;
+  if (spec.arms.empty()) problems.push_back("no arm: give at least one -p PROFILE");
+  if (spec.command.empty()) problems.push_back("no command: give it after --, e.g. -- yosys -q -s flow.ys");
+  if (spec.compare && spec.jobs > 1 && spec.fresh_copy.empty() && !spec.compare_outputs.empty())
+    problems.push_back("--compare-outputs with --jobs > 1 needs --fresh-copy, or concurrent runs overwrite each other's "
+                       "outputs");
+  if (spec.compare && !spec.compare_stdout && spec.compare_outputs.empty())
+    problems.push_back("--no-compare-stdout leaves nothing to compare: name the files, --compare-outputs net.v");
+  if (!spec.stdout_filter.empty()) {
+    if (!spec.compare || !spec.compare_stdout)
+      problems.push_back("--stdout-filter applies to stdout's hash: add --compare-outputs, without --no-compare-stdout");
+    try {
+      std::regex check_only(spec.stdout_filter);
+    } catch (const std::regex_error& e) {
+      problems.push_back("--stdout-filter '" + spec.stdout_filter + "' is not a valid regular expression (ECMAScript, "
+                         "as in JavaScript): " + e.what());
+    }
+  }
+  for (const auto& f : spec.fresh_copy)
+    if (!util::exists(f)) problems.push_back("--fresh-copy " + f + ": no such file");
+  for (const auto& f : spec.compare_outputs)
+    if (f.empty() || f == "stdout")
+      problems.push_back("--compare-outputs '" + f + "': not a file name" + (f.empty() ? "" : " (a file named stdout: ./stdout)"));
+  Checked out;
+  if (!spec.arms.empty() && !spec.command.empty()) {
+    auto env = base_environment();
+    env.push_back("EDASHIM_LOG=" + run_dir(work_template(), 0) + "/log.jsonl");
+    env.push_back(std::string(kPadVar) + "=");
+    auto command = run_command(spec, current_dir());
+    std::map<std::string, ArmPreview> seen;  // one preview per distinct profile
+    std::set<std::string> said;              // a problem of the command (tool not found) is said once
+    for (const auto& arm : spec.arms) {
+      auto [it, fresh] = seen.try_emplace(arm.profile);
+      if (fresh) {
+        it->second = preview(arm.profile, command, env);
+        std::string who = arm.name == arm.profile ? "-p " + arm.profile : arm.name;
+        for (const auto& e : it->second.errors)
+          if (said.insert(e).second) problems.push_back(who + ": " + e);
+        for (const auto& w : it->second.warnings)
+          if (said.insert(w).second) out.warnings.push_back(who + ": " + w);
+      }
+      out.tool_env_bytes.push_back(it->second.tool_env_bytes);
+    }
+  }
+  if (!problems.empty()) {
+    error = util::join(problems, "\n");
+    return std::nullopt;
+  }
+  int cores = physical_cores();
+  if (spec.jobs > cores)
+    out.warnings.push_back("--jobs " + std::to_string(spec.jobs) + " exceeds the " + std::to_string(cores) +
+                           " physical cores: runs will compete for cores and the timings measure that contention");
+  return out;
+}
+
+std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error) {
+  auto checked = check(spec, preview, error);
+  if (!checked) return std::nullopt;
   Outcome out;
   out.physical_cores = physical_cores();
   out.machine = machine_description();
-  if (spec.arms.empty() || spec.command.empty()) {
-    error = "nothing to run: give at least one -p PROFILE and a command after --";
-    return std::nullopt;
-  }
-  if (spec.jobs > out.physical_cores)
-    out.warnings.push_back("--jobs " + std::to_string(spec.jobs) + " exceeds the " + std::to_string(out.physical_cores) +
-                           " physical cores: runs will compete for cores and the timings measure that contention");
-  if (spec.compare && spec.jobs > 1 && spec.fresh_copy.empty() && !spec.compare_outputs.empty()) {
-    error = "--compare-outputs with --jobs > 1 needs --fresh-copy, or concurrent runs overwrite each other's outputs";
-    return std::nullopt;
-  }
-  for (const auto& f : spec.fresh_copy)
-    if (!util::exists(f)) {
-      error = "--fresh-copy " + f + ": no such file";
-      return std::nullopt;
-    }
+  out.warnings = checked->warnings;
+  std::optional<std::regex> stdout_filter;
+  if (!spec.stdout_filter.empty()) stdout_filter.emplace(spec.stdout_filter);
 
   const std::string self = util::self_exe();
-  char cwd_buf[4096];
-  std::string cwd = ::getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
-  // Relative tool paths must survive the change into a fresh directory.
-  std::vector<std::string> command = spec.command;
-  if (command[0].find('/') != std::string::npos && command[0][0] != '/') command[0] = cwd + "/" + command[0];
-  for (auto& a : command)
-    for (const auto& f : spec.fresh_copy)
-      if (a == f && !f.empty() && f[0] == '/') a = copy_target(f);  // absolute input: use the copy
-
-  std::string tmp = "/tmp";
-  if (const char* t = std::getenv("TMPDIR"); t && *t) tmp = t;
-  std::string work = tmp + "/edashim-bench-XXXXXX";
+  const std::string cwd = current_dir();
+  const std::vector<std::string> command = run_command(spec, cwd);
+  std::string work = work_template();
   if (!::mkdtemp(work.data())) {
-    error = "cannot create a directory in " + tmp + ": " + std::strerror(errno);
+    error = "cannot create a directory in " + temp_root() + ": " + std::strerror(errno);
     return std::nullopt;
   }
   std::string fresh;
@@ -223,31 +291,9 @@ std::optional<Outcome> run(const Spec& spec, std::string& error) {
     }
     fresh = *base;
   }
-
-  // The environment every run starts from: ours, minus what would override the arm's profile
-  // or make the inner edashim step aside.
-  std::vector<std::string> base_env;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    std::string name = kv.substr(0, kv.find('='));
-    if (name == "EDASHIM" || name == "EDASHIM_PROFILE" || name == "EDASHIM_ALLOCATOR" || name == "EDASHIM_LOG" ||
-        name == kPadVar || name == pipeline::kChainVar)
-      continue;
-    base_env.push_back(kv);
-  }
-  // Every run's log path has the same length (fixed-width run numbers), so it pads nothing.
-  auto log_for = [&](int index) {
-    char name[32];
-    std::snprintf(name, sizeof name, "/r%06d", index);
-    return work + name;
-  };
-  std::vector<std::size_t> sizes;
-  {
-    auto env = base_env;
-    env.push_back("EDASHIM_LOG=" + log_for(0) + "/log.jsonl");
-    env.push_back(std::string(kPadVar) + "=");
-    for (const auto& arm : spec.arms) sizes.push_back(tool_env_bytes(arm.profile, command, env));
-  }
+  const std::vector<std::string> base_env = base_environment();
+  // Padding: every arm's tool gets an environment of the largest arm's size.
+  const auto& sizes = checked->tool_env_bytes;
   std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
   std::vector<std::string> pads;
   for (std::size_t s : sizes) {
@@ -294,7 +340,7 @@ std::optional<Outcome> run(const Spec& spec, std::string& error) {
     r.arm = job.arm;
     r.round = job.round;
     r.order = int(j);
-    std::string rundir = log_for(job.index);
+    std::string rundir = run_dir(work, job.index);
     ::mkdir(rundir.c_str(), 0700);
     std::string workdir = cwd;
     if (!fresh.empty()) {
@@ -317,22 +363,21 @@ std::optional<Outcome> run(const Spec& spec, std::string& error) {
     for (auto& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
     std::string out_path = rundir + "/stdout", err_path = rundir + "/stderr";
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      // Only async-signal-safe calls between fork and exec.
-      if (::chdir(workdir.c_str()) != 0) ::_exit(126);
-      int in = ::open("/dev/null", O_RDONLY);
-      int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (in < 0 || o < 0 || e < 0) ::_exit(126);
-      ::dup2(in, 0);
-      ::dup2(o, 1);
-      ::dup2(e, 2);
-      ::execve(self.c_str(), argv.data(), envp.data());
-      ::_exit(127);
-    }
-    if (pid < 0) {
-      r.failure = std::string("fork: ") + std::strerror(errno);
+    // The child's 0, 1 and 2 are opened by the spawn itself: no descriptor of ours exists for
+    // it to inherit, whatever other threads have open (theirs are all close-on-exec).
+    posix_spawn_file_actions_t fa;
+    ::posix_spawn_file_actions_init(&fa);
+    ::posix_spawn_file_actions_addchdir_np(&fa, workdir.c_str());
+    ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    ::posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid = 0;
+    int rc = ::posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), envp.data());
+    ::posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+      r.failure = "cannot start " + self + " in " + workdir + ": " + std::strerror(rc);
+      util::remove_tree(rundir);
+      if (!fresh.empty()) util::remove_tree(workdir);
       return;
     }
     int status = 0;
@@ -340,18 +385,10 @@ std::optional<Outcome> run(const Spec& spec, std::string& error) {
     }
     auto line = util::read_file(rundir + "/log.jsonl").value_or("");
     while (!line.empty() && line.back() == '\n') line.pop_back();
-    report::RunRecord rec;
+    report::RunRecord& rec = r.record;
     if (line.empty() || !report::parse_run_line(line, rec)) {
       r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);
     } else {
-      r.wall_s = rec.wall_s;
-      r.user_s = rec.user_s;
-      r.sys_s = rec.sys_s;
-      r.max_rss_kb = rec.max_rss_kb;
-      r.start_unix = rec.start_unix;
-      r.exit_code = rec.exit_code;
-      r.signal = rec.signal;
-      r.verified = rec.allocator_verified;
       r.ok = rec.ok() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
       if (!r.ok) {
         std::string why = rec.signal ? "killed by signal " + std::to_string(*rec.signal)
@@ -364,14 +401,9 @@ std::optional<Outcome> run(const Spec& spec, std::string& error) {
         run::append_log_line(spec.keep_log, line, err);
       }
     }
-    if (spec.compare) {
-      auto hash = [](const std::string& path) {
-        auto data = util::read_file(path, std::size_t(4) << 30);
-        return data ? util::sha256_hex(*data) : std::string("missing");
-      };
-      r.hashes["stdout"] = hash(out_path);
-      for (const auto& f : spec.compare_outputs) r.hashes[f] = hash(f[0] == '/' ? f : workdir + "/" + f);
-    }
+    if (spec.compare && spec.compare_stdout) r.hashes["stdout"] = hash_output(out_path, stdout_filter ? &*stdout_filter : nullptr);
+    if (spec.compare)
+      for (const auto& f : spec.compare_outputs) r.hashes[f] = hash_output(f[0] == '/' ? f : workdir + "/" + f, nullptr);
     if (!fresh.empty()) util::remove_tree(workdir);
     util::remove_tree(rundir);
   };

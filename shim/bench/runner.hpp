@@ -3,57 +3,31 @@
 // from /proc/self/exe with its own run log, so what is measured is exactly what users run
 // (profile resolution, environment, preload, wait4 figures) and the figures are read back from
 // the same log line `edashim report` reads. The cost, one more exec per run, falls outside the
-// timed window: the inner edashim times the tool alone.
-#include <functional>
-#include <map>
+// timed window: the inner edashim times the tool alone. Nothing bench opens reaches the tool:
+// runs start with posix_spawn and file actions, and every descriptor is close-on-exec.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "bench/spec.hpp"
 
 namespace bench {
 
-// One side of the comparison: a named profile or a profile file.
-struct Arm {
-  std::string name;     // as shown in tables
-  std::string profile;  // passed to `edashim run -p`
-};
-
-struct Spec {
-  std::vector<Arm> arms;
-  std::vector<std::string> command;
-  int runs = 10;        // measured runs per arm
-  int warmup = 1;       // unmeasured runs per arm, interleaved, before the measured ones
-  int jobs = 1;         // runs at the same time
-  std::vector<std::string> fresh_copy;  // inputs copied into a new directory for every run
-  std::string on = "disk";               // where those directories are: disk or tmpfs
-  std::vector<std::string> compare_outputs;  // output files hashed after every run (and stdout)
-  bool compare = false;                      // hash stdout and compare_outputs
-  uint64_t seed = 20261130;                  // run order and bootstrap
-  std::string keep_log;  // append the measured runs' log lines here ("" = do not keep)
-  bool progress = true;  // progress bar, when stderr is a terminal
-};
-
-struct Run {
-  int arm = 0, round = 0, order = 0;  // order: position in the schedule
-  bool ok = false;
-  std::string failure;  // why a run is not ok
-  double wall_s = 0, user_s = 0, sys_s = 0, max_rss_kb = 0, start_unix = 0;
-  std::optional<long> exit_code, signal;
-  std::optional<bool> verified;
-  std::map<std::string, std::string> hashes;  // output name ("stdout" or a file) -> sha256 / "missing"
-};
-
-struct Outcome {
-  std::vector<Run> runs;            // measured runs only, in schedule order
-  std::vector<std::size_t> env_bytes;  // per arm: the tool's environment size after padding
-  std::string machine;              // CPU model, cores, for the record
-  int physical_cores = 0;
-  bool interrupted = false;
+// What checking a Spec found: every arm's tool environment size, and what to warn about.
+struct Checked {
+  std::vector<std::size_t> tool_env_bytes;  // per arm, before padding
   std::vector<std::string> warnings;
 };
 
-// Runs the schedule. Returns nullopt with `error` when the benchmark cannot start at all.
-std::optional<Outcome> run(const Spec& spec, std::string& error);
+// Everything that can be known before the first run: the spec's own consistency, the inputs,
+// the output filter, and each arm as the run pipeline sees it (`preview`). nullopt with
+// `error` (every problem, one per line) when a run would be refused: nothing has run then.
+std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::string& error);
+
+// Checks (as check()), then runs the schedule. nullopt with `error` when the benchmark cannot
+// start at all; nothing has run then.
+std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error);
 
 // Physical cores (distinct package/core pairs), falling back to the logical count.
 int physical_cores();

@@ -49,7 +49,7 @@ int cli_main(int argc, char** argv) {
       "  edashim shims add vpr yices                        stand in for two more tools\n"
       "  edashim bench -p baseline -p jemalloc -n 30 -- yosys ...  compare profiles, with statistics and a plot\n"
       "  edashim report --tool yosys --since 7d             runs, medians and speedups from the run log\n"
-      "  edashim tune --option mimalloc.purge_delay=0,10,100 -- yosys ...  sweep allocator options\n"
+      "  edashim tune --option mimalloc.eager_commit_delay=0,1,4 -- yosys ...  sweep allocator options\n"
       "  edashim SUBCOMMAND --help                          more on one subcommand\n"
       "  EDASHIM=off yosys ...                              the plain tool, untouched");
 
@@ -88,7 +88,8 @@ int cli_main(int argc, char** argv) {
   // `edashim run [options] -- TOOL ARGS`: everything after the first `--` is the tool's, never
   // ours (CLI11 would otherwise look into it). Without `--`, prefix_command() stops at TOOL.
   std::vector<std::string> after_dashes;
-  bool takes_command = argc > 1 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "explain");
+  std::string sub = argc > 1 ? argv[1] : "";
+  bool takes_command = sub == "run" || sub == "explain" || sub == "bench" || sub == "tune";
   for (int i = 2; takes_command && i < argc; ++i) {
     if (std::string(argv[i]) == "--") {
       after_dashes.assign(argv + i + 1, argv + argc);
@@ -129,8 +130,11 @@ int cli_main(int argc, char** argv) {
   if (*shims_cmd.app) return shims_cmd.run();
   if (*doctor_cmd.app) return doctor_cmd.run();
   if (*report_cmd.app) return report_cmd.run();
-  if (*bench_cmd.app) return bench_cmd.run();
-  if (*tune_cmd.app) return tune_cmd.run();
+  for (auto* s : {&bench_cmd, &tune_cmd})
+    if (*s->app) {
+      s->command->insert(s->command->end(), after_dashes.begin(), after_dashes.end());
+      return s->run();
+    }
   if (*profiles_cmd) return list_profiles();
   if (*trust_cmd) return trust(trust_file, false);
   if (*untrust_cmd) return trust(trust_file, true);

@@ -44,6 +44,13 @@ void add_sections(const std::string& file, std::map<std::string, std::string>& o
 }  // namespace
 
 int list_profiles() {
+  std::printf("Named profiles (select with EDASHIM_PROFILE=NAME or edashim run -p NAME):\n");
+  for (const auto& [name, where] : available_profiles()) std::printf("  %-16s %s\n", name.c_str(), where.c_str());
+  std::printf("A path works too: EDASHIM_PROFILE=/path/to/profile.toml\n");
+  return 0;
+}
+
+std::map<std::string, std::string> available_profiles() {
   paths::Files paths = paths::Files::discover();
   std::map<std::string, std::string> found;  // later sources override earlier ones, as in a run
   add_files(paths.shipped_dir + "/named", found);
@@ -52,10 +59,7 @@ int list_profiles() {
   add_files(paths.user_profiles_dir, found);
   char cwd[4096];
   for (const auto& f : config::project_files(::getcwd(cwd, sizeof cwd) ? cwd : "/")) add_sections(f, found);
-  std::printf("Named profiles (select with EDASHIM_PROFILE=NAME or edashim run -p NAME):\n");
-  for (const auto& [name, where] : found) std::printf("  %-16s %s\n", name.c_str(), where.c_str());
-  std::printf("A path works too: EDASHIM_PROFILE=/path/to/profile.toml\n");
-  return 0;
+  return found;
 }
 
 }  // namespace commands

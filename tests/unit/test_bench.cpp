@@ -4,10 +4,18 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <unistd.h>
+
 #include "bench/analysis.hpp"
+#include "bench/outputs.hpp"
+#include "bench/present.hpp"
 #include "bench/runner.hpp"
 #include "bench/svg.hpp"
-#include "commands/tune.hpp"
+#include "bench/sweep.hpp"
+#include "util/fs.hpp"
 
 using Catch::Matchers::WithinRel;
 
@@ -18,9 +26,9 @@ bench::Run run(int arm, int round, double wall, double rss, bool ok = true, std:
   r.arm = arm;
   r.round = round;
   r.ok = ok;
-  r.wall_s = wall;
-  r.max_rss_kb = rss;
-  r.exit_code = ok ? 0 : 1;
+  r.record.wall_s = wall;
+  r.record.max_rss_kb = rss;
+  r.record.exit_code = ok ? 0 : 1;
   if (!ok) r.failure = "exit status 1: boom";
   r.hashes["stdout"] = out;
   return r;
@@ -76,8 +84,8 @@ TEST_CASE("Bench: per-arm statistics, ratios to the first arm, failures excluded
   CHECK(a[1].median_ratio_ci->lo <= a[1].median_ratio);
   CHECK(a[1].median_ratio_ci->hi >= a[1].median_ratio);
   CHECK_FALSE(a[0].test.has_value());
-  CHECK(a[0].outputs == "reference");
-  CHECK(a[1].outputs == "identical");
+  CHECK(a[0].outputs_summary == "reference");
+  CHECK(a[1].outputs_summary == "identical");
 }
 
 TEST_CASE("Bench: outputs that differ from the first arm's, or vary, are named", "[bench]") {
@@ -88,9 +96,9 @@ TEST_CASE("Bench: outputs that differ from the first arm's, or vary, are named",
   o.runs = {run(0, 0, 1, 1, true, "h1"), run(0, 1, 1, 1, true, "h1"), run(1, 0, 1, 1, true, "h2"),
             run(1, 1, 1, 1, true, "h2"), run(2, 0, 1, 1, true, "h1"), run(2, 1, 1, 1, true, "h3")};
   auto a = bench::analyse(spec, o, 100);
-  CHECK(a[0].outputs == "reference");
-  CHECK(a[1].outputs == "differs: stdout");
-  CHECK(a[2].outputs == "varies between runs: stdout");
+  CHECK(a[0].outputs_summary == "reference");
+  CHECK(a[1].outputs_summary == "differs: stdout");
+  CHECK(a[2].outputs_summary == "varies between runs: stdout");
 }
 
 TEST_CASE("Bench: CSV has one column per figure, JSON every run", "[bench]") {
@@ -148,35 +156,264 @@ TEST_CASE("Bench: density follows Silverman's rule of thumb", "[bench]") {
 
 TEST_CASE("Tune: option specs, TOML values and the profile snippet", "[tune]") {
   std::string err;
-  auto o = commands::parse_tune_option("mimalloc.eager_commit_delay=0,1,4", err);
+  auto o = bench::parse_tune_option("mimalloc.eager_commit_delay=0,1,4", err);
   REQUIRE(o.has_value());
   CHECK(o->family == "mimalloc");
   CHECK(o->key == "eager_commit_delay");
   CHECK(o->values == std::vector<std::string>{"0", "1", "4"});
-  CHECK_FALSE(commands::parse_tune_option("eager_commit_delay=0", err).has_value());
-  CHECK_FALSE(commands::parse_tune_option("foo.x=1", err).has_value());
+  CHECK_FALSE(bench::parse_tune_option("eager_commit_delay=0", err).has_value());
+  CHECK_FALSE(bench::parse_tune_option("foo.x=1", err).has_value());
   CHECK(err.find("unknown allocator family") != std::string::npos);
-  CHECK_FALSE(commands::parse_tune_option("mimalloc.x=", err).has_value());
-  CHECK(commands::toml_value("4") == "4");
-  CHECK(commands::toml_value("-2") == "-2");
-  CHECK(commands::toml_value("0.5") == "0.5");
-  CHECK(commands::toml_value("true") == "true");
-  CHECK(commands::toml_value("dirty_decay_ms:0") == "\"dirty_decay_ms:0\"");
-  CHECK(commands::toml_value("1e") == "\"1e\"");
-  CHECK(commands::toml_value("a\"b") == "\"a\\\"b\"");
-  CHECK(commands::profile_toml("mimalloc", {{"mimalloc", {{"eager_commit_delay", "1"}, {"purge_delay", "10"}}}}) ==
+  CHECK_FALSE(bench::parse_tune_option("mimalloc.x=", err).has_value());
+  CHECK(bench::toml_value("4") == "4");
+  CHECK(bench::toml_value("-2") == "-2");
+  CHECK(bench::toml_value("0.5") == "0.5");
+  CHECK(bench::toml_value("true") == "true");
+  CHECK(bench::toml_value("dirty_decay_ms:0") == "\"dirty_decay_ms:0\"");
+  CHECK(bench::toml_value("1e") == "\"1e\"");
+  CHECK(bench::toml_value("a\"b") == "\"a\\\"b\"");
+  CHECK(bench::profile_toml("mimalloc", {{"mimalloc", {{"eager_commit_delay", "1"}, {"purge_delay", "10"}}}}) ==
         "allocator = \"mimalloc\"\n\n[mimalloc]\neager_commit_delay = 1\npurge_delay = 10\n");
 }
 
-TEST_CASE("Tune: the fastest setting within the memory budget wins", "[tune]") {
-  using C = commands::Candidate;
-  std::vector<C> c{{"", 10, 0.9, 1.00, 5}, {"0", 8, 0.7, 1.20, 5}, {"1", 9, 0.8, 1.04, 5}, {"4", 1, 0.1, 1.0, 0}};
+namespace {
+
+// A candidate of a tune step; `faster`: its evidence against the current setting.
+bench::Candidate cand(std::string value, double median, double rss_ratio, std::size_t ok, bool faster) {
+  bench::Candidate c;
+  c.value = std::move(value);
+  c.median_s = median;
+  c.wall_ratio = median / 10;
+  c.rss_ratio = rss_ratio;
+  c.ok = ok;
+  c.vs_current.faster = faster;
+  return c;
+}
+
+std::vector<double> around(double centre, std::initializer_list<double> offsets) {
+  std::vector<double> v;
+  for (double o : offsets) v.push_back(centre + o);
+  return v;
+}
+
+}  // namespace
+
+// Clear win: every candidate run below every current run. 6 vs 6 without ties: exact p = 1/C(12,6)
+// = 1/924 = 0.0010823 (scipy: mannwhitneyu(x, y, alternative='less').pvalue = 0.0010822510822510823).
+TEST_CASE("Tune: a clear win is faster on the evidence", "[tune]") {
+  auto current = around(10, {0.1, -0.2, 0.3, 0.0, -0.1, 0.2});
+  auto candidate = around(8, {0.1, -0.2, 0.3, 0.0, -0.1, 0.25});
+  auto e = bench::weigh(candidate, current, 7);
+  REQUIRE(e.p.has_value());
+  CHECK_THAT(*e.p, WithinRel(1.0 / 924, 1e-9));
+  REQUIRE(e.ci.has_value());
+  CHECK(e.ci->hi < 1);
+  CHECK(e.faster);
+  CHECK(e.why.find("< 0.05") != std::string::npos);
+}
+
+// Noise: the same values interleaved. scipy: mannwhitneyu([10.0,10.2,10.4,10.6,10.8,11.0],
+// [10.1,10.3,10.5,10.7,10.9,11.1], alternative='less').pvalue = 0.4047...: no evidence.
+TEST_CASE("Tune: noise is not evidence", "[tune]") {
+  std::vector<double> candidate{10.0, 10.2, 10.4, 10.6, 10.8, 11.0}, current{10.1, 10.3, 10.5, 10.7, 10.9, 11.1};
+  auto e = bench::weigh(candidate, current, 7);
+  REQUIRE(e.p.has_value());
+  CHECK(*e.p > 0.3);
+  CHECK_FALSE(e.faster);
+  CHECK(e.why.find("not < 0.05") != std::string::npos);
+}
+
+// Too few runs: one run each can never give p < 0.05 (exact p = 1/2), however large the gap; three
+// against three can give 1/20 at best, which is not below 0.05 either; four against four can (1/70).
+TEST_CASE("Tune: too few runs are never evidence, however large the gap", "[tune]") {
+  auto e = bench::weigh({1.0}, {100.0}, 7);
+  REQUIRE(e.p.has_value());
+  CHECK_THAT(*e.p, WithinRel(0.5, 1e-12));
+  CHECK_FALSE(e.faster);
+  CHECK_FALSE(bench::weigh({1, 1.1, 1.2}, {100, 101, 102}, 7).faster);
+  CHECK(bench::weigh({1, 1.1, 1.2, 1.3}, {100, 101, 102, 103}, 7).faster);
+  CHECK_THAT(bench::smallest_p(1, 1), WithinRel(0.5, 1e-12));
+  CHECK_THAT(bench::smallest_p(3, 3), WithinRel(1.0 / 20, 1e-12));
+  CHECK_THAT(bench::smallest_p(4, 4), WithinRel(1.0 / 70, 1e-12));
+  CHECK_FALSE(bench::weigh({}, {1.0}, 7).faster);
+}
+
+// The CI alone decides when p passes but the interval reaches 1.
+TEST_CASE("Tune: a small p with an interval that reaches 1 is not enough", "[tune]") {
+  stats::MannWhitney t;
+  t.p = 0.01;
+  CHECK_FALSE(bench::judge(t, stats::Interval{0.9, 1.01}).faster);
+  CHECK(bench::judge(t, stats::Interval{0.9, 0.99}).faster);
+  CHECK_FALSE(bench::judge(t, std::nullopt).faster);
+  t.p = 0.05;
+  CHECK_FALSE(bench::judge(t, stats::Interval{0.5, 0.6}).faster);  // p must be below alpha, not equal
+}
+
+TEST_CASE("Tune: a value replaces the current setting only when faster on the evidence and within budget", "[tune]") {
+  using bench::choose;
   bool within = false;
-  CHECK(commands::choose(c, 1.05, within) == std::optional<std::size_t>(2));  // "0" is faster but over budget
+  // Index 0 is the current setting.
+  std::vector<bench::Candidate> noise{cand("", 10, 1.0, 5, false), cand("0", 6, 1.0, 5, false), cand("1", 7, 1.0, 5, false)};
+  CHECK(choose(noise, 1.05, within) == std::optional<std::size_t>(0));  // lower medians, but no evidence
   CHECK(within);
-  CHECK(commands::choose(c, 1.5, within) == std::optional<std::size_t>(1));
-  CHECK(commands::choose(c, 0.5, within) == std::optional<std::size_t>(0));  // none within: the leanest
+  std::vector<bench::Candidate> win{cand("", 10, 1.0, 5, false), cand("0", 6, 1.2, 5, true), cand("1", 8, 1.04, 5, true),
+                                    cand("4", 7, 1.0, 5, false)};
+  CHECK(choose(win, 1.05, within) == std::optional<std::size_t>(2));  // "0" is faster but over budget
+  CHECK(choose(win, 1.5, within) == std::optional<std::size_t>(1));
+  // The current setting over budget: memory decides, the fastest within it.
+  std::vector<bench::Candidate> heavy{cand("", 10, 1.3, 5, false), cand("0", 9, 1.01, 5, false), cand("1", 8, 1.2, 5, false)};
+  CHECK(choose(heavy, 1.05, within) == std::optional<std::size_t>(1));
+  CHECK(within);
+  CHECK(choose(heavy, 1.0, within) == std::optional<std::size_t>(0));  // none fits: nothing changes
   CHECK_FALSE(within);
-  std::vector<C> none{{"x", 0, 0, 0, 0}};
-  CHECK_FALSE(commands::choose(none, 1.05, within).has_value());
+  std::vector<bench::Candidate> none{cand("", 0, 0, 0, false), cand("x", 0, 0, 0, true)};
+  CHECK_FALSE(choose(none, 1.05, within).has_value());
+}
+
+TEST_CASE("Bench: a verdict per output file and arm: identical, varies or missing", "[bench]") {
+  bench::Spec spec;
+  spec.arms = {{"a", "a"}, {"b", "b"}};
+  spec.compare = true;
+  spec.compare_outputs = {"net.route", "net.place"};
+  bench::Outcome o;
+  for (int round = 0; round < 3; ++round) {
+    for (int arm = 0; arm < 2; ++arm) {
+      bench::Run r = run(arm, round, 1, 1, true, "t" + std::to_string(round));  // stdout varies (timings)
+      r.hashes["net.route"] = arm == 0 ? "R" : (round == 2 ? bench::kMissing : "R");
+      r.hashes["net.place"] = bench::kMissing;
+      o.runs.push_back(r);
+    }
+  }
+  auto a = bench::analyse(spec, o, 100);
+  using V = bench::OutputVerdict;
+  CHECK(a[0].outputs.at("stdout").kind == V::varies);
+  CHECK(a[0].outputs.at("stdout").distinct == 3);
+  CHECK(a[0].outputs.at("net.route").kind == V::identical);
+  CHECK_FALSE(a[0].outputs.at("net.route").same_as_first.has_value());
+  CHECK(a[0].outputs.at("net.place").kind == V::missing);
+  CHECK(a[1].outputs.at("net.route").kind == V::varies);
+  CHECK(a[1].outputs.at("net.route").missing_runs == 1);
+  CHECK(a[1].outputs.at("net.place").same_as_first == true);
+  CHECK(a[0].outputs_summary == "varies between runs: stdout; missing: net.place");
+  CHECK(a[1].outputs_summary == "varies between runs: net.route, stdout; missing: net.place");
+  auto table = util::render_text(bench::outputs_table(spec, a));
+  CHECK(table.find("varies (2 contents), missing in 1 runs") != std::string::npos);
+  auto j = nlohmann::json::parse(bench::bench_json(spec, o, a));
+  CHECK(j["arms"][0]["outputs"]["net.route"]["verdict"] == "identical");
+  CHECK(j["arms"][1]["outputs"]["net.place"]["same_as_first"] == true);
+  // Identical files in both arms, with the same content: "identical, as first arm".
+  bench::Outcome same;
+  for (int arm = 0; arm < 2; ++arm) {
+    bench::Run r = run(arm, 0, 1, 1);
+    r.hashes["net.route"] = "R";
+    same.runs.push_back(r);
+  }
+  auto b = bench::analyse(spec, same, 100);
+  CHECK(bench::verdict_cell(b[1].outputs.at("net.route")) == "identical, as first arm");
+  CHECK(b[1].outputs_summary == "identical");
+}
+
+TEST_CASE("Bench: the stdout filter drops whole matching lines before hashing", "[bench]") {
+  std::regex timing("^The entire flow took");
+  CHECK(bench::filter_lines("a\nThe entire flow took 1.2 s\nb\n", timing) == "a\nb\n");
+  CHECK(bench::filter_lines("The entire flow took 3 s", timing) == "");
+  CHECK(bench::filter_lines("x\nno newline at the end", timing) == "x\nno newline at the end");
+  CHECK(bench::filter_lines("", timing) == "");
+}
+
+TEST_CASE("Bench: arguments are checked before anything runs", "[bench]") {
+  int previews = 0;
+  bench::Previewer fine = [&](const std::string&, const std::vector<std::string>&, const std::vector<std::string>&) {
+    ++previews;
+    bench::ArmPreview p;
+    p.tool_env_bytes = 100;
+    return p;
+  };
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}};
+  spec.command = {"true"};
+  std::string error;
+  REQUIRE(bench::check(spec, fine, error).has_value());
+  CHECK(previews == 2);
+  // An arm the pipeline would refuse: every error, prefixed with the arm.
+  bench::Previewer refuses = [](const std::string& profile, const std::vector<std::string>&,
+                                const std::vector<std::string>&) {
+    bench::ArmPreview p;
+    if (profile == "jemaloc") p.errors = {"no profile named 'jemaloc'", "did you mean 'jemalloc'?"};
+    return p;
+  };
+  spec.arms[1] = {"jemaloc", "jemaloc"};
+  CHECK_FALSE(bench::check(spec, refuses, error).has_value());
+  CHECK(error == "-p jemaloc: no profile named 'jemaloc'\n-p jemaloc: did you mean 'jemalloc'?");
+  spec.arms.push_back({"again", "/x/again.toml"});  // a problem said for one arm is not said again
+  bench::Previewer same = [](const std::string&, const std::vector<std::string>&, const std::vector<std::string>&) {
+    bench::ArmPreview p;
+    p.errors = {"yosys: command not found"};
+    return p;
+  };
+  CHECK_FALSE(bench::check(spec, same, error).has_value());
+  CHECK(error == "-p baseline: yosys: command not found");
+  spec.arms.pop_back();
+  CHECK_FALSE(bench::run(spec, refuses, error).has_value());  // run() checks first, and runs nothing
+  spec.arms[1] = {"jemalloc", "jemalloc"};
+  spec.compare = true;
+  spec.stdout_filter = "([";
+  CHECK_FALSE(bench::check(spec, fine, error).has_value());
+  CHECK(error.find("--stdout-filter '([' is not a valid regular expression") != std::string::npos);
+  spec.stdout_filter = "";
+  spec.compare_stdout = false;
+  CHECK_FALSE(bench::check(spec, fine, error).has_value());
+  CHECK(error.find("leaves nothing to compare") != std::string::npos);
+  spec.compare_stdout = true;
+  spec.fresh_copy = {"/nonexistent/input.v"};
+  CHECK_FALSE(bench::check(spec, fine, error).has_value());
+  CHECK(error == "--fresh-copy /nonexistent/input.v: no such file");
+}
+
+TEST_CASE("Bench: exports are checked first, written whole, and never half over a file", "[bench]") {
+  char tmpl[] = "/tmp/edashim-test-exports-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl));
+  std::string dir = tmpl;
+  bench::Exports bad;
+  bad.json = {dir + "/a.json", dir + "/a.json", "-"};
+  bad.csv = {"-", dir + "/no/such/dir/r.csv"};
+  auto problems = bench::check_exports(bad);
+  CHECK(problems.find("named twice") != std::string::npos);
+  CHECK(problems.find("no directory " + dir + "/no/such/dir") != std::string::npos);
+  CHECK(problems.find("only one export can go to stdout") != std::string::npos);
+
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"mimalloc", "mimalloc"}};
+  spec.command = {"yosys"};
+  bench::Outcome o;
+  o.runs = {run(0, 0, 2, 1024), run(1, 0, 1, 2048)};
+  auto arms = bench::analyse(spec, o, 100);
+  bench::Exports x;
+  x.json = {dir + "/a.json", dir + "/b.json"};
+  x.markdown = {dir + "/r.md"};
+  x.csv = {dir + "/r.csv"};
+  CHECK(bench::check_exports(x).empty());
+  REQUIRE(util::write_file_atomic(dir + "/r.csv", "the user's old file\n"));
+  std::ostringstream out, err;
+  CHECK(bench::present(spec, o, arms, x, out, err));
+  CHECK(out.str().find("median s") != std::string::npos);  // the terminal table, always
+  CHECK(util::read_file(dir + "/a.json") == util::read_file(dir + "/b.json"));
+  CHECK(nlohmann::json::parse(*util::read_file(dir + "/a.json"))["arms"].size() == 2);
+  CHECK(util::read_file(dir + "/r.md")->find("| arm | ok | failed |") != std::string::npos);
+  CHECK(util::read_file(dir + "/r.csv")->rfind("arm,ok,failed,", 0) == 0);
+  // An interrupted benchmark leaves every file as it was.
+  REQUIRE(util::write_file_atomic(dir + "/r.csv", "the user's old file\n"));
+  o.interrupted = true;
+  std::ostringstream out2, err2;
+  bench::present(spec, o, arms, x, out2, err2);
+  CHECK(util::read_file(dir + "/r.csv") == std::optional<std::string>("the user's old file\n"));
+  CHECK(err2.str().find("not written") != std::string::npos);
+  // A file that cannot be written is reported, and nothing is left half-written beside it.
+  o.interrupted = false;
+  bench::Exports into_missing;
+  into_missing.csv = {dir + "/gone/r.csv"};
+  std::ostringstream out3, err3;
+  CHECK_FALSE(bench::present(spec, o, arms, into_missing, out3, err3));
+  CHECK(err3.str().find("cannot write the CSV") != std::string::npos);
+  util::remove_tree(dir);
 }

@@ -1,0 +1,137 @@
+#include "bench/present.hpp"
+
+#include <unistd.h>
+
+#include <set>
+
+#include "bench/svg.hpp"
+#include "report/aggregate.hpp"
+#include "util/fs.hpp"
+
+namespace bench {
+namespace {
+
+struct Rendering {
+  std::string kind, path, content;
+};
+
+// Every export, in the order given: JSON, Markdown, CSV, plot.
+std::vector<Rendering> renderings(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms,
+                                  const Exports& x) {
+  std::vector<Rendering> out;
+  if (!x.json.empty()) {
+    std::string json = bench_json(spec, o, arms) + "\n";
+    for (const auto& p : x.json) out.push_back({"JSON", p, json});
+  }
+  if (!x.markdown.empty()) {
+    std::string md = render_report(spec, o, arms, true);
+    for (const auto& p : x.markdown) out.push_back({"Markdown", p, md});
+  }
+  if (!x.csv.empty()) {
+    std::string csv = util::render_csv(bench_table(arms, spec.compare, false));
+    for (const auto& p : x.csv) out.push_back({"CSV", p, csv});
+  }
+  if (!x.plot.empty()) {
+    std::string cmd = report::command_line(spec.command);
+    std::string subtitle = std::to_string(spec.runs) + " runs per arm, interleaved, " + std::to_string(spec.jobs) +
+                           " at a time; " + o.machine;
+    out.push_back({"plot", x.plot, plot_bench(arms, cmd.size() > 110 ? cmd.substr(0, 107) + "..." : cmd, subtitle)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string check_exports(const Exports& x) {
+  std::vector<std::string> problems;
+  std::set<std::string> seen;
+  int to_stdout = 0;
+  auto check = [&](const std::string& option, const std::string& path) {
+    if (path == "-") {
+      if (option == "--plot") problems.push_back("--plot -: the plot goes to a file");
+      else ++to_stdout;
+      return;
+    }
+    if (path.empty()) {
+      problems.push_back(option + ": an empty file name");
+      return;
+    }
+    auto canonical = util::real_path(util::dirname(path));
+    std::string key = (canonical ? *canonical : util::dirname(path)) + "/" + util::basename(path);
+    if (!seen.insert(key).second) problems.push_back(option + " " + path + ": named twice; each export needs a file of its own");
+    std::string dir = util::dirname(path);
+    if (!util::is_directory(dir))
+      problems.push_back(option + " " + path + ": no directory " + dir + " to write it in");
+    else if (::access(dir.c_str(), W_OK) != 0)
+      problems.push_back(option + " " + path + ": the directory " + dir + " is not writable");
+    else if (util::is_directory(path))
+      problems.push_back(option + " " + path + ": is a directory; name a file");
+  };
+  for (const auto& p : x.json) check("--export-json", p);
+  for (const auto& p : x.markdown) check("--export-markdown", p);
+  for (const auto& p : x.csv) check("--export-csv", p);
+  if (!x.plot.empty()) check("--plot", x.plot);
+  if (to_stdout > 1) problems.push_back("only one export can go to stdout (-)");
+  std::string s;
+  for (const auto& p : problems) s += (s.empty() ? "" : "\n") + p;
+  return s;
+}
+
+std::string render_report(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms, bool md) {
+  auto render = [md](const util::Table& t) { return md ? util::render_markdown(t) : util::render_text(t); };
+  std::string cmd = report::command_line(spec.command);
+  std::string head = "`" + cmd + "`: " + std::to_string(spec.runs) + " runs per arm, " + std::to_string(spec.warmup) +
+                     " warm-up, " + std::to_string(spec.jobs) + " at a time" +
+                     (spec.fresh_copy.empty() ? "" : ", fresh copy on " + spec.on) + "; " + o.machine;
+  std::string s = head + "\n\n" + render(bench_table(arms, spec.compare, true)) + "\n";
+  s += "Ratios are to the first arm (" + (arms.empty() ? std::string() : arms[0].name) +
+       "). p (faster): one-sided Mann-Whitney U, H1: the arm's times are smaller. CI: bootstrap 95% of the median "
+       "ratio. Failed runs are excluded.\n";
+  if (spec.compare) {
+    s += "\nOutputs, over each arm's successful runs (identical: one content in every run; varies: more than one; "
+         "missing: no run left it)";
+    if (!spec.stdout_filter.empty()) s += "; lines matching /" + spec.stdout_filter + "/ left out of stdout";
+    s += ":\n\n" + render(outputs_table(spec, arms));
+  }
+  return s;
+}
+
+bool present(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms, const Exports& x,
+             std::ostream& out, std::ostream& err) {
+  for (const auto& w : o.warnings) err << "edashim bench: warning: " << w << "\n";
+  for (const auto& a : arms) {
+    // A broken command fails every run the same way: three lines say it, thirty bury the table.
+    for (std::size_t i = 0; i < a.failures.size() && i < 3; ++i)
+      err << "edashim bench: " << a.name << " failed, " << a.failures[i] << "\n";
+    if (a.failures.size() > 3)
+      err << "edashim bench: " << a.name << ": " << a.failures.size() - 3 << " more failed runs (all in the JSON export)\n";
+  }
+  if (o.interrupted) err << "edashim bench: interrupted; figures below cover the runs that finished\n";
+  auto files = renderings(spec, o, arms, x);
+  bool stdout_taken = false;
+  for (const auto& f : files) stdout_taken |= f.path == "-";
+  (stdout_taken ? err : out) << render_report(spec, o, arms, false);
+  bool ok = true;
+  for (const auto& f : files) {
+    if (f.path == "-") {
+      out << f.content;
+    } else if (o.interrupted) {
+      err << "edashim bench: interrupted: " << f.kind << " not written to " << f.path << "\n";
+    } else if (util::write_file_atomic(f.path, f.content)) {
+      err << "edashim bench: " << f.kind << " written to " << f.path << "\n";
+    } else {
+      err << "edashim bench: cannot write the " << f.kind << " to " << f.path << " (left as it was)\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+std::string arm_name(const std::string& profile) {
+  if (profile.find('/') == std::string::npos) return profile;
+  std::string b = util::basename(profile);
+  if (b.size() > 5 && b.substr(b.size() - 5) == ".toml") b.resize(b.size() - 5);
+  return b;
+}
+
+}  // namespace bench

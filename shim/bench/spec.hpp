@@ -1,0 +1,72 @@
+#pragma once
+// The shared vocabulary of bench and tune: what to measure (Spec), what one run gave (Run), what
+// a whole benchmark gave (Outcome), and what the run pipeline says about an arm before anything
+// runs (ArmPreview). bench/ knows nothing of the CLI: the command that drives it passes in a
+// Previewer bound to the run pipeline.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/log_line.hpp"
+
+namespace bench {
+
+// One side of the comparison: a named profile or a profile file.
+struct Arm {
+  std::string name;     // as shown in tables
+  std::string profile;  // passed to `edashim run -p`
+};
+
+// A benchmark: the arms, the command, and how to run and check it. `edashim tune` measures each
+// of its steps with one of these, so the two commands share every option of this struct.
+struct Spec {
+  std::vector<Arm> arms;
+  std::vector<std::string> command;
+  int runs = 10;        // measured runs per arm
+  int warmup = 1;       // unmeasured runs per arm, interleaved, before the measured ones
+  int jobs = 1;         // runs at the same time
+  std::vector<std::string> fresh_copy;  // inputs copied into a new directory for every run
+  std::string on = "disk";               // where those directories are: disk or tmpfs
+  bool compare = false;                  // --compare-outputs: hash outputs after every run
+  std::vector<std::string> compare_outputs;  // output files hashed after every run
+  bool compare_stdout = true;                // also hash stdout (--no-compare-stdout clears it)
+  std::string stdout_filter;                 // ECMAScript regex: matching lines left out of stdout's hash
+  uint64_t seed = 20261130;                  // run order and bootstrap
+  std::string keep_log;  // append the measured runs' log lines here ("" = do not keep)
+  bool progress = true;  // progress bar, when stderr is a terminal
+};
+
+// One run of one arm. The figures are the inner `edashim run`'s own log line, as
+// `edashim report` reads it: one record type for both.
+struct Run {
+  int arm = 0, round = 0, order = 0;  // order: position in the schedule
+  bool ok = false;                    // the tool ran and exited 0
+  std::string failure;                // why a run is not ok
+  report::RunRecord record;           // times, peak RSS, status, allocator verification
+  std::map<std::string, std::string> hashes;  // output name ("stdout" or a file) -> sha256 / "missing"
+};
+
+// What a benchmark gave.
+struct Outcome {
+  std::vector<Run> runs;               // measured runs only, in schedule order
+  std::vector<std::size_t> env_bytes;  // per arm: the tool's environment size after padding
+  std::string machine;                 // CPU model, cores, for the record
+  int physical_cores = 0;
+  bool interrupted = false;
+  std::vector<std::string> warnings;
+};
+
+// What `edashim run --strict -p PROFILE -- COMMAND` would do, found out without running it.
+struct ArmPreview {
+  std::vector<std::string> errors;    // why the run would refuse to start, each with its fix
+  std::vector<std::string> warnings;  // it would start, but not as asked (e.g. a library missing)
+  std::size_t tool_env_bytes = 0;     // size of the environment the tool would get
+};
+
+// Previews one arm: (profile, command, environment the inner edashim starts with).
+using Previewer = std::function<ArmPreview(const std::string& profile, const std::vector<std::string>& command,
+                                           const std::vector<std::string>& env)>;
+
+}  // namespace bench
