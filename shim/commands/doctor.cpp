@@ -221,7 +221,7 @@ int doctor(const std::string& dir_arg) {
 
   // ---- scratch space and the run log
   r.section("scratch space and run log");
-  auto base = run::find_scratch_base(256);
+  auto base = run::find_scratch_base(int64_t(256) << 20, "doctor");
   if (!base.dir.empty()) r.ok(base.note);
   else if (wants_scratch)
     r.problem(base.note, "sudo mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm   (or set scratch = false in " +

@@ -16,6 +16,7 @@ struct RunSetup {
   std::string scratch;       // the private scratch directory; empty: none
   std::string scratch_note;
   bool keep_scratch = false;
+  int scratch_lock = -1;     // edashim's lock on the scratch for the run (run/scratch.hpp)
   bool probed = false;       // the probe records this run
 };
 

@@ -124,7 +124,7 @@ void choose_destinations(Plan& plan, const paths::Files& files) {
   if (s.probe.value && util::exists(files.probe_library) && !plan.tool_path.empty())
     plan.probe_library = files.probe_library;
   if (s.scratch.value) {
-    auto base = run::find_scratch_base(s.scratch_min_free_mb.value);
+    auto base = run::find_scratch_base(s.scratch_min_free_mb.value << 20, "scratch_min_free_mb");
     plan.scratch_base = base.dir;
     plan.scratch_note = base.note;
   }

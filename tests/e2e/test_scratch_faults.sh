@@ -61,7 +61,7 @@ test_scratch_base_not_tmpfs_or_too_small_runs_with_the_users_tmpdir() {
   printf 'scratch = true\nscratch_min_free_mb = 100000000\n' > .edashim.toml
   out=$(EDASHIM_SCRATCH_BASES=/dev/shm mytool env TMPDIR)
   expect_eq "$out" "TMPDIR=$SB/usertmp" "too small: the user's TMPDIR"
-  expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "scratch_min_free_mb is 100000000" "the log says why"
+  expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "scratch_min_free_mb asks for 100000000 MiB" "the log says why"
 }
 
 test_read_only_scratch_base_runs_with_the_users_tmpdir() {
