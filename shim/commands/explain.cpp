@@ -87,7 +87,7 @@ int explain(const pipeline::Invocation& inv) {
                 plan.allocator_version.empty() ? "unknown" : plan.allocator_version.c_str());
   if (!plan.allocator_note.empty()) std::printf("  %-20s %s\n", "  note", plan.allocator_note.c_str());
   row("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
-  row("scratch", s.scratch.value ? "tmpfs" : "off", s.scratch.origin);
+  row("scratch", !s.scratch.value ? "off" : s.scratch_override.value ? "tmpfs, override your TMPDIR" : "tmpfs", s.scratch.origin);
   if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());
   row("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
   row("probe", s.probe.value ? "on" : "off", s.probe.origin);

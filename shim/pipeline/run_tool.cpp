@@ -127,14 +127,15 @@ int run_tool(const Invocation& inv) {
   bool logging = !plan.log_path.empty();
   util::JsonWriter record;
   auto while_running = [&](const run::Outcome& started) {
-    if (!plan.scratch_base.empty()) run::sweep_stale_scratch(plan.scratch_base);
+    for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
     if (logging) write_start(record, plan, setup, started);
   };
   run::Outcome out = run::launch(plan.tool_path, inv.argv, setup.env.env, while_running);
 
   std::string probe_records = run::read_and_remove_probe_file(probe);
   if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);
-  if (!setup.scratch.empty() && !setup.keep_scratch) run::remove_if_unlocked(setup.scratch);
+  if (!setup.scratch.empty() && !setup.keep_scratch)
+    setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
   if (!out.started) say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
   if (logging) {
     if (record.str().empty()) write_start(record, plan, setup, out);  // vfork failed: the tool never ran

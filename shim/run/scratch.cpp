@@ -24,6 +24,13 @@ int64_t required_free_bytes(int64_t min_free_mb, double min_free_percent, int64_
   return by_mb > by_ram ? by_mb : by_ram;
 }
 
+std::string user_temp_dir(const std::vector<std::string>& env) {
+  for (const char* name : {"TMPDIR", "TMP", "TEMP"})
+    for (const auto& e : env)
+      if (e.size() > std::strlen(name) + 1 && util::starts_with(e, std::string(name) + "=")) return e;
+  return "";
+}
+
 int64_t ram_bytes() {
   long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
   return pages > 0 && size > 0 ? int64_t(pages) * size : 0;
@@ -133,6 +140,17 @@ LockedDir make_scratch(const std::string& base, bool kept, std::string& note) {
   if (d.path.empty()) {
     note = "scratch: " + error + "; TMPDIR left as it was";
     return d;
+  }
+  // The tool's processes inherit the lock: a daemon the tool leaves keeps its TMPDIR (edashim
+  // removes it at the end only if it can take the lock; else a later run's sweep does, once the
+  // daemon has ended). Moved to 64 or above, out of the way of descriptors a tool numbers itself;
+  // under a low `ulimit -n` it stays where it is.
+  int high = ::fcntl(d.lock_fd, F_DUPFD, 64);
+  if (high >= 0) {
+    ::close(d.lock_fd);
+    d.lock_fd = high;  // F_DUPFD leaves close-on-exec clear
+  } else {
+    ::fcntl(d.lock_fd, F_SETFD, 0);
   }
   return d;
 }

@@ -18,6 +18,10 @@ struct ScratchBase {
 // the machine's RAM (a tmpfs fills RAM, so "room" is a share of it); the larger of the two.
 int64_t required_free_bytes(int64_t min_free_mb, double min_free_percent, int64_t ram_bytes);
 
+// "TMPDIR=/x" for the first of TMPDIR, TMP, TEMP set (not empty) in `env`: a temporary
+// directory the user chose, which scratch keeps unless a profile says scratch = "override".
+std::string user_temp_dir(const std::vector<std::string>& env);
+
 // The machine's RAM in bytes (0 when unknown).
 int64_t ram_bytes();
 
@@ -51,7 +55,8 @@ bool is_sweepable_name(const std::string& name, uid_t uid);
 LockedDir make_locked_dir(const std::string& base, const std::string& prefix, std::string& error);
 
 // Creates the run's scratch directory (kept: named so that no sweep removes it). Its lock
-// descriptor is inherited by the tool (see the .cpp). Empty path on failure; note says why.
+// descriptor is inherited by the tool's processes (not close-on-exec, at 64 or above), so that
+// the directory stays while any of them lives. Empty path on failure; note says why.
 LockedDir make_scratch(const std::string& base, bool kept, std::string& note);
 
 // What became of a directory at the end of its run.

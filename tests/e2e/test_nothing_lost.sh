@@ -11,7 +11,7 @@ FAULT=${FAULT_TOOL:?FAULT_TOOL: path to fault_tool}
 setup() {
   cp "$FAULT" "$SB/real/ftool"
   shim ftool
-  printf 'scratch = true\nscratch_min_free_mb = 0\n' > .edashim.toml
+  printf 'scratch = true\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\n' > .edashim.toml
   BASE=$SB/shm
   mkdir -p "$BASE"
   if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=4m tmpfs "$BASE" 2>/dev/null; then
@@ -83,6 +83,83 @@ test_a_live_run_in_another_pid_namespace_keeps_its_scratch_through_a_concurrent_
   expect_eq "$(cat inner.out)" kept "the inner run's file survived the outer run's sweep"
   expect_eq "$rc" 0 "the inner run's status"
   [ ! -e "$dir" ] || fail "the inner run's scratch $dir was not removed at its end"
+}
+
+# --- Item 10: a daemon the tool leaves keeps its TMPDIR; a later run sweeps it once it ended.
+test_a_daemon_the_tool_leaves_writes_to_its_tmpdir_after_the_tool_exits_as_directly() {
+  setup
+  mkdir -p "$SB/usertmp"
+  EDASHIM=off TMPDIR=$SB/usertmp ftool late-tmp "$SB/direct.txt" 0.5
+  wait_for "$SB/direct.txt" .
+  expect_eq "$(cat "$SB/direct.txt")" ok "premise: directly, the daemon writes to its TMPDIR"
+  ftool late-tmp "$SB/shim.txt" 0.5
+  local dir; dir=$(last_log "$LOG" 'j["scratch"]["dir"]')
+  expect_contains "$dir" "$BASE/edashim-" "the run had a scratch"
+  expect_eq "$(last_log "$LOG" 'j["scratch_left_in_use"]')" True "the log says the daemon held it"
+  wait_for "$SB/shim.txt" .
+  expect_eq "$(cat "$SB/shim.txt")" ok "under edashim, the daemon writes to its TMPDIR as directly"
+  [ -f "$dir/late" ] || fail "the daemon's file is not in $dir"
+  for _ in $(seq 100); do flock -n "$dir" true && break; sleep 0.05; done  # the daemon has ended
+  ftool hold-tmp 0 >/dev/null
+  [ ! -e "$dir" ] || fail "a later run did not sweep $dir once the daemon had ended"
+  expect_eq "$(last_log "$LOG" 'j["scratch_left_in_use"]')" False "a run without a daemon removes its own"
+}
+
+# --- Item 11: a TMPDIR the user set is kept unless a profile says scratch = "override".
+test_a_tmpdir_the_user_set_is_kept_unless_a_profile_says_override() {
+  setup
+  mkdir -p "$SB/usertmp"
+  out=$(TMPDIR=$SB/usertmp mytool env TMPDIR TMP TEMP)
+  expect_eq "$out" $'TMPDIR='"$SB"$'/usertmp\nTMP=(unset)\nTEMP=(unset)' "scratch = true keeps the user's TMPDIR"
+  expect_eq "$(last_log "$LOG" 'j["scratch"]["dir"]')" None "no scratch made"
+  expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "your TMPDIR=$SB/usertmp is kept" "the log says so"
+  out=$(TMP=$SB/usertmp mytool env TMPDIR TMP)
+  expect_eq "$out" $'TMPDIR=(unset)\nTMP='"$SB/usertmp" "TMP set: kept too"
+  expl=$(TMPDIR=$SB/usertmp "$BIN" explain mytool)
+  expect_contains "$expl" "your TMPDIR=$SB/usertmp is kept" "explain says so"
+  out=$(mytool env TMPDIR)
+  expect_contains "$out" "TMPDIR=$BASE/edashim-" "no TMPDIR set: the scratch"
+  printf 'scratch = "override"\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\n' > .edashim.toml
+  "$BIN" trust >/dev/null 2>&1
+  out=$(TMPDIR=$SB/usertmp mytool env TMPDIR)
+  expect_contains "$out" "TMPDIR=$BASE/edashim-" "override: replaced"
+  expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "replaces your TMPDIR=$SB/usertmp" "the log says so"
+  expl=$(TMPDIR=$SB/usertmp "$BIN" explain mytool)
+  expect_contains "$expl" "override your TMPDIR" "explain says it overrides"
+}
+
+test_doctor_checks_a_share_of_ram_free_not_a_fixed_256_mib() {
+  setup
+  [ "$BASE" != /dev/shm ] || skip "needs root to mount a small tmpfs"
+  out=$("$BIN" doctor 2>&1) || true
+  expect_contains "$out" "$BASE: 4 MiB free, scratch_min_free_percent = 10 (of " "the default share of RAM"
+}
+
+test_an_untrusted_project_file_cannot_override_the_users_tmpdir() {
+  setup
+  mkdir -p "$SB/usertmp"
+  printf 'scratch = "override"\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\n' > .edashim.toml
+  out=$(TMPDIR=$SB/usertmp mytool env TMPDIR 2>err.txt)
+  expect_eq "$out" "TMPDIR=$SB/usertmp" "an untrusted file's override is ignored"
+  expect_contains "$(cat err.txt)" "is not trusted" "with a line saying the file is not trusted"
+}
+
+# --- Item 12: probe directories (made with scratch off too) are locked and swept the same way.
+test_a_sigkilled_runs_probe_directory_is_swept_by_the_next_run_and_a_live_ones_is_not() {
+  [ -e "$(dirname "$BIN")/libedashim_probe.so" ] || skip "the probe library is not built"
+  printf 'scratch = false\n' > .edashim.toml
+  unset XDG_RUNTIME_DIR  # the probe's directory goes to /tmp, as in the report
+  mytool sleep 30 &
+  local pid=$!
+  local dir; dir=$(waitfile "/tmp/edashim-$(id -u)-$pid-*/probe")
+  dir=${dir%/probe}
+  mytool exit 0
+  [ -d "$dir" ] || fail "a live run's probe directory was swept"
+  kill -KILL "$pid"
+  wait "$pid" 2>/dev/null || true
+  [ -d "$dir" ] || fail "premise: a SIGKILLed edashim leaves its probe directory"
+  mytool exit 0
+  [ ! -e "$dir" ] || fail "the next run did not sweep $dir"
 }
 
 run_suite "$@"

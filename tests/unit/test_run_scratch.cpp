@@ -75,3 +75,10 @@ TEST_CASE("Scratch: a directory is created locked, close-on-exec, mode 0700", "[
   CHECK(none.path.empty());
   CHECK(error.find(t.path + "/missing") != std::string::npos);
 }
+
+TEST_CASE("Scratch: a temporary directory the user set is found in TMPDIR, TMP or TEMP", "[scratch]") {
+  CHECK(run::user_temp_dir({"PATH=/bin", "TMPDIR=/big/disk"}) == "TMPDIR=/big/disk");
+  CHECK(run::user_temp_dir({"TEMP=/t", "TMP=/u"}) == "TMP=/u");  // TMPDIR, then TMP, then TEMP
+  CHECK(run::user_temp_dir({"TMPDIR=", "PATH=/bin"}).empty());  // empty: as good as unset
+  CHECK(run::user_temp_dir({"TMPDIRX=/a", "MYTMP=/b"}).empty());
+}
