@@ -95,9 +95,9 @@ test_a_daemon_the_tool_leaves_writes_to_its_tmpdir_after_the_tool_exits_as_direc
   ftool late-tmp "$SB/shim.txt" 0.5
   local dir; dir=$(last_log "$LOG" 'j["scratch"]["dir"]')
   expect_contains "$dir" "$BASE/edashim-" "the run had a scratch"
-  expect_eq "$(last_log "$LOG" 'j["scratch_left_in_use"]')" True "the log says the daemon held it"
   wait_for "$SB/shim.txt" .
   expect_eq "$(cat "$SB/shim.txt")" ok "under edashim, the daemon writes to its TMPDIR as directly"
+  expect_eq "$(last_log "$LOG" 'j["scratch_left_in_use"]')" True "the log says the daemon held it"
   [ -f "$dir/late" ] || fail "the daemon's file is not in $dir"
   for _ in $(seq 100); do flock -n "$dir" true && break; sleep 0.05; done  # the daemon has ended
   ftool hold-tmp 0 >/dev/null
