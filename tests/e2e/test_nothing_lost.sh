@@ -33,7 +33,8 @@ dead_pid() {
 # Holds the flock of directory DIR from a process of its own (as a run elsewhere does); its
 # pid in HOLDER. Returns once the lock is held.
 hold_lock() {
-  ( exec 9<"$1"; flock -n 9 || exit 1; exec sleep 60 ) &
+  # Waits for the lock: the check below takes it for a moment while polling.
+  ( exec 9<"$1"; flock -w 5 9 || exit 1; exec sleep 60 ) &
   HOLDER=$!
   for _ in $(seq 100); do flock -n "$1" true 2>/dev/null || return 0; sleep 0.05; done
   fail "could not hold the lock of $1"
