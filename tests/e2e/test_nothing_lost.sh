@@ -84,6 +84,20 @@ test_a_live_run_in_another_pid_namespace_keeps_its_scratch_through_a_concurrent_
   expect_eq "$(cat inner.out)" kept "the inner run's file survived the outer run's sweep"
   expect_eq "$rc" 0 "the inner run's status"
   [ ! -e "$dir" ] || fail "the inner run's scratch $dir was not removed at its end"
+  if [ -e "$(dirname "$BIN")/libedashim_probe.so" ]; then  # its probe directory, beside it, too
+    expect_eq "$(last_log "$LOG" 'j["pid"], len(j["processes"] or [])')" "$((n + 1)) 1" "the inner run's probe records"
+  fi
+}
+
+test_a_kept_scratch_is_never_swept() {
+  setup
+  printf 'scratch = true\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\nkeep_scratch = true\n' > .edashim.toml
+  ftool hold-tmp 0 >/dev/null
+  local dir; dir=$(last_log "$LOG" 'j["scratch"]["dir"]')
+  printf 'scratch = true\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\n' > .edashim.toml
+  ftool hold-tmp 0 >/dev/null  # sweeps
+  [ -f "$dir/mine" ] || fail "the next run's sweep removed the scratch the user asked to keep"
+  expect_contains "$dir" "$BASE/edashim-kept-$(id -u)-" "named so that no sweep takes it"
 }
 
 # --- Item 10: a daemon the tool leaves keeps its TMPDIR; a later run sweeps it once it ended.
