@@ -10,6 +10,7 @@
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 extern char** environ;
 
@@ -29,6 +30,14 @@ void select_from(Invocation& inv, const std::string& profile_flag, const std::st
   };
   choose(profile_flag, "--profile", "EDASHIM_PROFILE", inv.chosen.profile, inv.chosen.profile_origin);
   choose(allocator_flag, "--allocator", "EDASHIM_ALLOCATOR", inv.chosen.allocator, inv.chosen.allocator_origin);
+}
+
+std::string invoked_name(const char* executed, const char* argv0) {
+  std::string path = executed ? executed : "";
+  if (path.empty() || util::starts_with(path, "/dev/fd/") || util::starts_with(path, "/proc/self/fd/"))
+    path = argv0 ? argv0 : "";
+  std::string name = util::basename(path);
+  return name.empty() ? "edashim" : name;
 }
 
 std::vector<std::string> current_environment() {
