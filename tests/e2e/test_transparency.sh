@@ -15,6 +15,23 @@ make_plain_script() {
   shim "$1"
 }
 
+test_a_file_without_shebang_runs_under_sh_as_execvp_runs_it() {
+  make_plain_script plainscript
+  # GNU env starts its command with execvp, as make and most programs do.
+  rc=0; want=$(direct env plainscript a "b c" 2>&1) || rc=$?
+  expect_eq "$rc" 7 "directly (the test itself)"
+  expect_contains "$want" "ran by sh: \$0=$SB/real/plainscript args=a b c" "directly, execvp ran it with /bin/sh"
+  rc=0; got=$(env plainscript a "b c" 2>&1) || rc=$?
+  expect_eq "$got" "$want" "through edashim, what the tool printed"
+  expect_eq "$rc" 7 "through edashim, the status"
+  expect_eq "$(last_log "$LOG" 'j["status"]')" 7 "logged as a run of the tool"
+  # The same for the plain path (EDASHIM=off) and `edashim run` with an explicit path.
+  rc=0; got=$(EDASHIM=off env plainscript a "b c" 2>&1) || rc=$?
+  expect_eq "$got $rc" "$want 7" "EDASHIM=off"
+  rc=0; got=$("$BIN" run -- "$SB/real/plainscript" a "b c" 2>&1) || rc=$?
+  expect_eq "$got $rc" "$want 7" "edashim run -- PATH"
+}
+
 test_the_tool_is_the_link_executed_and_argv0_passes_unchanged() {
   for name in custom ls edashim; do
     want=$(direct bash -c "exec -a $name mytool args x" 2>&1)
