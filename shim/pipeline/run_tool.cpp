@@ -66,6 +66,9 @@ int run_nested(const Invocation& inv, const std::string& chain) {
 // Says what is wrong with the configuration; a broken one runs the plain tool (or stops a
 // --strict run: 2). Returns -1 to go on, or the status to return.
 int check_plan(const Plan& plan) {
+  // No descriptor left to read the configuration with (ulimit -n 3): nothing is wrong with it,
+  // and edashim could not log either. The tool runs as it would without edashim, quietly.
+  if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
   for (const auto& p : plan.loaded.problems) say(p.str());
   for (const auto& f : plan.loaded.untrusted_files)
     say(f + " is not trusted: its library paths, [env], path and log settings are ignored; trust it with: edashim trust " +

@@ -49,4 +49,26 @@ test_the_tool_is_the_link_executed_and_argv0_passes_unchanged() {
 
 lib_of() { ls /usr/lib/*/"$1" 2>/dev/null | head -1; }
 
+test_three_descriptors_degrade_quietly() {
+  # ulimit -n 3: stdin, stdout and stderr, nothing more; /etc/edashim/config.toml does not
+  # exist. A dynamic tool cannot even load libc then, a static one runs: through edashim, each
+  # does exactly what it does directly. The redirections are made before the limit (bash needs
+  # descriptors of its own for them).
+  command -v gcc >/dev/null || skip "gcc not installed"
+  gcc -O2 -static "$SRC/tests/helpers/helper_tool.c" -o "$SB/real/stool" 2>/dev/null || skip "no static libc (libc6-dev)"
+  shim stool
+  # Scratch and probe on; the system allocator, since the static tool would get a (once only)
+  # pre-flight note about a preload that cannot reach it.
+  printf 'allocator = "system"\nscratch = true\nprobe = true\n' > .edashim.toml
+  for n in 3 4 5 6 8; do
+    for t in stool mytool; do
+      rc=0; (ulimit -n $n; PATH=$SB/real:/usr/bin:/bin exec $t args a) >"$SB/want.out" 2>"$SB/want.err" || rc=$?
+      want="$(cat "$SB/want.out" "$SB/want.err") $rc"
+      [[ $t != stool ]] || expect_eq "$want" $'stool\nargs\na 0' "ulimit -n $n, $t directly (the test itself)"
+      rc=0; (ulimit -n $n; exec $t args a) >"$SB/got.out" 2>"$SB/got.err" || rc=$?
+      expect_eq "$(cat "$SB/got.out" "$SB/got.err") $rc" "$want" "ulimit -n $n, $t through edashim: output, errors and status"
+    done
+  done
+}
+
 run_suite "$@"
