@@ -108,19 +108,19 @@ EnvPlan build_environment(const EnvInputs& in) {
     const auto& family = in.options_family;
     if (family == "mimalloc") {
       for (const auto& [k, v] : opts->second) {
-        from_profile("MIMALLOC_" + upper(k), config::render_option(v.value, false));
+        from_profile("MIMALLOC_" + upper(k), alloc::render_option(v.value, false));
         front.push_back("MIMALLOC_" + upper(k));
       }
     } else if (family == "jemalloc") {
       std::vector<std::string> pairs;
-      for (const auto& [k, v] : opts->second) pairs.push_back(k + ":" + config::render_option(v.value, true));
+      for (const auto& [k, v] : opts->second) pairs.push_back(k + ":" + alloc::render_option(v.value, true));
       from_profile("MALLOC_CONF", util::join(pairs, ","));
     } else if (family == "tcmalloc" || family == "tbbmalloc") {
       std::string prefix = family == "tcmalloc" ? "TCMALLOC_" : "TBB_MALLOC_";
-      for (const auto& [k, v] : opts->second) from_profile(prefix + upper(k), config::render_option(v.value, false));
+      for (const auto& [k, v] : opts->second) from_profile(prefix + upper(k), alloc::render_option(v.value, false));
     } else if (family == "glibc" || family == "glibc_fallback") {
       std::vector<std::string> parts;
-      for (const auto& [k, v] : opts->second) parts.push_back("glibc.malloc." + k + "=" + config::render_option(v.value, false));
+      for (const auto& [k, v] : opts->second) parts.push_back("glibc.malloc." + k + "=" + alloc::render_option(v.value, false));
       from_profile("GLIBC_TUNABLES", util::join(parts, ":"));
     }
   }
