@@ -68,6 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
   for (const auto& [n, v] : s.env) {
     if (n == "LD_PRELOAD") continue;  // combined with the preloads below
+    // scratch = true moves these whoever set them: that is what it is for.
+    if (!in.scratch_dir.empty() && (n == "TMPDIR" || n == "TMP" || n == "TEMP")) continue;
     bool in_current = false;
     for (const auto& e : in.current) in_current |= e == n || e.rfind(n + "=", 0) == 0;
     auto yours = run::lookup(in.current, n);
