@@ -31,6 +31,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   if (!p.secure.empty()) std::printf("  %-20s secure-execution mode: %s\n", "", p.secure.c_str());
   if (p.preload_reaches()) {
     std::printf("  %-20s reaches malloc%s\n", "preload", plan.allocator_library.empty() ? " (nothing to preload)" : "");
+  } else if (p.blocker == "address-space-limit") {
+    std::printf("  %-20s left out: %s\n", "preload", p.reason.c_str());
   } else {
     std::printf("  %-20s CANNOT serve malloc: %s\n", "preload", p.reason.c_str());
   }
@@ -38,7 +40,9 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   if (!plan.fallback_library.empty()) {
     auto tunables = run::lookup(env.env, "GLIBC_TUNABLES");
     std::printf("  %-20s %s is left out of LD_PRELOAD\n", "instead", plan.fallback_library.c_str());
-    if (tunables)
+    if (plan.options_family.empty())  // a sanitizer's malloc, or an address-space limit: nothing instead
+      std::printf("  %-20s nothing replaces it: %s\n", "", pipeline::fallback_effect(plan).c_str());
+    else if (tunables)
       std::printf("  %-20s GLIBC_TUNABLES=%s (%s): %s\n", "", tunables->c_str(), pipeline::fallback_source(plan).c_str(),
                   pipeline::fallback_effect(plan).c_str());
     else
