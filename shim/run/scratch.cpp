@@ -143,14 +143,14 @@ LockedDir make_scratch(const std::string& base, bool kept, std::string& note) {
   }
   // The tool's processes inherit the lock: a daemon the tool leaves keeps its TMPDIR (edashim
   // removes it at the end only if it can take the lock; else a later run's sweep does, once the
-  // daemon has ended). Moved to 64 or above, out of the way of descriptors a tool numbers itself;
-  // under a low `ulimit -n` it stays where it is.
+  // daemon has ended). Moved to 64 or above, out of the way of descriptors a tool numbers itself.
+  // Under a `ulimit -n` of 64 or less it stays close-on-exec: a descriptor handed down there would
+  // take one of the few the tool has (a dynamic tool then failed to load libc under ulimit -n 5),
+  // and the scratch is removed at the end as before, daemon or not.
   int high = ::fcntl(d.lock_fd, F_DUPFD, 64);
   if (high >= 0) {
     ::close(d.lock_fd);
     d.lock_fd = high;  // F_DUPFD leaves close-on-exec clear
-  } else {
-    ::fcntl(d.lock_fd, F_SETFD, 0);
   }
   return d;
 }

@@ -55,8 +55,8 @@ bool is_sweepable_name(const std::string& name, uid_t uid);
 LockedDir make_locked_dir(const std::string& base, const std::string& prefix, std::string& error);
 
 // Creates the run's scratch directory (kept: named so that no sweep removes it). Its lock
-// descriptor is inherited by the tool's processes (not close-on-exec, at 64 or above), so that
-// the directory stays while any of them lives. Empty path on failure; note says why.
+// descriptor is inherited by the tool's processes (not close-on-exec, at 64 or above; not under
+// a `ulimit -n` of 64 or less), so that the directory stays while any of them lives. Empty path on failure; note says why.
 LockedDir make_scratch(const std::string& base, bool kept, std::string& note);
 
 // What became of a directory at the end of its run.
