@@ -142,7 +142,9 @@ void apply_key(const FileContext& f, const std::string& key, const toml::node& n
   }
   if (key == "scratch_min_free_mb") {
     auto i = n.value_exact<int64_t>();
-    if (!i || *i < 0) return report(f, n, "'scratch_min_free_mb' must be a non-negative integer (MiB)");
+    // Bounded (2^30 MiB, a PiB) so that its count of bytes cannot overflow.
+    if (!i || *i < 0 || *i > (int64_t(1) << 30))
+      return report(f, n, "'scratch_min_free_mb' must be a whole number of MiB between 0 and 1073741824");
     return s.scratch_min_free_mb.set(*i, o);
   }
   if (key == "scratch_min_free_percent") {

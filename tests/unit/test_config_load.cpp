@@ -210,6 +210,9 @@ TEST_CASE("scratch = \"override\" and scratch_min_free_percent are read and chec
   loaded = config::load(request_in(t));
   CHECK(mentions(loaded, "'scratch' must be true, false or \"override\""));
   CHECK(mentions(loaded, "'scratch_min_free_percent' must be a share of RAM between 0 and 100"));
+  t.write("user/config.toml", "scratch_min_free_mb = 9223372036854775807\n");  // would overflow in bytes
+  loaded = config::load(request_in(t));
+  CHECK(mentions(loaded, "'scratch_min_free_mb' must be a whole number of MiB between 0 and 1073741824"));
 }
 
 TEST_CASE("An untrusted project file cannot say scratch = \"override\"", "[config][trust]") {
