@@ -97,7 +97,7 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("  %-20s your LD_PRELOAD already has %s: you chose that allocator, so edashim adds none "
                 "(and none of its options)\n", "  not added", plan.preloaded_by_caller.c_str());
   row("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
-  row("scratch", s.scratch.value ? "tmpfs" : "off", s.scratch.origin);
+  row("scratch", !s.scratch.value ? "off" : s.scratch_override.value ? "tmpfs, override your TMPDIR" : "tmpfs", s.scratch.origin);
   if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());
   row("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
   row("probe", s.probe.value ? "on" : "off", s.probe.origin);
