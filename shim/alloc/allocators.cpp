@@ -211,7 +211,7 @@ const Table& fixed_options(const std::string& family) {
   return none;
 }
 
-std::optional<std::string> check_type(Kind kind, const config::OptionValue& v) {
+std::optional<std::string> check_type(Kind kind, const OptionValue& v) {
   bool ok = false;
   const char* want = "";
   switch (kind) {
@@ -226,7 +226,7 @@ std::optional<std::string> check_type(Kind kind, const config::OptionValue& v) {
       break;
   }
   if (ok) return std::nullopt;
-  return std::string("is ") + config::type_name(v) + ", expected " + want;
+  return std::string("is ") + alloc::type_name(v) + ", expected " + want;
 }
 
 std::vector<std::string> names_of(const Table& t) {
@@ -244,7 +244,7 @@ const std::vector<std::string>& option_families() {
 }
 
 std::optional<std::string> check_option(const std::string& family, const std::string& version,
-                                        const std::string& name, const config::OptionValue& value) {
+                                        const std::string& name, const OptionValue& value) {
   std::string key = util::to_lower(name);
   const Table& table = family == "mimalloc" ? mimalloc_options(version) : fixed_options(family);
   auto it = table.find(key);

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/settings.hpp"
+#include "alloc/option_value.hpp"
 
 namespace alloc {
 
@@ -39,7 +39,7 @@ std::string version_of(const std::string& library_path);
 // Checks one option of a family against the installed version. Returns the problem, if any,
 // in words a user can act on (unknown names say the version and what to write instead).
 std::optional<std::string> check_option(const std::string& family, const std::string& version,
-                                        const std::string& name, const config::OptionValue& value);
+                                        const std::string& name, const OptionValue& value);
 
 // Option families, in the order tables may appear in a profile.
 const std::vector<std::string>& option_families();

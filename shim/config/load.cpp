@@ -360,10 +360,16 @@ std::optional<std::string> unsafe_ownership(const std::string& path, const struc
 // it cannot be read at all, or with neither when there is no such file. `real` gets the file's
 // canonical path (links are followed: a link is judged by its target).
 std::optional<std::string> read_config(const std::string& path, bool check_owner, std::string& real, std::string& refused,
-                                       std::string& why) {
+                                       std::string& why, bool& no_descriptor) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
-    if (errno != ENOENT && errno != ENOTDIR) why = std::strerror(errno);
+    int e = errno;
+    // Out of descriptors, open fails before it looks for the file: a file that is not there is
+    // still no error (stat needs no descriptor).
+    struct stat st;
+    if ((e == EMFILE || e == ENFILE) && ::stat(path.c_str(), &st) != 0) e = errno;
+    if (e != ENOENT && e != ENOTDIR) why = std::strerror(e);
+    no_descriptor = e == EMFILE || e == ENFILE;
     return std::nullopt;
   }
   real = util::fd_path(fd).value_or(path);
@@ -431,7 +437,8 @@ Loaded load(const LoadRequest& req) {
 
   auto consider = [&](const std::string& path, const std::string& kind, bool must_exist) {
     std::string real, refused, why;
-    auto content = read_config(path, kind == "project", real, refused, why);
+    bool no_descriptor = false;
+    auto content = read_config(path, kind == "project", real, refused, why, no_descriptor);
     if (!content && refused.empty() && why.empty()) {
       if (must_exist) out.problems.push_back({path, 0, 0, "profile file not found", true});
       return;
@@ -444,6 +451,7 @@ Loaded load(const LoadRequest& req) {
       return;
     }
     if (!content) {
+      out.out_of_descriptors |= no_descriptor;
       cf.note = "cannot read: " + why;
       out.problems.push_back({path, 0, 0, "cannot read this config file: " + why, true});
       out.files.push_back(cf);

@@ -36,6 +36,7 @@ struct Loaded {
   std::vector<ConsideredFile> files;
   std::vector<Problem> problems;
   std::vector<std::string> untrusted_files;  // project files whose restricted keys were ignored
+  bool out_of_descriptors = false;  // a file that exists could not be opened: no descriptor left (EMFILE)
   bool has_errors() const;
 };
 

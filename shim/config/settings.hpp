@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <variant>
+
+#include "alloc/option_value.hpp"
 #include <vector>
 
 namespace config {
@@ -16,10 +18,8 @@ struct Origin {
   std::string str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
 };
 
-// An allocator option as written in TOML; rendered per allocator when the environment is built.
-using OptionValue = std::variant<bool, int64_t, double, std::string>;
-std::string render_option(const OptionValue& value, bool bool_as_word);
-std::string type_name(const OptionValue& value);
+// An allocator option as written in TOML; the allocators own its meaning and rendering.
+using alloc::OptionValue;
 
 template <class T>
 struct Setting {

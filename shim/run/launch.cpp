@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "run/exec_rules.hpp"
+
 namespace run {
 namespace {
 
@@ -51,6 +53,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   Outcome out;
   auto c_argv = c_strings(argv);
   auto c_env = c_strings(env);
+  auto sh_argv = shell_argv(path, argv);  // made here: the vfork child must not allocate
+  auto c_sh_argv = c_strings(sh_argv);
   // Without a terminal the tool gets a process group of its own, so that a signal sent to our
   // group (timeout(1), a scheduler, `kill 0` in a script) arrives once, through us. The price:
   // a SIGSTOP to our group stops edashim, not the tool (README, Transparency). With a
@@ -79,7 +83,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     for (int i = 0; i < handled_count; ++i)
       if (relay::was_ignored(handled[i])) ::signal(handled[i], SIG_IGN);
     sigprocmask(SIG_SETMASK, &old, nullptr);
-    ::execve(path.c_str(), c_argv.data(), c_env.data());
+    exec_like_execvp(path.c_str(), c_argv.data(), c_sh_argv.data(), c_env.data());
     exec_errno = errno;
     ::_exit(127);
   }
@@ -119,15 +123,19 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
 
 void exec_in_place(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>* env) {
   auto c_argv = c_strings(argv);
-  if (env) {
-    auto c_env = c_strings(*env);
-    ::execve(path.c_str(), c_argv.data(), c_env.data());
-  } else {
-    ::execv(path.c_str(), c_argv.data());
-  }
+  auto sh_argv = shell_argv(path, argv);
+  auto c_sh_argv = c_strings(sh_argv);
+  auto c_env = env ? c_strings(*env) : std::vector<char*>();
+  exec_like_execvp(path.c_str(), c_argv.data(), c_sh_argv.data(), env ? c_env.data() : environ);
   int e = errno;
   std::fprintf(stderr, "%s: %s: %s\n", argv.empty() ? "edashim" : argv[0].c_str(), path.c_str(), std::strerror(e));
   ::_exit(e == ENOENT ? 127 : 126);
+}
+
+void restore_signal_dispositions() {
+  int count = 0;
+  const int* handled = relay::handled(count);
+  for (int i = 0; i < count; ++i) ::signal(handled[i], relay::was_ignored(handled[i]) ? SIG_IGN : SIG_DFL);
 }
 
 int shell_status(int status) {

@@ -27,7 +27,7 @@ TEST_CASE("Debian 12's mimalloc is 2.0", "[alloc]") {
 }
 
 TEST_CASE("mimalloc option names are checked against the installed version", "[alloc]") {
-  using config::OptionValue;
+  using alloc::OptionValue;
   CHECK_FALSE(alloc::check_option("mimalloc", "2.0", "decommit_delay", OptionValue(int64_t(100))));
   auto renamed = alloc::check_option("mimalloc", "2.0", "purge_delay", OptionValue(int64_t(100)));
   REQUIRE(renamed);
@@ -42,7 +42,7 @@ TEST_CASE("mimalloc option names are checked against the installed version", "[a
 }
 
 TEST_CASE("jemalloc, tcmalloc, tbbmalloc and glibc options have their own lists", "[alloc]") {
-  using config::OptionValue;
+  using alloc::OptionValue;
   CHECK_FALSE(alloc::check_option("jemalloc", "", "dirty_decay_ms", OptionValue(int64_t(1000))));
   CHECK(alloc::check_option("jemalloc", "", "dirty_decay", OptionValue(int64_t(1000))));
   CHECK_FALSE(alloc::check_option("tcmalloc", "", "release_rate", OptionValue(0.5)));
