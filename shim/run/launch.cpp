@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "run/death.hpp"
 #include "run/exec_rules.hpp"
 
 namespace run {
@@ -145,19 +146,11 @@ int shell_status(int status) {
 }
 
 void exit_like(int status) {
+  // Die of the same signal so that a shell sees 128+N (and "core dumped") and make sees a
+  // signal, without a crash of edashim's own on record.
   if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    // Die of the same signal so that a shell sees 128+N and make sees a signal, but leave no
-    // core file of edashim's own behind.
-    struct rlimit none = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &none);
-    ::signal(sig, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, nullptr);
-    ::kill(::getpid(), sig);
-    ::_exit(128 + sig);  // only for signals whose default action does not end the process
+    std::fflush(stderr);
+    die_like(WTERMSIG(status), WCOREDUMP(status));
   }
   std::fflush(stderr);
   ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);

@@ -241,6 +241,42 @@ test_group_stop_without_a_terminal_stops_edashim_not_the_tool() {
   expect_eq "${st#* }" S "through edashim: the tool runs on (the documented difference)"
 }
 
+test_tool_that_dumped_core_shows_core_dumped_to_the_caller_and_edashim_leaves_none() {
+  # Issue 13 item 8: the caller's WCOREDUMP was false through edashim. With a core_pattern that
+  # writes into the working directory, edashim now dies with the bit set and leaves nothing; with
+  # a pipe or an absolute path it is non-dumpable (no crash of its own on record, bit false).
+  local pattern; pattern=$(cat /proc/sys/kernel/core_pattern)
+  [[ $pattern != '|'* && $pattern != /* ]] || skip "core_pattern is '$pattern': no core in the working directory here"
+  [[ $(ulimit -Hc) == unlimited || $(ulimit -Hc) -ge 2048 ]] || skip "hard core limit $(ulimit -Hc)"
+  cp "$FAULT" "$SB/real/ftool"  # not setup_fault: its `ulimit -c 0` would lower the hard limit
+  shim ftool
+  cat > "$SB/core.py" <<'EOS'
+import os, resource, sys
+limit = resource.RLIM_INFINITY if sys.argv[1] == "on" else 0
+resource.setrlimit(resource.RLIMIT_CORE, (limit, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, st = os.waitpid(pid, 0)
+print("signal", os.WTERMSIG(st) if os.WIFSIGNALED(st) else "-", "core", int(os.WCOREDUMP(st)), end=" ")
+EOS
+  local before; before=$(ls /dev/shm /tmp | grep -c '^edashim-core-' || true)
+  for limit in on off; do
+    for s in SEGV ABRT; do
+      for mode in plain shim; do
+        local pre=""; [[ $mode == plain ]] && pre="EDASHIM=off"
+        mkdir -p "$SB/w.$mode.$limit.$s"
+        (cd "$SB/w.$mode.$limit.$s" && env $pre python3 "$SB/core.py" $limit ftool die "$(kill -l $s)" && ls) \
+          > "$SB/r.$mode.$limit.$s"
+      done
+      expect_eq "$(cat "$SB/r.shim.$limit.$s")" "$(cat "$SB/r.plain.$limit.$s")" "SIG$s, core limit $limit"
+    done
+  done
+  expect_eq "$(cat "$SB/r.plain.on.SEGV")" "signal 11 core 1 core" "without edashim: core dumped (the test itself)"
+  sleep 0.5  # the detached process removes edashim's private core once edashim is gone
+  expect_eq "$(ls /dev/shm /tmp | grep -c '^edashim-core-' || true)" "$before" "no private core directory left"
+}
+
 test_tool_killed_with_sigkill_gives_137_like_without_edashim() {
   for mode in plain shim; do
     if [[ $mode == plain ]]; then EDASHIM=off mytool pidfile "$SB/p.$mode" 30 & else mytool pidfile "$SB/p.$mode" 30 & fi

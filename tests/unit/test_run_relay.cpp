@@ -1,11 +1,12 @@
 // run::relay::route, the rule for where a signal delivered to edashim goes (pure), and
-// descends_from against real processes.
+// descends_from against real processes; run::core_lands_in_cwd (pure).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+#include "run/death.hpp"
 #include "run/relay.hpp"
 
 using run::relay::Delivery;
@@ -81,4 +82,12 @@ TEST_CASE("Relay: descends_from follows the parent chain", "[relay]") {
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
   CHECK_FALSE(run::relay::descends_from(child, self));  // gone
+}
+
+TEST_CASE("Death: a core lands in the working directory only for a relative core_pattern", "[death]") {
+  CHECK(run::core_lands_in_cwd("core\n"));
+  CHECK(run::core_lands_in_cwd("core.%e.%p"));
+  CHECK_FALSE(run::core_lands_in_cwd("|/lib/systemd/systemd-coredump %P %u %g %s %t 9223372036854775808 %h\n"));
+  CHECK_FALSE(run::core_lands_in_cwd("/var/crash/core.%e.%p"));
+  CHECK_FALSE(run::core_lands_in_cwd(""));
 }
