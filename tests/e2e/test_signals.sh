@@ -277,6 +277,15 @@ EOS
   expect_eq "$(ls /dev/shm /tmp | grep -c '^edashim-core-' || true)" "$before" "no private core directory left"
 }
 
+test_what_the_tool_can_observe_of_edashim_is_what_the_readme_lists() {
+  # Issue 13 item 9: the README's list, checked: without a terminal, through edashim the tool's
+  # parent is edashim, its parent-death signal is SIGKILL and it leads a group of its own.
+  # Directly (from a bash script, no job control): none of these.
+  setup_fault
+  expect_eq "$(EDASHIM=off bash -c 'ftool observe; :')" "pdeathsig 0 own_group 0 parent bash" "directly"
+  expect_eq "$(bash -c 'ftool observe; :')" "pdeathsig 9 own_group 1 parent edashim" "through edashim"
+}
+
 test_tool_killed_with_sigkill_gives_137_like_without_edashim() {
   for mode in plain shim; do
     if [[ $mode == plain ]]; then EDASHIM=off mytool pidfile "$SB/p.$mode" 30 & else mytool pidfile "$SB/p.$mode" 30 & fi

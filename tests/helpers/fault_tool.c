@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -137,6 +138,19 @@ int main(int argc, char** argv) {
     fflush(stdout);
     raise(sig);
     printf("continued\n");
+    return 0;
+  }
+  if (!strcmp(mode, "observe") && argc == 2) {
+    // What a tool can see of its parent: the parent-death signal, whether it leads its own
+    // process group, and the name of its parent's executable.
+    int pdeath = 0;
+    prctl(PR_GET_PDEATHSIG, &pdeath);
+    char link[64], exe[4096] = "";
+    snprintf(link, sizeof link, "/proc/%d/exe", (int)getppid());
+    ssize_t n = readlink(link, exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    const char* base = strrchr(exe, '/');
+    printf("pdeathsig %d own_group %d parent %s\n", pdeath, getpgrp() == getpid(), base ? base + 1 : exe);
     return 0;
   }
   if (!strcmp(mode, "die") && argc == 3) {
