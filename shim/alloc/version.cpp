@@ -23,7 +23,9 @@ std::optional<uint32_t> constant_returned_by(std::string_view image, std::string
   auto info = elf::parse(image);
   if (!sym || !sym->defined || !info) return std::nullopt;
   auto off = elf::file_offset(image, sym->value);
-  if (!off || *off + 8 > image.size()) return std::nullopt;
+  // Written so that nothing wraps: *off is at most image.size() (elf::file_offset), but the
+  // check should not rest on that.
+  if (!off || *off > image.size() || image.size() - *off < 8) return std::nullopt;
   auto code = reinterpret_cast<const unsigned char*>(image.data() + *off);
   if (info->machine == EM_X86_64 && code[0] == 0xb8 && code[5] == 0xc3) {
     uint32_t v;

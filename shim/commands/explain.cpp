@@ -114,8 +114,11 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("\nproblems:\n");
     for (const auto& p : plan.loaded.problems) std::printf("  %s\n", p.str().c_str());
   }
-  for (const auto& f : plan.loaded.untrusted_files)
+  for (const auto& f : plan.loaded.untrusted_files) {
+    auto it = plan.loaded.ignored.find(f);
     std::printf("\nnot trusted: %s (trust it with: edashim trust %s)\n", f.c_str(), util::shell_quote(f).c_str());
+    if (it != plan.loaded.ignored.end()) std::printf("  ignored: %s\n", util::join(it->second, ", ").c_str());
+  }
   return plan.loaded.has_errors() || plan.tool_path.empty() ? 1 : 0;
 }
 

@@ -7,6 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "alloc/option_value.hpp"
+
 namespace config {
 
 // Where a value was set: a file and line, or an environment variable or command-line flag.
@@ -17,9 +19,9 @@ struct Origin {
 };
 
 // An allocator option as written in TOML; rendered per allocator when the environment is built.
-using OptionValue = std::variant<bool, int64_t, double, std::string>;
-std::string render_option(const OptionValue& value, bool bool_as_word);
-std::string type_name(const OptionValue& value);
+using OptionValue = alloc::OptionValue;
+using alloc::render_option;
+using alloc::type_name;
 
 template <class T>
 struct Setting {

@@ -1,9 +1,12 @@
+#include <elf.h>
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <cstring>
 
 #include "alloc/allocators.hpp"
 #include "alloc/version.hpp"
+#include "elf/elf_image.hpp"
 #include "config/load.hpp"
 #include "proof_artefacts.hpp"
 
@@ -62,4 +65,28 @@ TEST_CASE("The shipped [glibc_fallback] set loads without a problem and passes t
   REQUIRE(it != loaded.settings.options.end());
   CHECK(it->second.count("mmap_threshold"));
   for (const auto& [name, v] : it->second) CHECK_FALSE(alloc::check_option("glibc_fallback", "", name, v.value));
+}
+
+// Issue 12 item 7: mi_version's file offset was p_offset + (vaddr - p_vaddr) from the file,
+// unchecked; a crafted p_offset wrapped it past `*off + 8 > size` (ASan: heap-buffer-overflow).
+TEST_CASE("A crafted segment offset cannot make the version reader read outside the file", "[version][hardening]") {
+  std::string image = bytes_of(lib("libmimalloc.so.2"));
+  REQUIRE(image.size() > sizeof(Elf64_Ehdr));
+  auto sym = elf::find_dynamic_symbol(image, "mi_version");
+  REQUIRE(sym);
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, image.data(), sizeof eh);
+  bool patched = false;
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    size_t at = eh.e_phoff + size_t(i) * sizeof ph;
+    std::memcpy(&ph, image.data() + at, sizeof ph);
+    if (ph.p_type != PT_LOAD || sym->value < ph.p_vaddr || sym->value - ph.p_vaddr >= ph.p_filesz) continue;
+    ph.p_offset = uint64_t(0) - 4 - (sym->value - ph.p_vaddr);  // offset + delta = 2^64 - 4
+    std::memcpy(image.data() + at, &ph, sizeof ph);
+    patched = true;
+  }
+  REQUIRE(patched);
+  CHECK_FALSE(elf::file_offset(image, sym->value).has_value());
+  CHECK(alloc::version_from_image("mimalloc", image).empty());
 }

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include "alloc/allocators.hpp"
+#include "util/fs.hpp"
 
 TEST_CASE("Debian's allocator libraries are found on this machine, not at one hard-coded path", "[alloc]") {
   for (const char* name : {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc"}) {
@@ -27,7 +29,7 @@ TEST_CASE("Debian 12's mimalloc is 2.0", "[alloc]") {
 }
 
 TEST_CASE("mimalloc option names are checked against the installed version", "[alloc]") {
-  using config::OptionValue;
+  using alloc::OptionValue;
   CHECK_FALSE(alloc::check_option("mimalloc", "2.0", "decommit_delay", OptionValue(int64_t(100))));
   auto renamed = alloc::check_option("mimalloc", "2.0", "purge_delay", OptionValue(int64_t(100)));
   REQUIRE(renamed);
@@ -42,7 +44,7 @@ TEST_CASE("mimalloc option names are checked against the installed version", "[a
 }
 
 TEST_CASE("jemalloc, tcmalloc, tbbmalloc and glibc options have their own lists", "[alloc]") {
-  using config::OptionValue;
+  using alloc::OptionValue;
   CHECK_FALSE(alloc::check_option("jemalloc", "", "dirty_decay_ms", OptionValue(int64_t(1000))));
   CHECK(alloc::check_option("jemalloc", "", "dirty_decay", OptionValue(int64_t(1000))));
   CHECK_FALSE(alloc::check_option("tcmalloc", "", "release_rate", OptionValue(0.5)));
@@ -51,4 +53,19 @@ TEST_CASE("jemalloc, tcmalloc, tbbmalloc and glibc options have their own lists"
   auto typo = alloc::check_option("glibc", "", "mmap_treshold", OptionValue(int64_t(65536)));
   REQUIRE(typo);
   CHECK(typo->find("did you mean 'mmap_threshold'?") != std::string::npos);
+}
+
+// Issue 12 item 6: the first directory came from dladdr of the executable (argv[0] for the
+// main program, resolved against the cwd). The list is fixed absolute directories.
+TEST_CASE("Allocator library directories are fixed absolute paths, never the cwd or the program's", "[alloc][hardening]") {
+  char cwd[4096];
+  REQUIRE(::getcwd(cwd, sizeof cwd));
+  std::string self_dir = util::dirname(util::self_exe());
+  for (const auto& d : alloc::library_dirs()) {
+    INFO(d);
+    CHECK(d[0] == '/');
+    CHECK(d != cwd);
+    CHECK(d != self_dir);
+  }
+  CHECK(alloc::library_dirs().size() >= 5);
 }
