@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int i = p.ConsumeIntegralInRange(0, 6); i > 0; --i) {
     std::string family = families[p.ConsumeIntegralInRange<size_t>(0, 4)];
     std::string key = util::to_lower(p.ConsumeRandomLengthString(16));  // load() lower-cases option names
-    config::OptionValue v;
+    alloc::OptionValue v;
     switch (p.ConsumeIntegralInRange(0, 3)) {
       case 0: v = p.ConsumeBool(); break;
       case 1: v = p.ConsumeIntegral<int64_t>(); break;

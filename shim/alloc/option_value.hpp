@@ -1,19 +1,17 @@
 #pragma once
-// An allocator option's value as written in a profile, and how it is spelled for the allocator.
-// Here rather than in config/: the options tables (alloc/options.hpp) check these values, and
-// alloc/ must not depend on config/ (config/settings.hpp aliases them).
+// An allocator option's value as a profile writes it. It lives here, not in config/, because the
+// allocators own what their options mean; config/ only reads them from TOML (and aliases the type).
 #include <cstdint>
 #include <string>
 #include <variant>
 
 namespace alloc {
 
-// A TOML boolean, integer, float or string.
 using OptionValue = std::variant<bool, int64_t, double, std::string>;
 
-// The value as the allocator reads it: booleans as 1/0, or as true/false for jemalloc.
+// The value as it goes into an allocator's environment variable: jemalloc's MALLOC_CONF spells
+// booleans as words, the others as 1/0.
 std::string render_option(const OptionValue& value, bool bool_as_word);
-
 // "boolean", "integer", "float" or "string", for messages.
 std::string type_name(const OptionValue& value);
 

@@ -95,7 +95,7 @@ int explain(const pipeline::Invocation& inv) {
   for (const auto& [family, options] : s.options)
     for (const auto& [name, v] : options)
       std::printf("  %-20s %-28s from %s%s\n", ("[" + family + "] " + name).c_str(),
-                  config::render_option(v.value, true).c_str(), v.origin.str().c_str(),
+                  alloc::render_option(v.value, true).c_str(), v.origin.str().c_str(),
                   family == plan.options_family ? "" : "  (not used with this allocator)");
   for (const auto& [name, v] : s.env)
     std::printf("  %-20s %-28s from %s\n", ("[env] " + name).c_str(), v.value ? v.value->c_str() : "(unset)",

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 #include <variant>
-#include <vector>
 
 #include "alloc/option_value.hpp"
+#include <vector>
 
 namespace config {
 
@@ -18,10 +18,8 @@ struct Origin {
   std::string str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
 };
 
-// An allocator option as written in TOML; rendered per allocator when the environment is built.
-using OptionValue = alloc::OptionValue;
-using alloc::render_option;
-using alloc::type_name;
+// An allocator option as written in TOML; the allocators own its meaning and rendering.
+using alloc::OptionValue;
 
 template <class T>
 struct Setting {

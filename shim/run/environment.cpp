@@ -79,19 +79,19 @@ EnvPlan build_environment(const EnvInputs& in) {
     const auto& family = in.options_family;
     if (family == "mimalloc") {
       for (const auto& [k, v] : opts->second) {
-        set("MIMALLOC_" + upper(k), config::render_option(v.value, false));
+        set("MIMALLOC_" + upper(k), alloc::render_option(v.value, false));
         front.push_back("MIMALLOC_" + upper(k));
       }
     } else if (family == "jemalloc") {
       std::vector<std::string> pairs;
-      for (const auto& [k, v] : opts->second) pairs.push_back(k + ":" + config::render_option(v.value, true));
+      for (const auto& [k, v] : opts->second) pairs.push_back(k + ":" + alloc::render_option(v.value, true));
       std::string conf = util::join(pairs, ",");
       // jemalloc applies pairs left to right, so ours after the user's win.
       if (auto mine = lookup(in.current, "MALLOC_CONF"); mine && !mine->empty()) conf = *mine + "," + conf;
       set("MALLOC_CONF", conf);
     } else if (family == "tcmalloc" || family == "tbbmalloc") {
       std::string prefix = family == "tcmalloc" ? "TCMALLOC_" : "TBB_MALLOC_";
-      for (const auto& [k, v] : opts->second) set(prefix + upper(k), config::render_option(v.value, false));
+      for (const auto& [k, v] : opts->second) set(prefix + upper(k), alloc::render_option(v.value, false));
     } else if (family == "glibc" || family == "glibc_fallback") {
       std::vector<std::string> parts;
       auto mine = lookup(in.current, "GLIBC_TUNABLES");
@@ -102,7 +102,7 @@ EnvPlan build_environment(const EnvInputs& in) {
         if (!opts->second.count(name.substr(name.rfind('.') + 1)) || !util::starts_with(name, "glibc.malloc."))
           keep.push_back(t);
       }
-      for (const auto& [k, v] : opts->second) keep.push_back("glibc.malloc." + k + "=" + config::render_option(v.value, false));
+      for (const auto& [k, v] : opts->second) keep.push_back("glibc.malloc." + k + "=" + alloc::render_option(v.value, false));
       set("GLIBC_TUNABLES", util::join(keep, ":"));
     }
   }

@@ -36,23 +36,23 @@ TEST_CASE("detect_version finds the TBB version behind the proxy and remembers v
 }
 
 TEST_CASE("purge_delay on mimalloc 2.0.9 is an error naming the version and decommit_delay", "[version]") {
-  auto bad = alloc::check_option("mimalloc", "2.0.9", "purge_delay", config::OptionValue(int64_t(10)));
+  auto bad = alloc::check_option("mimalloc", "2.0.9", "purge_delay", alloc::OptionValue(int64_t(10)));
   REQUIRE(bad);
   CHECK(bad->find("2.0.9") != std::string::npos);
   CHECK(bad->find("'decommit_delay'") != std::string::npos);
-  CHECK_FALSE(alloc::check_option("mimalloc", "2.0.9", "decommit_delay", config::OptionValue(int64_t(10))));
-  auto newer = alloc::check_option("mimalloc", "2.1.2", "decommit_delay", config::OptionValue(int64_t(10)));
+  CHECK_FALSE(alloc::check_option("mimalloc", "2.0.9", "decommit_delay", alloc::OptionValue(int64_t(10))));
+  auto newer = alloc::check_option("mimalloc", "2.1.2", "decommit_delay", alloc::OptionValue(int64_t(10)));
   REQUIRE(newer);
   CHECK(newer->find("'purge_delay'") != std::string::npos);
-  CHECK(alloc::check_option("mimalloc", "2.0.9", "arena_eager_commit", config::OptionValue(true)));
+  CHECK(alloc::check_option("mimalloc", "2.0.9", "arena_eager_commit", alloc::OptionValue(true)));
 }
 
 TEST_CASE("[glibc_fallback] is checked as glibc tunables", "[version]") {
-  CHECK_FALSE(alloc::check_option("glibc_fallback", "", "mmap_threshold", config::OptionValue(int64_t(1 << 20))));
-  auto typo = alloc::check_option("glibc_fallback", "", "mmap_treshold", config::OptionValue(int64_t(1)));
+  CHECK_FALSE(alloc::check_option("glibc_fallback", "", "mmap_threshold", alloc::OptionValue(int64_t(1 << 20))));
+  auto typo = alloc::check_option("glibc_fallback", "", "mmap_treshold", alloc::OptionValue(int64_t(1)));
   REQUIRE(typo);
   CHECK(typo->find("mmap_threshold") != std::string::npos);
-  CHECK(alloc::check_option("glibc_fallback", "", "tcache_count", config::OptionValue(std::string("x"))));
+  CHECK(alloc::check_option("glibc_fallback", "", "tcache_count", alloc::OptionValue(std::string("x"))));
 }
 
 TEST_CASE("The shipped [glibc_fallback] set loads without a problem and passes the check", "[version]") {

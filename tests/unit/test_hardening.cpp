@@ -281,8 +281,8 @@ TEST_CASE("Scratch: the sweep removes only dead owners' directories", "[hardenin
 TEST_CASE("Environment: [env] unsetting a variable an allocator option sets leaves it unset", "[hardening][environment]") {
   // Found by fuzz_environment: the front-placed MIMALLOC_* entry was built from an empty value.
   config::Settings s;
-  s.options["mimalloc"]["verbose"].set(config::OptionValue(int64_t(1)), {"test"});
-  s.options["mimalloc"]["eager_commit"].set(config::OptionValue(int64_t(0)), {"test"});
+  s.options["mimalloc"]["verbose"].set(alloc::OptionValue(int64_t(1)), {"test"});
+  s.options["mimalloc"]["eager_commit"].set(alloc::OptionValue(int64_t(0)), {"test"});
   s.env["MIMALLOC_VERBOSE"].set(std::nullopt, {"test"});
   run::EnvInputs in;
   in.current = {"PATH=/usr/bin", "MIMALLOC_VERBOSE=3"};
