@@ -113,14 +113,10 @@ bool TrustStore::read(std::vector<Entry>& entries, std::string& error) const {
   if (!util::exists(path_)) return true;
   auto text = util::read_file(path_, 4 << 20);
   if (!text) {
-    error = path_ + ": cannot read the trust store (or it is larger than 4 MiB)";
+    error = "cannot read the trust store (or it is larger than 4 MiB)";
     return false;
   }
-  if (!parse(*text, entries, error)) {
-    error = path_ + ": " + error;
-    return false;
-  }
-  return true;
+  return parse(*text, entries, error);
 }
 
 bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) const {
@@ -154,8 +150,9 @@ bool TrustStore::modify(Change change, std::string& error) {
     ok = ::rename(path_.c_str(), aside.c_str()) == 0;
     if (ok) std::fprintf(stderr, "edashim: the old trust store is set aside as %s; trust your other files again\n", aside.c_str());
     entries.clear();
-    error.clear();
+    error = ok ? "" : "cannot set the old trust store aside as " + aside;
   }
+  if (!ok) error = path_ + ": " + error;
   ok = ok && change(entries, error) && write(entries, error);
   ::close(lock);
   return ok;

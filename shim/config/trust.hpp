@@ -17,7 +17,7 @@ class TrustStore {
  public:
   explicit TrustStore(std::string path);  // usually $XDG_STATE_HOME/edashim/trusted
   const std::string& path() const { return path_; }
-  // `why` gets the reason the store itself cannot be used, if so.
+  // `why` gets the reason the store itself cannot be used, if so (the line, what is wrong).
   bool is_trusted(const std::string& file, const std::string& content, std::string* why = nullptr) const;
   // Records (or re-records after an edit) the file's current content; false when it cannot.
   // Read, change and write happen under a lock, so two at once lose neither entry.

@@ -256,7 +256,7 @@ test_a_directory_name_cannot_forge_a_trust_entry() {
   printf 'edashim-trust 2\n%s %s/evil/.edashim.toml\n%s\n' "$sum" "$SB" "$sum" > "$XDG_STATE_HOME/edashim/trusted"
   cd "$SB/evil"
   runs_clean "a store with a bad line"
-  expect_contains "$ERR" "trusted: line 3: not \"<sha256> <absolute path>\"" "the store's bad line named"
+  expect_contains "$ERR" "edashim/trusted: warning: line 3: not \"<sha256> <absolute path>\"" "the store and its bad line named"
 }
 
 # Issue 12 item 3: a link to a trusted file elsewhere was trusted at its target.

@@ -72,8 +72,9 @@ TEST_CASE("Trust store: a line that does not parse exactly refuses the whole sto
   config::TrustStore store(path);
   std::string why;
   CHECK_FALSE(store.is_trusted("/p/.edashim.toml", "a", &why));
-  CHECK(why == path + ": line 3: not \"<sha256> <absolute path>\"; fix or remove the store");
+  CHECK(why == "line 3: not \"<sha256> <absolute path>\"; fix or remove the store");
   CHECK_FALSE(store.trust("/q/.edashim.toml", "b", error));  // not rewritten over what it cannot read
+  CHECK(error == path + ": line 3: not \"<sha256> <absolute path>\"; fix or remove the store");
   CHECK(util::read_file(path).value().find("rubbish") != std::string::npos);
 }
 
