@@ -28,6 +28,7 @@ int trust(const std::string& file_arg, bool untrust) {
   }
   // Trust is pinned to where the file is found (a link as that link), as the loader asks.
   std::string key = config::trust_key(file);
+  if (key.empty() && untrust) key = file;  // a file whose directory is gone can still be untrusted
   if (key.empty()) {
     std::fprintf(stderr, "edashim: %s: no such directory\n", file.c_str());
     return 1;
