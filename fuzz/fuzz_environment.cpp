@@ -1,8 +1,10 @@
 // Fuzzes the environment builder (run::build_environment) with arbitrary settings and caller
-// environments, and checks what must hold whatever the input: every variable the settings set
-// appears exactly once with its value, and the allocator comes first in LD_PRELOAD.
+// environments, and checks what must hold whatever the input: a variable the caller set keeps
+// the caller's value, every other variable the settings set appears exactly once with its value,
+// and the allocator is in the LD_PRELOAD ld.so reads.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -66,9 +68,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
   for (const auto& [n, v] : s.env) {
     if (n == "LD_PRELOAD") continue;  // combined with the preloads below
+    // scratch = true moves these whoever set them: that is what it is for.
+    if (!in.scratch_dir.empty() && (n == "TMPDIR" || n == "TMP" || n == "TEMP")) continue;
     bool in_current = false;
     for (const auto& e : in.current) in_current |= e == n || e.rfind(n + "=", 0) == 0;
-    if (v.value) {
+    auto yours = run::lookup(in.current, n);
+    if (yours && !yours->empty()) {
+      // What the caller set reaches the tool as they set it (issue 13).
+      if (run::lookup(plan.env, n) != yours) std::abort();
+    } else if (v.value) {
       if (count(n) != 1 || run::lookup(plan.env, n) != v.value) std::abort();
     } else if (count(n) != 0 && !in_current) {
       std::abort();  // an unset variable that was not there must not appear
@@ -76,8 +84,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!in.allocator_library.empty() && in.allocator_library.find_first_of(": ") == std::string::npos &&
       !s.env.count("LD_PRELOAD")) {
-    auto pre = run::lookup(plan.env, "LD_PRELOAD");
-    if (!pre || run::split_preload(*pre).empty() || run::split_preload(*pre).front() != in.allocator_library) std::abort();
+    // The allocator is in the LD_PRELOAD ld.so reads, after whatever the caller had there.
+    auto entries = run::split_preload(run::effective_preload(plan.env).value_or(""));
+    if (std::find(entries.begin(), entries.end(), in.allocator_library) == entries.end()) std::abort();
   }
   return 0;
 }

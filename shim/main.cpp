@@ -3,6 +3,7 @@
 // any name but its own it is that tool (no command-line parsing); called `edashim`, it hands
 // over to the `edashim` command (edashim-cli), whose option parsing, reports and benchmarks
 // would otherwise cost every tool start their static initialisation and page faults.
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,7 +16,9 @@
 #include "paths/layout.hpp"
 
 int main(int argc, char** argv) {
-  std::string name = util::basename(argc > 0 ? argv[0] : "edashim");
+  // The link that was executed says which tool this is; argv[0] is the tool's, passed on as is.
+  std::string name = pipeline::invoked_name(reinterpret_cast<const char*>(::getauxval(AT_EXECFN)),
+                                            argc > 0 ? argv[0] : nullptr);
   if (name != "edashim") {
     pipeline::Invocation inv;
     inv.tool = name;

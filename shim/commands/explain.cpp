@@ -31,6 +31,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   if (!p.secure.empty()) std::printf("  %-20s secure-execution mode: %s\n", "", p.secure.c_str());
   if (p.preload_reaches()) {
     std::printf("  %-20s reaches malloc%s\n", "preload", plan.allocator_library.empty() ? " (nothing to preload)" : "");
+  } else if (p.blocker == "address-space-limit") {
+    std::printf("  %-20s left out: %s\n", "preload", p.reason.c_str());
   } else {
     std::printf("  %-20s CANNOT serve malloc: %s\n", "preload", p.reason.c_str());
   }
@@ -38,7 +40,9 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   if (!plan.fallback_library.empty()) {
     auto tunables = run::lookup(env.env, "GLIBC_TUNABLES");
     std::printf("  %-20s %s is left out of LD_PRELOAD\n", "instead", plan.fallback_library.c_str());
-    if (tunables)
+    if (plan.options_family.empty())  // a sanitizer's malloc, or an address-space limit: nothing instead
+      std::printf("  %-20s nothing replaces it: %s\n", "", pipeline::fallback_effect(plan).c_str());
+    else if (tunables)
       std::printf("  %-20s GLIBC_TUNABLES=%s (%s): %s\n", "", tunables->c_str(), pipeline::fallback_source(plan).c_str(),
                   pipeline::fallback_effect(plan).c_str());
     else
@@ -47,10 +51,13 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   if (!plan.probe_library.empty())
     std::printf("  %-20s on: each process records the object serving malloc; the run log gets \"processes\" and "
                 "\"allocator_verified\"%s\n",
-                "probe", p.blocker == "own-malloc" || p.preload_reaches() ? "" : " (it cannot load here either)");
+                "probe", p.blocker == "own-malloc" || p.blocker == "address-space-limit" || p.preload_reaches()
+                             ? "" : " (it cannot load here either)");
   else
     std::printf("  %-20s off (%s)\n", "probe",
-                plan.loaded.settings.probe.value ? "libedashim_probe.so not found" : "probe = false");
+                !plan.loaded.settings.probe.value ? "probe = false"
+                : p.blocker == "sanitizer"        ? "nothing may load ahead of the sanitizer's runtime"
+                                                  : "libedashim_probe.so not found");
   std::printf("  %-20s %s\n", "inspection", p.cached ? "from the cache (file unchanged since last time)" : "read the file now");
 }
 
@@ -86,6 +93,9 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("  %-20s %s (version %s)\n", "  library", plan.allocator_library.c_str(),
                 plan.allocator_version.empty() ? "unknown" : plan.allocator_version.c_str());
   if (!plan.allocator_note.empty()) std::printf("  %-20s %s\n", "  note", plan.allocator_note.c_str());
+  if (!plan.preloaded_by_caller.empty())
+    std::printf("  %-20s your LD_PRELOAD already has %s: you chose that allocator, so edashim adds none "
+                "(and none of its options)\n", "  not added", plan.preloaded_by_caller.c_str());
   row("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
   row("scratch", s.scratch.value ? "tmpfs" : "off", s.scratch.origin);
   if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());
@@ -107,8 +117,9 @@ int explain(const pipeline::Invocation& inv) {
   for (const auto& c : tool_env.changes)
     std::printf("  %s=%s%s\n", c.name.c_str(), c.after ? util::shell_quote(*c.after).c_str() : "",
                 c.after ? "" : "  (removed)");
-  for (const auto& r : tool_env.removed_preloads)
-    std::printf("  (dropped %s from LD_PRELOAD: two allocators must never stack)\n", r.c_str());
+  for (const auto& k : tool_env.kept)
+    std::printf("  %s=%s  (yours, kept: the profile's %s does not apply)\n", k.name.c_str(),
+                util::shell_quote(k.yours).c_str(), k.profile ? util::shell_quote(*k.profile).c_str() : "unset");
 
   if (!plan.loaded.problems.empty()) {
     std::printf("\nproblems:\n");

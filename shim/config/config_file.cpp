@@ -46,9 +46,12 @@ ConfigFile read_config_file(const std::string& path, bool check_owner) {
   // O_NONBLOCK: a FIFO or a terminal named .edashim.toml must not hang every run there.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) out.found = false;  // a dangling link: as if absent
-    else if (errno == ELOOP) out.refused = "a link loop";
-    else out.why = std::strerror(errno);
+    int e = errno;
+    if (e == ENOENT || e == ENOTDIR) out.found = false;  // a dangling link: as if absent
+    else if (e == ELOOP) out.refused = "a link loop";
+    else out.why = std::strerror(e);
+    // lstat found the file, so this is not "no such file": the caller says why it is skipped.
+    out.no_descriptor = e == EMFILE || e == ENFILE;
     return out;
   }
   out.real = util::fd_path(fd).value_or(path);

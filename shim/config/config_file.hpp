@@ -11,6 +11,7 @@ struct ConfigFile {
   std::string real;      // the file's canonical path (a link's target)
   std::string refused;   // not safe to apply (owner, mode, not a regular file): skip it with a word
   std::string why;       // found but unreadable (an I/O error, too large)
+  bool no_descriptor = false;  // why: no descriptor left to open it (EMFILE, ENFILE)
   bool ok() const { return found && refused.empty() && why.empty(); }
 };
 

@@ -438,6 +438,7 @@ Loaded load(const LoadRequest& req) {
     // The user's and the system's own files, and a profile asked for: an error, said as such.
     if (!file.refused.empty()) file.why = file.refused;
     if (!file.why.empty()) {
+      out.out_of_descriptors |= file.no_descriptor;
       cf.note = "cannot read: " + file.why;
       out.problems.push_back({path, 0, 0, "cannot read this config file: " + file.why, true});
       out.files.push_back(cf);

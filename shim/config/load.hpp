@@ -38,6 +38,7 @@ struct Loaded {
   std::vector<Problem> problems;
   std::vector<std::string> untrusted_files;  // project files whose restricted keys were ignored
   std::map<std::string, std::vector<std::string>> ignored;  // untrusted file -> what of it was ignored
+  bool out_of_descriptors = false;  // a file that exists could not be opened: no descriptor left (EMFILE)
   bool has_errors() const;
 };
 

@@ -25,6 +25,12 @@ inline constexpr const char* kChainVar = "__EDASHIM_CHAIN";
 // The file libedashim_probe.so appends its records to (read by probe/probe.c).
 inline constexpr const char* kProbeVar = "__EDASHIM_PROBE";
 
+// The name a run stands in for: the file name of the path the kernel executed (`executed`,
+// getauxval(AT_EXECFN)), not argv[0], which the caller may set to anything (`exec -a`,
+// subprocess's `executable=`) and which the tool gets unchanged. argv[0] only when the kernel
+// gave no usable path: none, or a descriptor (fexecve's /dev/fd/N).
+std::string invoked_name(const char* executed, const char* argv0);
+
 // The process's environment as a list.
 std::vector<std::string> current_environment();
 

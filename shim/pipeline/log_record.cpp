@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "alloc/allocators.hpp"
 #include "pipeline/preflight.hpp"
 #include "run/log_schema.hpp"
 #include "run/probe_records.hpp"
@@ -72,8 +73,12 @@ void write_verification(util::JsonWriter& record, const Plan& plan, bool probed,
     record.end_object();
   }
   record.end_array();
-  auto v = run::verify_allocator(processes, plan.allocator);
-  if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != "own-malloc")
+  // The caller's own preloaded allocator is the one to find.
+  auto v = run::verify_allocator(processes, plan.preloaded_by_caller.empty()
+                                                ? plan.allocator
+                                                : alloc::allocator_of_library(plan.preloaded_by_caller));
+  if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != "own-malloc" &&
+      p.blocker != "address-space-limit")
     v.note += " (" + p.reason + "; the probe cannot load either)";
   record.field(logkey::allocator_verified, v.verified);
   record.field(logkey::verification, v.note);
@@ -106,9 +111,13 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
   j.key(logkey::library).string_or_null(plan.allocator_library);
   j.field(logkey::alloc_version, plan.allocator_version);
   j.field(logkey::note, plan.allocator_note);
+  j.key(logkey::preloaded_by_caller).string_or_null(plan.preloaded_by_caller);
   j.end_object();
   j.key(logkey::env_set).begin_object();
   for (const auto& c : setup.env.changes) j.field(c.name, c.after);
+  j.end_object();
+  j.key(logkey::env_kept).begin_object();
+  for (const auto& k : setup.env.kept) j.field(k.name, k.yours);
   j.end_object();
   j.key(logkey::scratch).begin_object();
   j.key("dir").string_or_null(setup.scratch);

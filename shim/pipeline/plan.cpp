@@ -10,6 +10,7 @@
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 extern char** environ;
 
@@ -29,6 +30,14 @@ void select_from(Invocation& inv, const std::string& profile_flag, const std::st
   };
   choose(profile_flag, "--profile", "EDASHIM_PROFILE", inv.chosen.profile, inv.chosen.profile_origin);
   choose(allocator_flag, "--allocator", "EDASHIM_ALLOCATOR", inv.chosen.allocator, inv.chosen.allocator_origin);
+}
+
+std::string invoked_name(const char* executed, const char* argv0) {
+  std::string path = executed ? executed : "";
+  if (path.empty() || util::starts_with(path, "/dev/fd/") || util::starts_with(path, "/proc/self/fd/"))
+    path = argv0 ? argv0 : "";
+  std::string name = util::basename(path);
+  return name.empty() ? "edashim" : name;
 }
 
 std::vector<std::string> current_environment() {
@@ -105,6 +114,16 @@ void choose_allocator(Plan& plan) {
   plan.options_family = alloc::allocator_of_library(lib);
 }
 
+// 3b. An allocator the caller preloaded is their choice: none is added to it (two would stack).
+void respect_callers_preload(Plan& plan, const std::vector<std::string>& env) {
+  plan.preloaded_by_caller = run::preloaded_allocator(env);
+  if (plan.preloaded_by_caller.empty()) return;
+  plan.allocator_library.clear();
+  plan.allocator_version.clear();
+  plan.allocator_note.clear();
+  plan.options_family.clear();
+}
+
 // 5. Options are checked against what will really be loaded: a name the installed version does
 // not know would otherwise be ignored without a word.
 void check_options(Plan& plan) {
@@ -121,7 +140,9 @@ void choose_destinations(Plan& plan, const paths::Files& files) {
   const auto& s = plan.loaded.settings;
   const std::string& log = s.log.value;
   plan.log_path = log == "off" ? "" : log.empty() ? run::default_log_path() : log;
-  if (s.probe.value && util::exists(files.probe_library) && !plan.tool_path.empty())
+  // A sanitizer's runtime must be the first library loaded: nothing goes ahead of it.
+  if (s.probe.value && util::exists(files.probe_library) && !plan.tool_path.empty() &&
+      plan.preflight.blocker != "sanitizer")
     plan.probe_library = files.probe_library;
   if (s.scratch.value) {
     auto base = run::find_scratch_base(s.scratch_min_free_mb.value);
@@ -138,6 +159,7 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   plan.loaded = load_profile(inv, files, env);
   find_tool(plan, env);
   choose_allocator(plan);
+  respect_callers_preload(plan, env);
   inspect_tool(plan, env);  // 4. may drop the allocator for glibc tunables: before the options check
   check_options(plan);
   choose_destinations(plan, files);

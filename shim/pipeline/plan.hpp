@@ -29,6 +29,8 @@ struct Plan {
   std::string scratch_base;        // empty: no scratch
   std::string scratch_note;
   tool::Preflight preflight;       // what the tool's file lets a preload do (pipeline/preflight.hpp)
+  std::string preloaded_by_caller; // an allocator (or sanitizer) in the caller's own LD_PRELOAD: the
+                                   // caller chose it, so edashim adds no allocator or options
   std::string fallback_library;    // not empty: this allocator could not be preloaded (preflight.reason
                                    // says why) and options_family names the glibc tunables used instead
 };

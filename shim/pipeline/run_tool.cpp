@@ -10,6 +10,7 @@
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
 #include "run/launch.hpp"
+#include "run/log_schema.hpp"
 #include "run/probe_records.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
@@ -66,6 +67,9 @@ int run_nested(const Invocation& inv, const std::string& chain) {
 // Says what is wrong with the configuration; a broken one runs the plain tool (or stops a
 // --strict run: 2). Returns -1 to go on, or the status to return.
 int check_plan(const Plan& plan) {
+  // No descriptor left to read the configuration with (ulimit -n 3): nothing is wrong with it,
+  // and edashim could not log either. The tool runs as it would without edashim, quietly.
+  if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
   for (const auto& p : plan.loaded.problems) say(p.str());
   for (const auto& f : plan.loaded.untrusted_files) {
     auto it = plan.loaded.ignored.find(f);
@@ -109,6 +113,38 @@ void append_to_log(const Plan& plan, const std::string& line) {
     say("run log not written (" + error + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
 }
 
+// Start failures that edashim's own way of starting the tool causes, where `exec tool` would
+// have worked: a refused fork (ulimit -u: exec needs no new process) and an exec refused for
+// the size or memory of what edashim added (E2BIG near ARG_MAX).
+bool ours_to_blame(const run::Outcome& out) {
+  if (out.started) return false;
+  if (out.pid <= 0) return true;  // fork itself failed
+  return out.exec_errno == E2BIG || out.exec_errno == ENOMEM;
+}
+
+// Never fail a run the tool would pass: replace edashim with the plain tool, in place, with the
+// caller's environment, after one line on stderr and, where it can be written, a log line
+// without times or status (nobody is left to wait for the tool).
+[[noreturn]] void fall_back_to_exec(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, const run::Outcome& out) {
+  run::read_and_remove_probe_file(probe);
+  if (!setup.scratch.empty()) util::remove_tree(setup.scratch);
+  std::string why = std::string(out.pid <= 0 ? "fork: " : "exec: ") + std::strerror(out.exec_errno);
+  say("could not start " + plan.inv.tool + " with edashim's settings (" + why + "); running it plain in its place, "
+      "without timing or log figures");
+  if (!plan.log_path.empty()) {
+    util::JsonWriter record;
+    write_start(record, plan, setup, out);
+    record.field(logkey::fallback, "exec in place of edashim, environment untouched: " + why);
+    record.key(logkey::status).null();
+    record.end_object();
+    const auto& s = plan.loaded.settings;
+    std::string error;
+    run::append_log_line(plan.log_path, record.str(), error, {s.log_max_bytes.value, s.log_keep.value});
+  }
+  run::restore_signal_dispositions();  // what the caller ignored, the tool starts with ignored
+  run::exec_in_place(plan.tool_path, plan.inv.argv, nullptr);
+}
+
 }  // namespace
 
 int run_tool(const Invocation& inv) {
@@ -130,6 +166,7 @@ int run_tool(const Invocation& inv) {
   };
   run::Outcome out = run::launch(plan.tool_path, inv.argv, setup.env.env, while_running);
 
+  if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
   std::string probe_records = run::read_and_remove_probe_file(probe);
   if (!setup.scratch.empty() && !setup.keep_scratch) util::remove_tree(setup.scratch);
   if (!out.started) say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "alloc/allocators.hpp"
+#include "alloc/sanitizers.hpp"
 #include "util/strings.hpp"
 
 namespace run {
@@ -30,6 +31,21 @@ std::optional<std::string> lookup(const std::vector<std::string>& env, const std
   return std::nullopt;
 }
 
+std::optional<std::string> effective_preload(const std::vector<std::string>& env) {
+  std::optional<std::string> out;
+  for (const auto& e : env)
+    if (util::starts_with(e, "LD_PRELOAD=")) out = e.substr(11);
+  return out;
+}
+
+std::string preloaded_allocator(const std::vector<std::string>& env) {
+  for (const auto& p : split_preload(effective_preload(env).value_or(""))) {
+    auto sanitizer = alloc::sanitizer_of_library(p);
+    if (alloc::is_allocator_library(p) || (!sanitizer.empty() && sanitizer != "ubsan")) return p;
+  }
+  return "";
+}
+
 namespace {
 
 std::string upper(std::string s) {
@@ -43,6 +59,7 @@ bool is_probe(const std::string& path) { return util::starts_with(path.substr(pa
 
 EnvPlan build_environment(const EnvInputs& in) {
   const config::Settings& s = *in.settings;
+  EnvPlan plan;
   // Ordered map of final values; std::nullopt marks a removal.
   std::vector<std::pair<std::string, std::optional<std::string>>> sets;
   auto set = [&](const std::string& name, std::optional<std::string> value) {
@@ -53,25 +70,37 @@ EnvPlan build_environment(const EnvInputs& in) {
       }
     sets.emplace_back(name, std::move(value));
   };
+  // What a config file asks for: applied unless the caller set the variable.
+  auto from_profile = [&](const std::string& name, std::optional<std::string> value) {
+    auto yours = lookup(in.current, name);
+    if (yours && !yours->empty()) {
+      if (yours != value) {
+        for (auto& k : plan.kept)
+          if (k.name == name) {
+            k.profile = std::move(value);
+            return;
+          }
+        plan.kept.push_back({name, *yours, std::move(value)});
+      }
+      return;
+    }
+    set(name, std::move(value));
+  };
   std::vector<std::string> front;  // variables that must come first (mimalloc 2.0 reads only 256)
 
-  EnvPlan plan;
-  // Preload: allocator, then the probe, then whatever the user had, minus other allocators.
-  std::vector<std::string> preload;
-  if (!in.allocator_library.empty()) preload.push_back(in.allocator_library);
-  if (!in.probe_library.empty()) preload.push_back(in.probe_library);
-  auto user_preload = lookup(in.current, "LD_PRELOAD");
-  for (const auto& p : split_preload(user_preload.value_or(""))) {
-    if (alloc::is_allocator_library(p) || is_probe(p)) {
-      if (p != in.allocator_library && !is_probe(p)) plan.removed_preloads.push_back(p);
-      continue;
-    }
-    if (std::find(preload.begin(), preload.end(), p) == preload.end()) preload.push_back(p);
-  }
-  if (preload.empty()) {
-    if (user_preload) set("LD_PRELOAD", std::nullopt);
-  } else {
-    set("LD_PRELOAD", util::join(preload, ":"));
+  // Preload: the caller's own libraries first, as they are (a sanitizer runtime must stay
+  // first, and a malloc interposer of theirs must see the calls it sees without edashim), then
+  // the allocator, then the probe; nothing that is already there.
+  auto user_preload = effective_preload(in.current);
+  auto entries = split_preload(user_preload.value_or(""));
+  auto present = [&](const std::string& lib) { return std::find(entries.begin(), entries.end(), lib) != entries.end(); };
+  std::vector<std::string> added;
+  if (!in.allocator_library.empty() && !present(in.allocator_library)) added.push_back(in.allocator_library);
+  if (!in.probe_library.empty() && std::none_of(entries.begin(), entries.end(), is_probe))
+    added.push_back(in.probe_library);
+  if (!added.empty()) {
+    std::string mine = user_preload.value_or("");
+    set("LD_PRELOAD", mine + (split_preload(mine).empty() ? "" : ":") + util::join(added, ":"));
   }
 
   auto opts = s.options.find(in.options_family);
@@ -79,69 +108,64 @@ EnvPlan build_environment(const EnvInputs& in) {
     const auto& family = in.options_family;
     if (family == "mimalloc") {
       for (const auto& [k, v] : opts->second) {
-        set("MIMALLOC_" + upper(k), alloc::render_option(v.value, false));
+        from_profile("MIMALLOC_" + upper(k), alloc::render_option(v.value, false));
         front.push_back("MIMALLOC_" + upper(k));
       }
     } else if (family == "jemalloc") {
       std::vector<std::string> pairs;
       for (const auto& [k, v] : opts->second) pairs.push_back(k + ":" + alloc::render_option(v.value, true));
-      std::string conf = util::join(pairs, ",");
-      // jemalloc applies pairs left to right, so ours after the user's win.
-      if (auto mine = lookup(in.current, "MALLOC_CONF"); mine && !mine->empty()) conf = *mine + "," + conf;
-      set("MALLOC_CONF", conf);
+      from_profile("MALLOC_CONF", util::join(pairs, ","));
     } else if (family == "tcmalloc" || family == "tbbmalloc") {
       std::string prefix = family == "tcmalloc" ? "TCMALLOC_" : "TBB_MALLOC_";
-      for (const auto& [k, v] : opts->second) set(prefix + upper(k), alloc::render_option(v.value, false));
+      for (const auto& [k, v] : opts->second) from_profile(prefix + upper(k), alloc::render_option(v.value, false));
     } else if (family == "glibc" || family == "glibc_fallback") {
       std::vector<std::string> parts;
-      auto mine = lookup(in.current, "GLIBC_TUNABLES");
-      std::vector<std::string> keep;
-      for (const auto& t : util::split(mine.value_or(""), ':')) {
-        if (t.empty()) continue;
-        auto name = t.substr(0, t.find('='));
-        if (!opts->second.count(name.substr(name.rfind('.') + 1)) || !util::starts_with(name, "glibc.malloc."))
-          keep.push_back(t);
-      }
-      for (const auto& [k, v] : opts->second) keep.push_back("glibc.malloc." + k + "=" + alloc::render_option(v.value, false));
-      set("GLIBC_TUNABLES", util::join(keep, ":"));
+      for (const auto& [k, v] : opts->second) parts.push_back("glibc.malloc." + k + "=" + alloc::render_option(v.value, false));
+      from_profile("GLIBC_TUNABLES", util::join(parts, ":"));
     }
   }
 
-  if (!s.locale.value.empty()) set("LC_ALL", s.locale.value);
+  if (!s.locale.value.empty()) from_profile("LC_ALL", s.locale.value);
+  // The one exception: moving TMPDIR to a private tmpfs is what `scratch = true` is for.
   if (!in.scratch_dir.empty())
     for (const char* v : {"TMPDIR", "TMP", "TEMP"}) set(v, in.scratch_dir);
-  for (const auto& [name, value] : s.env) set(name, value.value);
+  for (const auto& [name, value] : s.env) from_profile(name, value.value);
   for (const auto& [name, value] : in.markers) set(name, value);
 
   // Assemble: front variables, then the caller's environment in its order with our changes,
-  // then new variables.
+  // then new variables. A changed variable replaces its first entry, except LD_PRELOAD, which
+  // replaces the entry ld.so reads (the last); other entries of the same name stay as they were.
   std::map<std::string, std::optional<std::string>> final_values(sets.begin(), sets.end());
   std::vector<std::string> placed;
   auto entry = [](const std::string& n, const std::string& v) { return n + "=" + v; };
   for (const auto& name : front) {
     // [env] may unset what an option set (MIMALLOC_VERBOSE = false): then it is not placed
     // at all (dereferencing the empty value crashed edashim; found by fuzz_environment).
-    if (std::find(placed.begin(), placed.end(), name) != placed.end()) continue;
+    if (std::find(placed.begin(), placed.end(), name) != placed.end() || !final_values.count(name)) continue;
     placed.push_back(name);
     if (const auto& v = final_values[name]) plan.env.push_back(entry(name, *v));
   }
-  for (const auto& e : in.current) {
-    auto eq = e.find('=');
-    std::string name = e.substr(0, eq);
-    if (std::find(placed.begin(), placed.end(), name) != placed.end()) continue;
+  size_t last_preload = in.current.size();
+  for (size_t i = 0; i < in.current.size(); ++i)
+    if (util::starts_with(in.current[i], "LD_PRELOAD=")) last_preload = i;
+  for (size_t i = 0; i < in.current.size(); ++i) {
+    const auto& e = in.current[i];
+    std::string name = e.substr(0, e.find('='));
     auto it = final_values.find(name);
-    if (it == final_values.end()) {
+    bool ours = it != final_values.end() && (name != "LD_PRELOAD" || i == last_preload);
+    if (!ours) {
       plan.env.push_back(e);
       continue;
     }
-    if (it->second) plan.env.push_back(entry(name, *it->second));
+    if (std::find(placed.begin(), placed.end(), name) != placed.end()) continue;
     placed.push_back(name);
+    if (it->second) plan.env.push_back(entry(name, *it->second));
   }
   for (const auto& [name, value] : sets)
     if (value && std::find(placed.begin(), placed.end(), name) == placed.end()) plan.env.push_back(entry(name, *value));
 
   for (const auto& [name, value] : sets) {
-    auto before = lookup(in.current, name);
+    auto before = name == "LD_PRELOAD" ? user_preload : lookup(in.current, name);
     if (before != value) plan.changes.push_back({name, before, value});
   }
   return plan;

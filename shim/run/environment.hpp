@@ -1,6 +1,10 @@
 #pragma once
 // Building the tool's environment from the settings: pure, no system calls, so every rule
-// here (preload order, no two allocators, MIMALLOC_* first) is unit-tested directly.
+// here (the user's variables win, preload order, MIMALLOC_* first) is unit-tested directly.
+//
+// The rule: a variable the caller set (to a non-empty value) reaches the tool as the caller set
+// it, whatever any config file says; edashim only adds variables the caller did not set, and
+// appends its libraries to the caller's LD_PRELOAD, never ahead of them.
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,10 +32,23 @@ struct EnvChange {
 struct EnvPlan {
   std::vector<std::string> env;  // the tool's environment, in order
   std::vector<EnvChange> changes;
-  std::vector<std::string> removed_preloads;  // allocators found in LD_PRELOAD and dropped
+  // Variables the caller set that a config file would have changed: kept as the caller set them.
+  struct Kept {
+    std::string name, yours;
+    std::optional<std::string> profile;  // nullopt: the profile would have unset it
+  };
+  std::vector<Kept> kept;
 };
 
 EnvPlan build_environment(const EnvInputs& in);
+
+// The LD_PRELOAD ld.so uses: the last LD_PRELOAD= entry of a raw environment (getenv and
+// lookup() give the first).
+std::optional<std::string> effective_preload(const std::vector<std::string>& env);
+
+// The entry of the caller's LD_PRELOAD that chooses the allocator (a known allocator library, or
+// a sanitizer runtime that serves malloc), or "". Then edashim adds no allocator of its own.
+std::string preloaded_allocator(const std::vector<std::string>& env);
 
 // LD_PRELOAD entries (ld.so splits on both ':' and ' ').
 std::vector<std::string> split_preload(const std::string& value);

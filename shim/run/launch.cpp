@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "run/exec_rules.hpp"
+
 namespace run {
 namespace {
 
@@ -134,6 +136,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   Outcome out;
   auto c_argv = c_strings(argv);
   auto c_env = c_strings(env);
+  auto sh_argv = shell_argv(path, argv);  // made here: the vfork child must not allocate
+  auto c_sh_argv = c_strings(sh_argv);
   // Without a terminal the tool gets a process group of its own, so a signal sent to our
   // group (timeout(1), a scheduler) arrives once, through us. With one, it stays in ours so
   // that the terminal, job control and reads from the tty work exactly as without edashim.
@@ -171,7 +175,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     for (int i = 0; i < g_relayed_count; ++i)
       if (g_ignored[g_relayed[i]]) ::signal(g_relayed[i], SIG_IGN);
     sigprocmask(SIG_SETMASK, &old, nullptr);
-    ::execve(path.c_str(), c_argv.data(), c_env.data());
+    exec_like_execvp(path.c_str(), c_argv.data(), c_sh_argv.data(), c_env.data());
     exec_errno = errno;
     ::_exit(127);
   }
@@ -201,15 +205,17 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
 
 void exec_in_place(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>* env) {
   auto c_argv = c_strings(argv);
-  if (env) {
-    auto c_env = c_strings(*env);
-    ::execve(path.c_str(), c_argv.data(), c_env.data());
-  } else {
-    ::execv(path.c_str(), c_argv.data());
-  }
+  auto sh_argv = shell_argv(path, argv);
+  auto c_sh_argv = c_strings(sh_argv);
+  auto c_env = env ? c_strings(*env) : std::vector<char*>();
+  exec_like_execvp(path.c_str(), c_argv.data(), c_sh_argv.data(), env ? c_env.data() : environ);
   int e = errno;
   std::fprintf(stderr, "%s: %s: %s\n", argv.empty() ? "edashim" : argv[0].c_str(), path.c_str(), std::strerror(e));
   ::_exit(e == ENOENT ? 127 : 126);
+}
+
+void restore_signal_dispositions() {
+  for (int i = 0; i < g_relayed_count; ++i) ::signal(g_relayed[i], g_ignored[g_relayed[i]] ? SIG_IGN : SIG_DFL);
 }
 
 int shell_status(int status) {

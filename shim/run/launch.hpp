@@ -31,6 +31,10 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
 [[noreturn]] void exec_in_place(const std::string& path, const std::vector<std::string>& argv,
                                 const std::vector<std::string>* env);
 
+// Puts back the dispositions edashim started with (SIG_IGN where the caller ignored a signal,
+// else SIG_DFL), for an exec in edashim's own place after launch() installed its handlers.
+void restore_signal_dispositions();
+
 // Ends edashim the way the tool ended: the same exit code, or death by the same signal.
 [[noreturn]] void exit_like(int wait_status);
 

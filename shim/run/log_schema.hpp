@@ -25,6 +25,8 @@ inline constexpr std::string_view requested = "requested";
 inline constexpr std::string_view library = "library";
 inline constexpr std::string_view alloc_version = "version";
 inline constexpr std::string_view note = "note";
+inline constexpr std::string_view preloaded_by_caller = "preloaded_by_caller";  // the caller's own, or null
+inline constexpr std::string_view env_kept = "env_kept";  // the caller's variables a profile would have changed
 inline constexpr std::string_view env_set = "env_set";
 inline constexpr std::string_view scratch = "scratch";     // object: dir, kept, note
 inline constexpr std::string_view preflight = "preflight";
@@ -39,5 +41,8 @@ inline constexpr std::string_view status = "status";       // what a shell's $? 
 inline constexpr std::string_view processes = "processes"; // the probe's records, or null
 inline constexpr std::string_view allocator_verified = "allocator_verified";
 inline constexpr std::string_view verification = "verification";
+// Only when edashim could not start the tool itself and exec'd it in its own place instead
+// (then the times and status are absent: status null).
+inline constexpr std::string_view fallback = "fallback";
 
 }  // namespace logkey

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "alloc/allocators.hpp"
+#include "alloc/sanitizers.hpp"
 #include "elf/elf_image.hpp"
 #include "util/fs.hpp"
 #include "util/mapped_file.hpp"
@@ -36,11 +37,16 @@ ExecFacts facts_from_image(std::string_view image) {
   else f.kind = info->type == ET_DYN ? "static-pie" : "static";
   if (f.kind == "dynamic") {
     f.defines_malloc = elf::defines_function(image, "malloc");
-    for (const auto& n : info->needed)
-      if (alloc::is_allocator_library(n)) {
-        f.linked_allocator_library = n;
-        break;
-      }
+    for (const auto& n : info->needed) {
+      if (f.linked_allocator_library.empty() && alloc::is_allocator_library(n)) f.linked_allocator_library = n;
+      if (f.sanitizer.empty() && alloc::is_sanitizer_runtime(n)) f.sanitizer = n;
+    }
+    // clang links its sanitizer runtimes into the executable by default, exporting __asan_init;
+    // GCC's -static-libasan does not export it, but the name stays in the symbol table's strings
+    // (a name no other program carries) unless the file is stripped.
+    if (f.sanitizer.empty() && (elf::defines_function(image, "__asan_init") ||
+                                image.find(std::string_view("\0__asan_init\0", 13)) != std::string_view::npos))
+      f.sanitizer = "__asan_init";
   } else {
     // Static glibc carries its tunables' names; musl, Go and friends do not read GLIBC_TUNABLES.
     f.glibc_static = image.find("glibc.malloc.mmap_threshold") != std::string_view::npos;
@@ -54,7 +60,8 @@ util::Facts to_cache(const ExecFacts& f) {
           {"interp_arg", f.interpreter_arg},
           {"own_malloc", f.defines_malloc ? "1" : "0"},
           {"linked_alloc", f.linked_allocator_library},
-          {"glibc_static", f.glibc_static ? "1" : "0"}};
+          {"glibc_static", f.glibc_static ? "1" : "0"},
+          {"sanitizer", f.sanitizer}};
 }
 
 ExecFacts from_cache(const util::Facts& c) {
@@ -69,6 +76,7 @@ ExecFacts from_cache(const util::Facts& c) {
   f.defines_malloc = get("own_malloc") == "1";
   f.linked_allocator_library = get("linked_alloc");
   f.glibc_static = get("glibc_static") == "1";
+  f.sanitizer = get("sanitizer");
   return f;
 }
 
@@ -111,6 +119,10 @@ void decide(Preflight& p) {
     p.blocker = f.kind;
     p.reason = b + " is statically linked (" + f.kind + ", no PT_INTERP): ld.so never runs for it, so LD_PRELOAD "
                "cannot reach its malloc";
+  } else if (!f.sanitizer.empty()) {
+    p.blocker = "sanitizer";
+    p.reason = b + " is built with a sanitizer (" + f.sanitizer + "): its runtime must be the first library loaded "
+               "and serves malloc itself, so nothing is preloaded (neither an allocator nor the probe)";
   } else if (!p.secure.empty()) {
     p.blocker = "secure-exec";
     p.reason = b + " runs in secure-execution mode (" + p.secure + "): ld.so ignores LD_PRELOAD paths for it";
@@ -168,7 +180,8 @@ Preflight inspect(const std::string& path, const std::string& path_env, util::Fa
     }
     auto stamp = util::FileStamp::of(st);
     ExecFacts facts;
-    if (auto c = cache.get(stamp); c && c->count("kind")) {
+    // An entry without "sanitizer" predates that check: read the file again.
+    if (auto c = cache.get(stamp); c && c->count("kind") && c->count("sanitizer")) {
       facts = from_cache(*c);
       if (depth == 0) p.warned = c->count("warned") && c->at("warned") == "1";
     } else {

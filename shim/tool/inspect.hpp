@@ -20,6 +20,7 @@ struct ExecFacts {
   bool defines_malloc = false;           // a defined `malloc` in .dynsym: its own allocator wins
   std::string linked_allocator_library;  // a DT_NEEDED entry that is a known allocator
   bool glibc_static = false;             // static glibc: it reads GLIBC_TUNABLES itself
+  std::string sanitizer;                 // built with one: its runtime in DT_NEEDED, or "__asan_init"
 };
 
 ExecFacts facts_from_image(std::string_view image);
@@ -57,7 +58,8 @@ struct Preflight {
   bool warned = false;               // the one-line warning was already given for this file
   bool cached = false;               // everything came from the fact cache
   // The verdict.
-  std::string blocker;               // "", "static", "static-pie", "secure-exec", "own-malloc"
+  std::string blocker;               // "", "static", "static-pie", "secure-exec", "sanitizer", "own-malloc",
+                                     // "address-space-limit" (set by the run's pre-flight, not the file)
   std::string reason;                // why LD_PRELOAD cannot serve malloc, in words
   std::string linked_note;           // an allocator linked in: what really serves malloc
   bool preload_reaches() const { return blocker.empty(); }

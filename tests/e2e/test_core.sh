@@ -157,8 +157,9 @@ test_two_allocators_never_stack() {
   printf 'allocator = "mimalloc"\n' > .edashim.toml
   jem=$(ls /usr/lib/*/libjemalloc.so.2 | head -1)
   out=$(LD_PRELOAD="$jem" mytool env LD_PRELOAD)
-  expect_not_contains "$out" "jemalloc" "the user's jemalloc is dropped"
-  expect_contains "$out" "mimalloc" "the profile's allocator is used"
+  expect_contains "$out" "LD_PRELOAD=$jem" "the user's jemalloc stays, first"
+  expect_not_contains "$out" "mimalloc" "the profile's allocator is not added to the user's"
+  expect_eq "$(last_log "$LOG" 'j["allocator"]["preloaded_by_caller"]')" "$jem" "and the log says whose it is"
 }
 
 test_missing_allocator_library_warns_and_runs_on_the_system_allocator() {

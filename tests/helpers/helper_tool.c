@@ -29,7 +29,7 @@ static void sleep_seconds(double s) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s exit N | signal SIG | args | env NAME | cat | count SIG FILE SECONDS | "
-                    "ignore-term FILE SECONDS | sleep SECONDS | tmpdir | pidfile FILE SECONDS\n", argv[0]);
+                    "ignore-term FILE SECONDS | sleep SECONDS | tmpdir | pidfile FILE SECONDS | ignored\n", argv[0]);
     return 2;
   }
   const char* mode = argv[1];
@@ -89,6 +89,15 @@ int main(int argc, char** argv) {
     snprintf(pid, sizeof pid, "%d\n", (int)getpid());
     write_file(argv[2], pid);
     sleep_seconds(atof(argv[3]));
+    return 0;
+  }
+  if (!strcmp(mode, "ignored")) {
+    // The signals it started with ignored (what exec keeps of the caller's SIG_IGN).
+    for (int sig = 1; sig < NSIG; ++sig) {
+      struct sigaction old;
+      if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN) printf("%d ", sig);
+    }
+    printf("\n");
     return 0;
   }
   if (!strcmp(mode, "tmpdir")) {

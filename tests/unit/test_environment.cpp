@@ -11,24 +11,50 @@ run::EnvInputs inputs(const config::Settings& s, std::vector<std::string> env) {
 }
 }  // namespace
 
-TEST_CASE("The allocator goes first in LD_PRELOAD, then the probe, then the user's libraries", "[env]") {
+TEST_CASE("The caller's LD_PRELOAD comes first, as written, and the allocator and the probe follow", "[env]") {
+  // Issue 13 item 6: a sanitizer runtime must stay first, a malloc interposer of the caller's
+  // must see the calls it sees without edashim.
   config::Settings s;
-  auto in = inputs(s, {"PATH=/bin", "LD_PRELOAD=/opt/libfoo.so /usr/lib/libjemalloc.so.2:/opt/libbar.so"});
+  auto in = inputs(s, {"PATH=/bin", "LD_PRELOAD=/opt/libfoo.so /opt/libbar.so"});
   in.allocator_library = "/usr/lib/libmimalloc.so.2";
   in.probe_library = "/p/libedashim_probe.so";
   auto plan = run::build_environment(in);
-  CHECK(run::lookup(plan.env, "LD_PRELOAD") ==
-        "/usr/lib/libmimalloc.so.2:/p/libedashim_probe.so:/opt/libfoo.so:/opt/libbar.so");
-  REQUIRE(plan.removed_preloads.size() == 1);
-  CHECK(plan.removed_preloads[0] == "/usr/lib/libjemalloc.so.2");
+  CHECK(run::lookup(plan.env, "LD_PRELOAD") == "/opt/libfoo.so /opt/libbar.so:/usr/lib/libmimalloc.so.2:/p/libedashim_probe.so");
+  REQUIRE(plan.changes.size() == 1);
+  CHECK(plan.changes[0].before == "/opt/libfoo.so /opt/libbar.so");
 }
 
-TEST_CASE("With the system allocator, allocators in the user's LD_PRELOAD are still removed", "[env]") {
+TEST_CASE("Nothing already in the caller's LD_PRELOAD is added twice, and with nothing to add it is untouched", "[env]") {
   config::Settings s;
-  auto plan = run::build_environment(inputs(s, {"LD_PRELOAD=/usr/lib/libtcmalloc_minimal.so.4"}));
-  CHECK_FALSE(run::lookup(plan.env, "LD_PRELOAD").has_value());
-  REQUIRE(plan.changes.size() == 1);
-  CHECK_FALSE(plan.changes[0].after.has_value());
+  auto in = inputs(s, {"LD_PRELOAD=/p/libedashim_probe.so:/usr/lib/libmimalloc.so.2"});
+  in.allocator_library = "/usr/lib/libmimalloc.so.2";
+  in.probe_library = "/q/libedashim_probe.so";
+  auto plan = run::build_environment(in);
+  CHECK(plan.env == std::vector<std::string>{"LD_PRELOAD=/p/libedashim_probe.so:/usr/lib/libmimalloc.so.2"});
+  CHECK(plan.changes.empty());
+  auto none = run::build_environment(inputs(s, {"LD_PRELOAD=/usr/lib/libtcmalloc_minimal.so.4"}));
+  CHECK(none.env == std::vector<std::string>{"LD_PRELOAD=/usr/lib/libtcmalloc_minimal.so.4"});
+}
+
+TEST_CASE("An allocator or a malloc-serving sanitizer in the caller's LD_PRELOAD is their choice", "[env]") {
+  CHECK(run::preloaded_allocator({"LD_PRELOAD=/opt/libfoo.so libtcmalloc_minimal.so.4"}) == "libtcmalloc_minimal.so.4");
+  CHECK(run::preloaded_allocator({"LD_PRELOAD=libasan.so.8"}) == "libasan.so.8");
+  CHECK(run::preloaded_allocator({"LD_PRELOAD=/usr/lib/clang/lib/libclang_rt.tsan-x86_64.so"}) ==
+        "/usr/lib/clang/lib/libclang_rt.tsan-x86_64.so");
+  CHECK(run::preloaded_allocator({"LD_PRELOAD=libubsan.so.1:/opt/libmalloc_counter.so"}).empty());  // UBSan: no malloc
+  CHECK(run::preloaded_allocator({"PATH=/bin"}).empty());
+}
+
+TEST_CASE("Two LD_PRELOAD entries in a raw environment: the last, which ld.so reads, gets the additions", "[env]") {
+  config::Settings s;
+  std::vector<std::string> env{"LD_PRELOAD=/first.so", "A=1", "LD_PRELOAD=/last.so", "B=2"};
+  CHECK(run::effective_preload(env) == "/last.so");
+  CHECK(run::lookup(env, "LD_PRELOAD") == "/first.so");  // what getenv sees
+  auto in = inputs(s, env);
+  in.probe_library = "/p/libedashim_probe.so";
+  auto plan = run::build_environment(in);
+  CHECK(plan.env == std::vector<std::string>{"LD_PRELOAD=/first.so", "A=1", "LD_PRELOAD=/last.so:/p/libedashim_probe.so", "B=2"});
+  CHECK(run::preloaded_allocator({"LD_PRELOAD=/usr/lib/libjemalloc.so.2", "LD_PRELOAD=/x.so"}).empty());
 }
 
 TEST_CASE("MIMALLOC_* variables come first: mimalloc 2.0 reads only 256 entries", "[env]") {
@@ -46,23 +72,42 @@ TEST_CASE("MIMALLOC_* variables come first: mimalloc 2.0 reads only 256 entries"
   CHECK(plan.env.size() == 303);
 }
 
-TEST_CASE("jemalloc options become MALLOC_CONF after the user's own", "[env]") {
+TEST_CASE("Allocator options the caller set stay as they set them: MALLOC_CONF, MIMALLOC_*, GLIBC_TUNABLES", "[env]") {
+  config::Settings s;
+  s.options["jemalloc"]["narenas"].set(int64_t(4), {});
+  auto in = inputs(s, {"MALLOC_CONF=narenas:1"});
+  in.options_family = "jemalloc";
+  auto plan = run::build_environment(in);
+  CHECK(run::lookup(plan.env, "MALLOC_CONF") == "narenas:1");
+  CHECK(plan.changes.empty());
+  REQUIRE(plan.kept.size() == 1);
+  CHECK(plan.kept[0].name == "MALLOC_CONF");
+  CHECK(plan.kept[0].profile == "narenas:4");
+
+  config::Settings m;
+  m.options["mimalloc"]["verbose"].set(false, {});
+  m.options["mimalloc"]["eager_commit_delay"].set(int64_t(0), {});
+  auto mi = inputs(m, {"MIMALLOC_VERBOSE=1"});
+  mi.options_family = "mimalloc";
+  auto mplan = run::build_environment(mi);
+  CHECK(run::lookup(mplan.env, "MIMALLOC_VERBOSE") == "1");
+  CHECK(run::lookup(mplan.env, "MIMALLOC_EAGER_COMMIT_DELAY") == "0");  // one the caller did not set
+
+  config::Settings g;
+  g.options["glibc"]["mmap_threshold"].set(int64_t(134217728), {});
+  auto gi = inputs(g, {"GLIBC_TUNABLES=glibc.pthread.rseq=0"});
+  gi.options_family = "glibc";
+  CHECK(run::lookup(run::build_environment(gi).env, "GLIBC_TUNABLES") == "glibc.pthread.rseq=0");
+}
+
+TEST_CASE("jemalloc options become MALLOC_CONF", "[env]") {
   config::Settings s;
   s.options["jemalloc"]["dirty_decay_ms"].set(int64_t(5000), {});
   s.options["jemalloc"]["background_thread"].set(true, {});
-  auto in = inputs(s, {"MALLOC_CONF=narenas:2"});
+  auto in = inputs(s, {"MALLOC_CONF="});  // empty: not set
   in.options_family = "jemalloc";
   auto plan = run::build_environment(in);
-  CHECK(run::lookup(plan.env, "MALLOC_CONF") == "narenas:2,background_thread:true,dirty_decay_ms:5000");
-}
-
-TEST_CASE("glibc tunables merge with the user's GLIBC_TUNABLES", "[env]") {
-  config::Settings s;
-  s.options["glibc"]["mmap_threshold"].set(int64_t(134217728), {});
-  auto in = inputs(s, {"GLIBC_TUNABLES=glibc.pthread.rseq=0:glibc.malloc.mmap_threshold=1"});
-  in.options_family = "glibc";
-  auto plan = run::build_environment(in);
-  CHECK(run::lookup(plan.env, "GLIBC_TUNABLES") == "glibc.pthread.rseq=0:glibc.malloc.mmap_threshold=134217728");
+  CHECK(run::lookup(plan.env, "MALLOC_CONF") == "background_thread:true,dirty_decay_ms:5000");
 }
 
 TEST_CASE("Options of an allocator not in use are not applied", "[env]") {
@@ -77,25 +122,37 @@ TEST_CASE("Options of an allocator not in use are not applied", "[env]") {
 TEST_CASE("Locale, scratch, [env] and markers are applied and reported as changes", "[env]") {
   config::Settings s;
   s.locale.set("C", {});
-  s.env["KEEP"].set(std::string("new"), {});
+  s.env["NEW"].set(std::string("new"), {});
   s.env["DROP"].set(std::nullopt, {});
-  auto in = inputs(s, {"KEEP=old", "DROP=1", "TMPDIR=/tmp", "OTHER=same"});
+  auto in = inputs(s, {"DROP=", "TMPDIR=/tmp", "OTHER=same"});
   in.scratch_dir = "/dev/shm/edashim-x";
   in.markers = {{"__EDASHIM_CHAIN", "/usr/bin/edashim"}};
   auto plan = run::build_environment(in);
   CHECK(run::lookup(plan.env, "LC_ALL") == "C");
-  CHECK(run::lookup(plan.env, "TMPDIR") == "/dev/shm/edashim-x");
+  CHECK(run::lookup(plan.env, "TMPDIR") == "/dev/shm/edashim-x");  // scratch = true is for that
   CHECK(run::lookup(plan.env, "TEMP") == "/dev/shm/edashim-x");
-  CHECK(run::lookup(plan.env, "KEEP") == "new");
+  CHECK(run::lookup(plan.env, "NEW") == "new");
   CHECK_FALSE(run::lookup(plan.env, "DROP").has_value());
   CHECK(run::lookup(plan.env, "OTHER") == "same");
   CHECK(run::lookup(plan.env, "__EDASHIM_CHAIN") == "/usr/bin/edashim");
   // The user's variables keep their order; a changed one stays in place.
-  CHECK(plan.env[0] == "KEEP=new");
+  CHECK(plan.env[0] == "TMPDIR=/dev/shm/edashim-x");
   bool dropped_reported = false;
   for (const auto& c : plan.changes)
-    if (c.name == "DROP") dropped_reported = c.before == "1" && !c.after;
+    if (c.name == "DROP") dropped_reported = c.before == "" && !c.after;
   CHECK(dropped_reported);
+}
+
+TEST_CASE("Variables the caller set win over every file: locale and [env]", "[env]") {
+  // Issue 13 item 6: `locale = "C"` beat the user's LC_ALL=fr_FR.UTF-8.
+  config::Settings s;
+  s.locale.set("C", {});
+  s.env["KEEP"].set(std::string("new"), {});
+  s.env["DROP"].set(std::nullopt, {});
+  auto plan = run::build_environment(inputs(s, {"LC_ALL=fr_FR.UTF-8", "KEEP=old", "DROP=1"}));
+  CHECK(plan.env == std::vector<std::string>{"LC_ALL=fr_FR.UTF-8", "KEEP=old", "DROP=1"});
+  CHECK(plan.changes.empty());
+  CHECK(plan.kept.size() == 3);
 }
 
 TEST_CASE("split_preload accepts colons and spaces", "[env]") {

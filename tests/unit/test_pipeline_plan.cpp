@@ -167,3 +167,14 @@ TEST_CASE("Plan: the tool's environment carries the chain marker and the probe's
   CHECK(chain->rfind("/x/edashim:", 0) == 0);  // the inherited chain, then this binary
   CHECK(run::lookup(env.env, pipeline::kProbeVar) == std::optional<std::string>("/tmp/records"));
 }
+
+TEST_CASE("The tool is the name of the path the kernel executed, not argv[0]", "[plan][transparency]") {
+  // Issue 13 item 5: (exec -a custom yosys), subprocess's executable=.
+  CHECK(pipeline::invoked_name("/home/u/.local/lib/edashim/shims/yosys", "custom") == "yosys");
+  CHECK(pipeline::invoked_name("./yosys", "edashim") == "yosys");
+  CHECK(pipeline::invoked_name("/usr/local/bin/edashim", "yosys") == "edashim");
+  // No usable path (fexecve gives the kernel a descriptor): argv[0], then edashim itself.
+  CHECK(pipeline::invoked_name("/dev/fd/3", "/x/yosys") == "yosys");
+  CHECK(pipeline::invoked_name(nullptr, "yosys") == "yosys");
+  CHECK(pipeline::invoked_name(nullptr, nullptr) == "edashim");
+}

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cerrno>
 
+#include "run/exec_rules.hpp"
 #include "run/launch.hpp"
 #include "temp_dir.hpp"
 #include "util/fs.hpp"
@@ -88,4 +89,17 @@ TEST_CASE("Launch: exit_like ends the process as the tool ended", "[launch]") {
   REQUIRE(::waitpid(pid, &st, 0) == pid);
   CHECK(WIFSIGNALED(st));
   CHECK(WTERMSIG(st) == SIGUSR1);
+}
+
+TEST_CASE("A file the kernel will not run is run by /bin/sh, with execvp's argv", "[launch][transparency]") {
+  // Issue 13 item 4: glibc's execvp on ENOEXEC runs /bin/sh FILE ARGS..., dropping argv[0].
+  CHECK(run::shell_argv("/p/tool", {"tool", "a", "b c"}) == std::vector<std::string>{"/bin/sh", "/p/tool", "a", "b c"});
+  CHECK(run::shell_argv("/p/tool", {"x"}) == std::vector<std::string>{"/bin/sh", "/p/tool"});
+  TempDir t;
+  std::string script = t.path + "/noshebang";
+  util::write_file_atomic(script, "echo \"$0 $1\" > \"$2\"\nexit 7\n", 0755);
+  auto out = run::launch(script, {"noshebang", "one", t.path + "/said"}, {"PATH=/usr/bin:/bin"});
+  REQUIRE(out.started);
+  CHECK(run::shell_status(out.status) == 7);
+  CHECK(util::read_file(t.path + "/said") == script + " one\n");
 }
