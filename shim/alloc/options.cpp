@@ -183,7 +183,7 @@ std::optional<std::string> check_grammar(const Grammar& g, const OptionValue& v)
     case Kind::Size: {
       auto* s = std::get_if<std::string>(&v);
       if ((i && in_range(*i)) || (s && is_size_word(*s))) return std::nullopt;
-      return "is " + shown() + ", expected a size: an integer number of KiB " + range(g) +
+      return "is " + shown() + ", expected a size: an integer " + range(g) +
              ", or digits with a K, M or G suffix such as \"64M\"";
     }
     case Kind::Word: {
