@@ -25,7 +25,7 @@ bool Loaded::has_errors() const {
 const std::vector<std::string>& layer_keys() {
   static const std::vector<std::string> keys = {
       "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "probe", "log", "path",
-      "env", "tool", "profile", "log_max_mb", "log_keep", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
+      "env", "tool", "profile", "log_max_mb", "log_keep", "library_dirs", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   return keys;
 }
 
@@ -37,6 +37,8 @@ bool is_restricted(const std::string& key, const toml::node& value) {
   if (key == "env" || key == "path" || key == "log") return true;
   // A cloned project must not be able to shrink the user's run history away either.
   if (key == "log_max_mb" || key == "log_keep") return true;
+  // Where allocator libraries are looked for chooses what is preloaded, like a library path.
+  if (key == "library_dirs") return true;
   if (key == "allocator") {
     auto s = value.value<std::string>();
     return s && s->find('/') != std::string::npos;
@@ -168,6 +170,20 @@ void apply_key(FileContext& f, const std::string& key, const toml::node& n, Sett
     auto i = n.value_exact<int64_t>();
     if (!i || *i < 0 || *i > 100) return report(f, n, "'log_keep' must be an integer from 0 to 100 (rotated logs kept)");
     return s.log_keep.set(*i, o);
+  }
+  if (key == "library_dirs") {
+    auto* a = n.as_array();
+    std::vector<std::string> dirs;
+    for (size_t i = 0; a && i < a->size(); ++i) {
+      auto d = (*a)[i].value_exact<std::string>();
+      if (!d || d->empty() || (*d)[0] != '/' || has_nul(*d)) {
+        a = nullptr;
+        break;
+      }
+      dirs.push_back(*d);
+    }
+    if (!a) return report(f, n, "'library_dirs' must be a list of absolute directories, e.g. [\"/opt/jemalloc/lib\"]");
+    return s.library_dirs.set(dirs, o);
   }
   if (key == "log") {
     auto v = n.value_exact<std::string>();

@@ -231,3 +231,23 @@ TEST_CASE("Config: a project file that is not a regular file is skipped, the res
   CHECK_FALSE(loaded.has_errors());
   CHECK(loaded.settings.locale.value == "C");
 }
+
+// Issue 12 item 6: explicit library directories come only from trusted sources.
+TEST_CASE("Config: library_dirs is a list of absolute directories, restricted in untrusted project files", "[config][trust]") {
+  TempDir t;
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t, "yosys", &store);
+  t.write("user/config.toml", "library_dirs = [\"/opt/jemalloc/lib\", \"/opt/mi\"]\n");
+  auto loaded = config::load(r);
+  REQUIRE_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.library_dirs.value == std::vector<std::string>{"/opt/jemalloc/lib", "/opt/mi"});
+  t.write("user/config.toml", "library_dirs = [\"lib\"]\n");
+  loaded = config::load(r);
+  CHECK(mentions(loaded, "config.toml:1:16: error: 'library_dirs' must be a list of absolute directories"));
+  t.write("user/config.toml", "");
+  auto project = t.write("proj/.edashim.toml", "library_dirs = [\"/evil\"]\n");
+  loaded = config::load(r);
+  CHECK(loaded.settings.library_dirs.value.empty());
+  REQUIRE(loaded.ignored.count(project));
+  CHECK(loaded.ignored.at(project) == std::vector<std::string>{"library_dirs"});
+}
