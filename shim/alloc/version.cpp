@@ -55,10 +55,12 @@ std::string version_after(std::string_view image, std::string_view marker) {
 
 std::string jemalloc_version(std::string_view image) {
   // "5.3.0-0-g<40 hex>": the git-describe string jemalloc's build writes into JEMALLOC_VERSION.
-  auto digits = [&](size_t& i) {  // walks back over digits ending before i; true if any
+  // Walks back over digits ending before i; true if 1 to 9 of them (a longer run is not a
+  // version part: fuzz_version found a 60-digit "version").
+  auto digits = [&](size_t& i) {
     size_t start = i;
-    while (i > 0 && std::isdigit((unsigned char)image[i - 1])) --i;
-    return i < start;
+    while (i > 0 && start - i <= 9 && std::isdigit((unsigned char)image[i - 1])) --i;
+    return i < start && start - i <= 9;
   };
   for (size_t pos = image.find("-g"); pos != std::string_view::npos; pos = image.find("-g", pos + 2)) {
     if (pos + 2 + 40 > image.size()) break;

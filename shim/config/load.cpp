@@ -69,7 +69,7 @@ bool has_restricted(const toml::table& t) {
   return false;
 }
 
-// An option name is lowercase letters, digits and '_': anything else would be pasted into
+// An option name is letters, digits and '_' (then lowercased): anything else would be pasted into
 // MALLOC_CONF or an environment variable's name as it is.
 bool valid_option_name(const std::string& name) {
   return !name.empty() && name.size() < 64 && std::all_of(name.begin(), name.end(), [](char c) {

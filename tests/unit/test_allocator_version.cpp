@@ -22,6 +22,10 @@ TEST_CASE("Versions come from the libraries' own bytes (Debian 12)", "[version]"
   CHECK(alloc::version_from_image("tbbmalloc", bytes_of(lib("libtbbmalloc.so.2"))) == "2021.8");
   CHECK(alloc::version_from_image("mimalloc", "no code here").empty());
   CHECK(alloc::version_from_image("jemalloc", "1.2-g").empty());
+  // Found by fuzz_version: a version part of 60 digits is not a version.
+  const std::string sha = "-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c";
+  CHECK(alloc::version_from_image("jemalloc", "5.3." + std::string(60, '0') + sha).empty());
+  CHECK(alloc::version_from_image("jemalloc", "x5.3.123456789" + sha) == "5.3.123456789");
 }
 
 TEST_CASE("detect_version finds the TBB version behind the proxy and remembers versions", "[version]") {
