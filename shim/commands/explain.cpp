@@ -98,7 +98,7 @@ int explain(const pipeline::Invocation& inv) {
                 "(and none of its options)\n", "  not added", plan.preloaded_by_caller.c_str());
   if (!s.library_dirs.value.empty()) row("library_dirs", util::join(s.library_dirs.value, ":"), s.library_dirs.origin);
   row("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
-  row("scratch", s.scratch.value ? "tmpfs" : "off", s.scratch.origin);
+  row("scratch", !s.scratch.value ? "off" : s.scratch_override.value ? "tmpfs, override your TMPDIR" : "tmpfs", s.scratch.origin);
   if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());
   row("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
   row("probe", s.probe.value ? "on" : "off", s.probe.origin);

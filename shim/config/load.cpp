@@ -24,7 +24,7 @@ bool Loaded::has_errors() const {
 
 const std::vector<std::string>& layer_keys() {
   static const std::vector<std::string> keys = {
-      "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "probe", "log", "path",
+      "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "scratch_min_free_percent", "probe", "log", "path",
       "env", "tool", "profile", "log_max_mb", "log_keep", "library_dirs", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   return keys;
 }
@@ -43,6 +43,8 @@ bool is_restricted(const std::string& key, const toml::node& value) {
     auto s = value.value<std::string>();
     return s && s->find('/') != std::string::npos;
   }
+  // A TMPDIR the user set holds what they chose to keep: only they may have it replaced.
+  if (key == "scratch") return value.is_string();
   return false;
 }
 
@@ -146,16 +148,33 @@ void apply_key(FileContext& f, const std::string& key, const toml::node& n, Sett
     if (!valid_locale(*v)) return report(f, n, "'locale' \"" + *v + "\" is not a locale name (e.g. \"C\", \"C.UTF-8\", \"keep\")");
     return s.locale.set(*v, o);
   }
+  if (key == "scratch" && n.is_string()) {
+    if (n.value_exact<std::string>() != "override")
+      return report(f, n, "'scratch' must be true, false or \"override\" (true keeps a TMPDIR you set; \"override\" replaces it)");
+    s.scratch.set(true, o);
+    return s.scratch_override.set(true, o);
+  }
   if (key == "scratch" || key == "keep_scratch" || key == "probe") {
     auto b = get_bool(f, key, n);
     if (!b) return;
     auto& target = key == "scratch" ? s.scratch : key == "probe" ? s.probe : s.keep_scratch;
+    if (key == "scratch") s.scratch_override.set(false, o);
     return target.set(*b, o);
   }
   if (key == "scratch_min_free_mb") {
     auto i = n.value_exact<int64_t>();
-    if (!i || *i < 0) return report(f, n, "'scratch_min_free_mb' must be a non-negative integer (MiB)");
+    // Bounded (2^30 MiB, a PiB) so that its count of bytes cannot overflow.
+    if (!i || *i < 0 || *i > (int64_t(1) << 30))
+      return report(f, n, "'scratch_min_free_mb' must be a whole number of MiB between 0 and 1073741824");
     return s.scratch_min_free_mb.set(*i, o);
+  }
+  if (key == "scratch_min_free_percent") {
+    std::optional<double> p;
+    if (auto i = n.value_exact<int64_t>()) p = double(*i);
+    else if (auto d = n.value_exact<double>()) p = *d;
+    if (!p || !(*p >= 0) || *p > 100)
+      return report(f, n, "'scratch_min_free_percent' must be a share of RAM between 0 and 100, e.g. 10 or 2.5");
+    return s.scratch_min_free_percent.set(*p, o);
   }
   if (key == "log_max_mb") {
     // A number of MiB, fractions allowed (0.5); 0 turns rotation off.

@@ -35,8 +35,10 @@ struct Settings {
   Setting<std::string> allocator{"system"};  // known name, or an absolute library path
   Setting<std::string> locale{""};           // LC_ALL for the tool; empty leaves the user's locale alone
   Setting<bool> scratch{false};              // private tmpfs TMPDIR for the run
+  Setting<bool> scratch_override{false};     // scratch = "override": replace a TMPDIR the user set too
   Setting<bool> keep_scratch{false};
-  Setting<int64_t> scratch_min_free_mb{256};
+  Setting<int64_t> scratch_min_free_mb{0};   // both must hold: this many MiB free on the tmpfs,
+  Setting<double> scratch_min_free_percent{10};  // and this share of RAM free (a tmpfs fills RAM)
   Setting<bool> probe{true};
   Setting<std::string> tool_path{""};        // empty: search PATH
   Setting<std::string> log{""};              // empty: the default log; "off": no log

@@ -104,7 +104,7 @@ TEST_CASE("Wrong types and unknown allocators are errors that say what would be 
   t.write("user/config.toml", "scratch = \"yes\"\nallocator = \"jemaloc\"\n");
   auto loaded = config::load(request_in(t));
   CHECK(mentions(loaded, ":1:"));
-  CHECK(mentions(loaded, "'scratch' must be true or false"));
+  CHECK(mentions(loaded, "'scratch' must be true, false or \"override\""));
   CHECK(mentions(loaded, "unknown allocator 'jemaloc'; did you mean 'jemalloc'?"));
 }
 
@@ -250,4 +250,39 @@ TEST_CASE("Config: library_dirs is a list of absolute directories, restricted in
   CHECK(loaded.settings.library_dirs.value.empty());
   REQUIRE(loaded.ignored.count(project));
   CHECK(loaded.ignored.at(project) == std::vector<std::string>{"library_dirs"});
+}
+
+TEST_CASE("scratch = \"override\" and scratch_min_free_percent are read and checked (issue 12 item 11)", "[config]") {
+  TempDir t;
+  t.write("user/config.toml", "scratch = \"override\"\nscratch_min_free_percent = 2.5\n");
+  auto loaded = config::load(request_in(t));
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.scratch.value);
+  CHECK(loaded.settings.scratch_override.value);
+  CHECK(loaded.settings.scratch_min_free_percent.value == 2.5);
+  // A nearer layer's plain true keeps the user's TMPDIR again.
+  t.write("proj/.edashim.toml", "scratch = true\n");
+  loaded = config::load(request_in(t));
+  CHECK(loaded.settings.scratch.value);
+  CHECK_FALSE(loaded.settings.scratch_override.value);
+  CHECK(config::Settings{}.scratch_min_free_percent.value == 10);  // the default: 10 % of RAM
+  t.write("user/config.toml", "scratch = \"always\"\nscratch_min_free_percent = 101\n");
+  loaded = config::load(request_in(t));
+  CHECK(mentions(loaded, "'scratch' must be true, false or \"override\""));
+  CHECK(mentions(loaded, "'scratch_min_free_percent' must be a share of RAM between 0 and 100"));
+  t.write("user/config.toml", "scratch_min_free_mb = 9223372036854775807\n");  // would overflow in bytes
+  loaded = config::load(request_in(t));
+  CHECK(mentions(loaded, "'scratch_min_free_mb' must be a whole number of MiB between 0 and 1073741824"));
+}
+
+TEST_CASE("An untrusted project file cannot say scratch = \"override\"", "[config][trust]") {
+  TempDir t;
+  t.write("proj/.edashim.toml", "scratch = \"override\"\n");
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t);
+  r.trust = &store;
+  auto loaded = config::load(r);
+  CHECK_FALSE(loaded.has_errors());
+  CHECK_FALSE(loaded.settings.scratch_override.value);
+  CHECK(loaded.untrusted_files.size() == 1);
 }

@@ -2,6 +2,7 @@
 // concurrent writers and full disks, the scratch base search on bad candidates.
 #include <catch2/catch.hpp>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -244,15 +245,15 @@ TEST_CASE("Run log: a full device fails the write cleanly and a device is never 
 
 TEST_CASE("Scratch: bad candidates are skipped with the reason, a good one is used", "[hardening][scratch]") {
   TempDir t;
-  auto none = run::find_scratch_base(0, {"/nonexistent/x", t.path});
+  auto none = run::find_scratch_base(0, "none", {"/nonexistent/x", t.path});
   CHECK(none.dir.empty());
   CHECK(none.note.find("/nonexistent/x: No such file or directory") != std::string::npos);
   if (std::string(t.path).rfind("/dev/shm", 0) != 0) CHECK(none.note.find(t.path + ": not tmpfs") != std::string::npos);
   CHECK(none.note.find("TMPDIR left as it was") != std::string::npos);
-  auto too_small = run::find_scratch_base(int64_t(1) << 40, {"/dev/shm"});
+  auto too_small = run::find_scratch_base(int64_t(1) << 60, "scratch_min_free_mb = 1099511627776", {"/dev/shm"});
   CHECK(too_small.dir.empty());
-  CHECK(too_small.note.find("scratch_min_free_mb is 1099511627776") != std::string::npos);
-  auto ok = run::find_scratch_base(0, {"/nonexistent/x", "/dev/shm"});
+  CHECK(too_small.note.find("scratch_min_free_mb = 1099511627776 asks for 1099511627776 MiB") != std::string::npos);
+  auto ok = run::find_scratch_base(0, "none", {"/nonexistent/x", "/dev/shm"});
   CHECK(ok.dir == "/dev/shm");
 
   ::setenv("EDASHIM_SCRATCH_BASES", "/a:relative:/b", 1);
@@ -261,7 +262,7 @@ TEST_CASE("Scratch: bad candidates are skipped with the reason, a good one is us
   CHECK(run::scratch_candidates().front() == "/dev/shm");
 }
 
-TEST_CASE("Scratch: the sweep removes only dead owners' directories", "[hardening][scratch]") {
+TEST_CASE("Scratch: the sweep removes only directories nobody locks, whatever the PID in their name", "[hardening][scratch]") {
   TempDir t;
   std::string uid = std::to_string(::getuid());
   pid_t dead = ::fork();
@@ -272,10 +273,17 @@ TEST_CASE("Scratch: the sweep removes only dead owners' directories", "[hardenin
   std::string other = t.path + "/unrelated-" + std::to_string(dead);
   for (const auto& d : {stale, live, other}) util::make_dirs(d + "/inner");
   t.write(util::basename(stale) + "/inner/file", "x");
+  // A live run in another PID namespace: its PID is dead here, its lock is held (issue 12 item 9).
+  std::string elsewhere = t.path + "/edashim-" + uid + "-" + std::to_string(dead) + "-ghijkl";
+  util::make_dirs(elsewhere);
+  int held = ::open(elsewhere.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(::flock(held, LOCK_EX | LOCK_NB) == 0);
   run::sweep_stale_scratch(t.path);
   CHECK_FALSE(util::exists(stale));
-  CHECK(util::exists(live));
+  CHECK_FALSE(util::exists(live));  // our own PID, but nobody holds its lock: left by a killed run
+  CHECK(util::exists(elsewhere));
   CHECK(util::exists(other));
+  ::close(held);
 }
 
 TEST_CASE("Environment: [env] unsetting a variable an allocator option sets leaves it unset", "[hardening][environment]") {
