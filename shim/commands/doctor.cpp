@@ -182,6 +182,8 @@ int doctor(const std::string& dir_arg) {
   std::map<std::string, std::string> files;       // path -> state
   std::set<std::string> problems_seen, logs, untrusted;
   bool wants_scratch = false;
+  // The free space the linked tools ask for (the largest), or the default when none does.
+  auto need = pipeline::scratch_need(config::Settings{});
   for (const auto& name : links) {
     pipeline::Invocation inv;
     inv.tool = name;
@@ -212,16 +214,21 @@ int doctor(const std::string& dir_arg) {
     if (plan.preflight.inspected && !plan.preflight.preload_reaches())
       r.note(name + ": " + plan.preflight.path + ": " + plan.preflight.reason + " (see: edashim explain " + name + ")");
     if (!plan.log_path.empty()) logs.insert(plan.log_path);
-    wants_scratch = wants_scratch || s.scratch.value;
+    if (s.scratch.value) {
+      auto n = pipeline::scratch_need(s);
+      if (!wants_scratch || n.bytes > need.bytes) need = n;
+      wants_scratch = true;
+    }
   }
   for (const auto& [path, state] : files) std::printf("           %s  %s\n", path.c_str(), state.c_str());
   for (const auto& f : untrusted)
-    r.problem(f + " is not trusted, so its library paths, [env], path and log settings are ignored",
+    r.problem(f + " is not trusted, so its restricted settings (library paths, [env], path, log, allocator options that "
+                  "write files or abort) are ignored",
               "read it, then: edashim trust " + util::shell_quote(f));
 
   // ---- scratch space and the run log
   r.section("scratch space and run log");
-  auto base = run::find_scratch_base(256);
+  auto base = run::find_scratch_base(need.bytes, need.rule);
   if (!base.dir.empty()) r.ok(base.note);
   else if (wants_scratch)
     r.problem(base.note, "sudo mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm   (or set scratch = false in " +

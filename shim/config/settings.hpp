@@ -35,13 +35,18 @@ struct Settings {
   Setting<std::string> allocator{"system"};  // known name, or an absolute library path
   Setting<std::string> locale{""};           // LC_ALL for the tool; empty leaves the user's locale alone
   Setting<bool> scratch{false};              // private tmpfs TMPDIR for the run
+  Setting<bool> scratch_override{false};     // scratch = "override": replace a TMPDIR the user set too
   Setting<bool> keep_scratch{false};
-  Setting<int64_t> scratch_min_free_mb{256};
+  Setting<int64_t> scratch_min_free_mb{0};   // both must hold: this many MiB free on the tmpfs,
+  Setting<double> scratch_min_free_percent{10};  // and this share of RAM free (a tmpfs fills RAM)
   Setting<bool> probe{true};
   Setting<std::string> tool_path{""};        // empty: search PATH
   Setting<std::string> log{""};              // empty: the default log; "off": no log
   Setting<int64_t> log_max_bytes{64 << 20};  // log_max_mb: rotate the log past this size; 0: never
   Setting<int64_t> log_keep{3};              // rotated logs kept (runs.jsonl.1 .. .N); 0: none
+  // Absolute directories searched for allocator libraries before the built-in ones; a restricted
+  // key (it chooses what is preloaded), so only the user's, the system's or a trusted file sets it.
+  Setting<std::vector<std::string>> library_dirs{};
   // family ("mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc") -> option -> value
   std::map<std::string, std::map<std::string, Setting<OptionValue>>> options;
   // variable -> value; nullopt unsets it

@@ -143,6 +143,7 @@ void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, con
     else
       j.key(logkey::signal).null();
   }
+  if (!setup.scratch.empty()) j.field(logkey::scratch_left_in_use, setup.scratch_left_in_use);
   j.field(logkey::status, out.started ? run::shell_status(out.status) : (out.exec_errno == ENOENT ? 127 : 126));
   write_verification(j, plan, setup.probed, probe_records);
   j.end_object();

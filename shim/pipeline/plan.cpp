@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "alloc/allocators.hpp"
@@ -101,11 +103,14 @@ void choose_allocator(Plan& plan) {
     lib = plan.allocator;
     if (!util::exists(lib)) plan.allocator_note = "library " + lib + " not found; running on the system allocator";
   } else if (auto* a = alloc::find(plan.allocator)) {
-    if (auto found = alloc::locate(*a, alloc::library_dirs()))
+    // The user's library_dirs first (a trusted setting), then the fixed ones.
+    std::vector<std::string> dirs = plan.loaded.settings.library_dirs.value;
+    dirs.insert(dirs.end(), alloc::library_dirs().begin(), alloc::library_dirs().end());
+    if (auto found = alloc::locate(*a, dirs))
       lib = *found;
     else
       plan.allocator_note = plan.allocator + " library not found (looked for " + a->sonames.front() + " in " +
-                            alloc::library_dirs().front() + " and the usual library directories); running on the "
+                            dirs.front() + " and the usual library directories); running on the "
                             "system allocator. Install it: apt-get install " + package_of(a->name);
   }
   if (lib.empty() || !plan.allocator_note.empty()) return;
@@ -136,7 +141,7 @@ void check_options(Plan& plan) {
 }
 
 // 6. Where the run goes: log, probe, scratch.
-void choose_destinations(Plan& plan, const paths::Files& files) {
+void choose_destinations(Plan& plan, const paths::Files& files, const std::vector<std::string>& env) {
   const auto& s = plan.loaded.settings;
   const std::string& log = s.log.value;
   plan.log_path = log == "off" ? "" : log.empty() ? run::default_log_path() : log;
@@ -144,11 +149,20 @@ void choose_destinations(Plan& plan, const paths::Files& files) {
   if (s.probe.value && util::exists(files.probe_library) && !plan.tool_path.empty() &&
       plan.preflight.blocker != "sanitizer")
     plan.probe_library = files.probe_library;
-  if (s.scratch.value) {
-    auto base = run::find_scratch_base(s.scratch_min_free_mb.value);
-    plan.scratch_base = base.dir;
-    plan.scratch_note = base.note;
+  if (!s.scratch.value) return;
+  // A temporary directory the user set is theirs (it may be on a disk for a reason, or be
+  // where they look for what a tool leaves): only an explicit "override" replaces it.
+  std::string mine = run::user_temp_dir(env);
+  if (!mine.empty() && !s.scratch_override.value) {
+    plan.scratch_note = "your " + mine + " is kept (scratch = \"override\" would replace it with a tmpfs directory)";
+    return;
   }
+  auto need = scratch_need(s);
+  auto base = run::find_scratch_base(need.bytes, need.rule);
+  plan.scratch_base = base.dir;
+  plan.scratch_note = base.note;
+  if (!mine.empty() && !base.dir.empty())
+    plan.scratch_note += "; replaces your " + mine + " (scratch = \"override\" from " + s.scratch_override.origin.str() + ")";
 }
 
 }  // namespace
@@ -162,7 +176,7 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   respect_callers_preload(plan, env);
   inspect_tool(plan, env);  // 4. may drop the allocator for glibc tunables: before the options check
   check_options(plan);
-  choose_destinations(plan, files);
+  choose_destinations(plan, files, env);
   return plan;
 }
 
@@ -180,6 +194,26 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
   if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
   return run::build_environment(in);
+}
+
+ScratchNeed scratch_need(const config::Settings& s) {
+  int64_t ram = run::ram_bytes();
+  double percent = s.scratch_min_free_percent.value;
+  ScratchNeed need{run::required_free_bytes(s.scratch_min_free_mb.value, percent, ram), ""};
+  char share[32];
+  std::snprintf(share, sizeof share, "%g", percent);
+  need.rule = need.bytes > (s.scratch_min_free_mb.value << 20)
+                  ? "scratch_min_free_percent = " + std::string(share) + " (of " + std::to_string(ram >> 20) + " MiB RAM)"
+                  : "scratch_min_free_mb = " + std::to_string(s.scratch_min_free_mb.value);
+  return need;
+}
+
+std::vector<std::string> sweep_bases(const Plan& plan) {
+  std::vector<std::string> bases = run::scratch_candidates();
+  // A probe directory is made even with scratch off: in $XDG_RUNTIME_DIR or /tmp.
+  for (const auto& b : {plan.scratch_base, probe_base(plan)})
+    if (!b.empty() && std::find(bases.begin(), bases.end(), b) == bases.end()) bases.push_back(b);
+  return bases;
 }
 
 }  // namespace pipeline

@@ -43,6 +43,18 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
 run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir,
                               const std::string& probe_file = "");
 
+// The free space a scratch base must have under these settings, and the rule that says so
+// ("scratch_min_free_percent = 10 of RAM") for the note when none has it.
+struct ScratchNeed {
+  int64_t bytes = 0;
+  std::string rule;
+};
+ScratchNeed scratch_need(const config::Settings& s);
+
+// Where directories of runs that ended without removing them may be (SIGKILLed; scratch left
+// to a daemon): the scratch candidates and the probe's base, each once.
+std::vector<std::string> sweep_bases(const Plan& plan);
+
 // The apt package that provides allocator `name` ("jemalloc" -> "libjemalloc2").
 std::string package_of(const std::string& name);
 

@@ -71,9 +71,11 @@ int check_plan(const Plan& plan) {
   // and edashim could not log either. The tool runs as it would without edashim, quietly.
   if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
   for (const auto& p : plan.loaded.problems) say(p.str());
-  for (const auto& f : plan.loaded.untrusted_files)
-    say(f + " is not trusted: its library paths, [env], path and log settings are ignored; trust it with: edashim trust " +
-        util::shell_quote(f));
+  for (const auto& f : plan.loaded.untrusted_files) {
+    auto it = plan.loaded.ignored.find(f);
+    std::string what = it == plan.loaded.ignored.end() ? "its restricted settings" : util::join(it->second, ", ");
+    say(f + " is not trusted: ignored " + what + "; trust it with: edashim trust " + util::shell_quote(f));
+  }
   if (plan.loaded.has_errors()) {
     if (plan.inv.strict) return 2;
     say("running " + plan.inv.tool + " without edashim's settings until that is fixed (bypass for good: EDASHIM=off)");
@@ -95,12 +97,16 @@ int check_plan(const Plan& plan) {
 RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::ProbeFile& probe) {
   RunSetup setup;
   setup.scratch_note = plan.scratch_note;
-  if (!plan.scratch_base.empty()) setup.scratch = run::make_scratch(plan.scratch_base, setup.scratch_note);
+  setup.keep_scratch = plan.loaded.settings.keep_scratch.value;
+  if (!plan.scratch_base.empty()) {
+    auto dir = run::make_scratch(plan.scratch_base, setup.keep_scratch, setup.scratch_note);
+    setup.scratch = dir.path;
+    setup.scratch_lock = dir.lock_fd;
+  }
   // The probe's records go to a private file, read back once the tool has ended.
   if (!plan.probe_library.empty() && !plan.log_path.empty()) probe = run::make_probe_file(probe_base(plan));
   setup.probed = !probe.file.empty();
   setup.env = plan_environment(plan, env, setup.scratch, probe.file);
-  setup.keep_scratch = plan.loaded.settings.keep_scratch.value;
   return setup;
 }
 
@@ -126,6 +132,7 @@ bool ours_to_blame(const run::Outcome& out) {
 [[noreturn]] void fall_back_to_exec(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, const run::Outcome& out) {
   run::read_and_remove_probe_file(probe);
   if (!setup.scratch.empty()) util::remove_tree(setup.scratch);
+  if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);  // not inherited: the environment untouched
   std::string why = std::string(out.pid <= 0 ? "fork: " : "exec: ") + std::strerror(out.exec_errno);
   say("could not start " + plan.inv.tool + " with edashim's settings (" + why + "); running it plain in its place, "
       "without timing or log figures");
@@ -159,14 +166,16 @@ int run_tool(const Invocation& inv) {
   bool logging = !plan.log_path.empty();
   util::JsonWriter record;
   auto while_running = [&](const run::Outcome& started) {
-    if (!plan.scratch_base.empty()) run::sweep_stale_scratch(plan.scratch_base);
+    for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
     if (logging) write_start(record, plan, setup, started);
   };
   run::Outcome out = run::launch(plan.tool_path, inv.argv, setup.env.env, while_running);
 
   if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
   std::string probe_records = run::read_and_remove_probe_file(probe);
-  if (!setup.scratch.empty() && !setup.keep_scratch) util::remove_tree(setup.scratch);
+  if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);
+  if (!setup.scratch.empty() && !setup.keep_scratch)
+    setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
   if (!out.started) say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
   if (logging) {
     if (record.str().empty()) write_start(record, plan, setup, out);  // vfork failed: the tool never ran

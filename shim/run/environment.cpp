@@ -126,7 +126,8 @@ EnvPlan build_environment(const EnvInputs& in) {
   }
 
   if (!s.locale.value.empty()) from_profile("LC_ALL", s.locale.value);
-  // The one exception: moving TMPDIR to a private tmpfs is what `scratch = true` is for.
+  // The one exception: a scratch is made only when the user set no TMPDIR, TMP or TEMP, or a
+  // trusted profile said scratch = "override" (pipeline/plan.cpp, choose_destinations).
   if (!in.scratch_dir.empty())
     for (const char* v : {"TMPDIR", "TMP", "TEMP"}) set(v, in.scratch_dir);
   for (const auto& [name, value] : s.env) from_profile(name, value.value);

@@ -38,6 +38,8 @@ inline constexpr std::string_view max_rss_kb = "max_rss_kb";
 inline constexpr std::string_view exit_code = "exit_code"; // null when it died of a signal
 inline constexpr std::string_view signal = "signal";       // null when it exited
 inline constexpr std::string_view status = "status";       // what a shell's $? shows
+// true: a process the tool left (a daemon) still held the scratch; a later run's sweep removes it
+inline constexpr std::string_view scratch_left_in_use = "scratch_left_in_use";
 inline constexpr std::string_view processes = "processes"; // the probe's records, or null
 inline constexpr std::string_view allocator_verified = "allocator_verified";
 inline constexpr std::string_view verification = "verification";

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "alloc/allocators.hpp"
+#include "run/scratch.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -88,22 +89,19 @@ Verification verify_allocator(const std::vector<ProbedProcess>& processes, const
 
 ProbeFile make_probe_file(const std::string& base) {
   ProbeFile f;
-  // Named like scratch directories, so that run::sweep_stale_scratch removes what a killed
-  // edashim left behind in the same base.
-  std::string templ = base + "/edashim-" + std::to_string(::getuid()) + "-" + std::to_string(::getpid()) + "-XXXXXX";
-  if (!::mkdtemp(templ.data())) {
-    f.error = "cannot create a directory in " + base + ": " + std::strerror(errno);
-    return f;
-  }
-  f.dir = templ;
-  f.file = templ + "/probe";
+  // Named and locked like scratch directories, so that run::sweep_stale_scratch removes what a
+  // killed edashim left behind, and nothing of a live run.
+  auto d = make_locked_dir(base, sweepable_prefix(::getuid()), f.error);
+  if (d.path.empty()) return f;
+  f.dir = d.path;
+  f.lock_fd = d.lock_fd;
+  f.file = d.path + "/probe";
   int fd = ::open(f.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     f.error = "cannot create " + f.file + ": " + std::strerror(errno);
     ::rmdir(f.dir.c_str());
-    f.dir.clear();
-    f.file.clear();
-    return f;
+    ::close(f.lock_fd);
+    return ProbeFile{{}, {}, f.error};
   }
   ::close(fd);
   return f;
@@ -113,6 +111,7 @@ std::string read_and_remove_probe_file(const ProbeFile& f) {
   if (f.file.empty()) return "";
   std::string text = util::read_file(f.file, 64 << 20).value_or("");
   util::remove_tree(f.dir);
+  if (f.lock_fd >= 0) ::close(f.lock_fd);  // after the removal: no sweep can take it half-deleted
   return text;
 }
 

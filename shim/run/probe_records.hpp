@@ -37,6 +37,7 @@ Verification verify_allocator(const std::vector<ProbedProcess>& processes, const
 struct ProbeFile {
   std::string dir, file;  // empty when it could not be created (the run goes on unprobed)
   std::string error;
+  int lock_fd = -1;       // edashim's lock on dir for the run (run/scratch.hpp): no sweep removes it
 };
 ProbeFile make_probe_file(const std::string& base);
 std::string read_and_remove_probe_file(const ProbeFile& f);

@@ -1,13 +1,15 @@
 #include "run/scratch.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <linux/magic.h>
-#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,6 +17,24 @@
 #include "util/strings.hpp"
 
 namespace run {
+
+int64_t required_free_bytes(int64_t min_free_mb, double min_free_percent, int64_t ram) {
+  int64_t by_mb = min_free_mb * (int64_t(1) << 20);
+  int64_t by_ram = ram > 0 ? int64_t(std::ceil(double(ram) * min_free_percent / 100.0)) : 0;
+  return by_mb > by_ram ? by_mb : by_ram;
+}
+
+std::string user_temp_dir(const std::vector<std::string>& env) {
+  for (const char* name : {"TMPDIR", "TMP", "TEMP"})
+    for (const auto& e : env)
+      if (e.size() > std::strlen(name) + 1 && util::starts_with(e, std::string(name) + "=")) return e;
+  return "";
+}
+
+int64_t ram_bytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? int64_t(pages) * size : 0;
+}
 
 std::vector<std::string> scratch_candidates() {
   if (const char* t = std::getenv("EDASHIM_SCRATCH_BASES"); t && *t) {
@@ -28,9 +48,11 @@ std::vector<std::string> scratch_candidates() {
   return candidates;
 }
 
-ScratchBase find_scratch_base(int64_t min_free_mb) { return find_scratch_base(min_free_mb, scratch_candidates()); }
+ScratchBase find_scratch_base(int64_t min_free_bytes, const std::string& rule) {
+  return find_scratch_base(min_free_bytes, rule, scratch_candidates());
+}
 
-ScratchBase find_scratch_base(int64_t min_free_mb, const std::vector<std::string>& candidates) {
+ScratchBase find_scratch_base(int64_t min_free_bytes, const std::string& rule, const std::vector<std::string>& candidates) {
   std::vector<std::string> why;
   for (const auto& dir : candidates) {
     struct statfs fs;
@@ -46,38 +68,114 @@ ScratchBase find_scratch_base(int64_t min_free_mb, const std::vector<std::string
       why.push_back(dir + ": not writable");
       continue;
     }
-    int64_t free_mb = int64_t(fs.f_bavail) * int64_t(fs.f_bsize) / (1 << 20);
-    if (free_mb < min_free_mb) {
-      why.push_back(dir + ": " + std::to_string(free_mb) + " MiB free, scratch_min_free_mb is " +
-                    std::to_string(min_free_mb));
+    int64_t free_bytes = int64_t(fs.f_bavail) * int64_t(fs.f_bsize);
+    if (free_bytes < min_free_bytes) {
+      why.push_back(dir + ": " + std::to_string(free_bytes >> 20) + " MiB free, " + rule + " asks for " +
+                    std::to_string(min_free_bytes >> 20) + " MiB");
       continue;
     }
-    return {dir, "tmpfs " + dir + " (" + std::to_string(free_mb) + " MiB free)"};
+    return {dir, "tmpfs " + dir + " (" + std::to_string(free_bytes >> 20) + " MiB free)"};
   }
   return {"", "no usable tmpfs (" + util::join(why, "; ") + "); TMPDIR left as it was"};
 }
 
-std::string make_scratch(const std::string& base, std::string& note) {
-  std::string templ = base + "/edashim-" + std::to_string(::getuid()) + "-" + std::to_string(::getpid()) + "-XXXXXX";
-  if (!::mkdtemp(templ.data())) {  // mkdtemp creates it 0700
-    note = "cannot create a scratch directory in " + base + ": " + std::strerror(errno) + "; TMPDIR left as it was";
-    return "";
+std::string sweepable_prefix(uid_t uid) { return "edashim-" + std::to_string(uid) + "-"; }
+std::string kept_prefix(uid_t uid) { return "edashim-kept-" + std::to_string(uid) + "-"; }
+
+bool is_sweepable_name(const std::string& name, uid_t uid) {
+  std::string prefix = sweepable_prefix(uid);
+  // edashim-<uid>-<pid>-XXXXXX: the pid is part of the name for people, not for the sweep.
+  return util::starts_with(name, prefix) && name.size() > prefix.size() && std::isdigit((unsigned char)name[prefix.size()]);
+}
+
+namespace {
+
+// The lock of an existing directory, without waiting; -1 when another holds it or it is not
+// ours to take (a link, another user's). Close-on-exec.
+int try_lock(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || st.st_uid != ::getuid() || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return -1;
   }
-  return templ;
+  return fd;
+}
+
+// True when `path` still names the directory open as `fd` (a sweep may have removed it, or
+// removed it and another run made one of the same name, between our mkdtemp and flock).
+bool still_there(const std::string& path, int fd) {
+  struct stat a, b;
+  return ::fstat(fd, &a) == 0 && a.st_nlink > 0 && ::lstat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+}  // namespace
+
+LockedDir make_locked_dir(const std::string& base, const std::string& prefix, std::string& error) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::string templ = base + "/" + prefix + std::to_string(::getpid()) + "-XXXXXX";
+    if (!::mkdtemp(templ.data())) {  // mkdtemp creates it 0700
+      error = "cannot create a directory in " + base + ": " + std::strerror(errno);
+      return {};
+    }
+    int fd = ::open(templ.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+      error = "cannot lock " + templ + ": " + std::strerror(errno);
+      ::rmdir(templ.c_str());
+      return {};
+    }
+    if (fd < 0) continue;  // swept before we opened it
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd};
+    ::close(fd);  // a sweep holds it (and deletes it) or already did: take another name
+  }
+  error = "cannot lock a directory in " + base + " (each one was taken by a concurrent sweep)";
+  return {};
+}
+
+LockedDir make_scratch(const std::string& base, bool kept, std::string& note) {
+  std::string error;
+  LockedDir d = make_locked_dir(base, kept ? kept_prefix(::getuid()) : sweepable_prefix(::getuid()), error);
+  if (d.path.empty()) {
+    note = "scratch: " + error + "; TMPDIR left as it was";
+    return d;
+  }
+  // The tool's processes inherit the lock: a daemon the tool leaves keeps its TMPDIR (edashim
+  // removes it at the end only if it can take the lock; else a later run's sweep does, once the
+  // daemon has ended). Moved to 64 or above, out of the way of descriptors a tool numbers itself.
+  // Under a `ulimit -n` of 64 or less it stays close-on-exec: a descriptor handed down there would
+  // take one of the few the tool has (a dynamic tool then failed to load libc under ulimit -n 5),
+  // and the scratch is removed at the end as before, daemon or not.
+  int high = ::fcntl(d.lock_fd, F_DUPFD, 64);
+  if (high >= 0) {
+    ::close(d.lock_fd);
+    d.lock_fd = high;  // F_DUPFD leaves close-on-exec clear
+  }
+  return d;
+}
+
+Removal remove_if_unlocked(const std::string& dir) {
+  int fd = try_lock(dir);
+  if (fd < 0) return util::is_directory(dir) ? Removal::in_use : Removal::gone;
+  util::remove_tree(dir);
+  ::close(fd);
+  return Removal::removed;
 }
 
 void sweep_stale_scratch(const std::string& base) {
   DIR* d = ::opendir(base.c_str());
   if (!d) return;
-  std::string prefix = "edashim-" + std::to_string(::getuid()) + "-";
+  uid_t uid = ::getuid();
   while (auto* e = ::readdir(d)) {
     std::string name = e->d_name;
-    if (!util::starts_with(name, prefix)) continue;
-    long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid <= 0 || (::kill(pid_t(pid), 0) == 0 || errno == EPERM)) continue;  // owner still alive
+    if (!is_sweepable_name(name, uid)) continue;
     std::string path = base + "/" + name;
-    struct stat st;
-    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid()) util::remove_tree(path);
+    // Only what nobody locks: a live run (in any PID namespace) or a daemon it left holds it.
+    int fd = try_lock(path);
+    if (fd < 0) continue;
+    util::remove_tree(path);
+    ::close(fd);
   }
   ::closedir(d);
 }

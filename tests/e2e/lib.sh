@@ -19,6 +19,8 @@ new_sandbox() {
   export HOME=$SB/home XDG_CONFIG_HOME=$SB/home/.config XDG_STATE_HOME=$SB/home/.local/state
   export XDG_CACHE_HOME=$SB/home/.cache
   unset EDASHIM EDASHIM_PROFILE EDASHIM_ALLOCATOR EDASHIM_LOG __EDASHIM_CHAIN LD_PRELOAD MALLOC_CONF
+  # The suites assume the default temporary directory unless a test sets one (issue 12, item 11).
+  unset TMPDIR TMP TEMP EDASHIM_SCRATCH_BASES
   export PATH=$SB/shims:$SB/real:/usr/local/bin:/usr/bin:/bin
   LOG=$XDG_STATE_HOME/edashim/runs.jsonl
   cp "$HELPER" "$SB/real/mytool"

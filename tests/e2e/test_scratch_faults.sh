@@ -15,10 +15,17 @@ mount_tmpfs() {  # DIR OPTIONS
 }
 MOUNTS=()
 
+# The user's own configuration: an untrusted project file may not override a TMPDIR.
+config() {
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf "$1" > "$XDG_CONFIG_HOME/edashim/config.toml"
+}
+
 setup() {
   cp "$FAULT" "$SB/real/ftool"
   shim ftool
-  printf 'scratch = true\nscratch_min_free_mb = 0\n' > .edashim.toml
+  # "override": the user's TMPDIR below is replaced when a base is usable (issue 12 item 11).
+  config 'scratch = "override"\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\n'
   mkdir -p "$SB/usertmp"
   export TMPDIR=$SB/usertmp
 }
@@ -58,10 +65,24 @@ test_scratch_base_not_tmpfs_or_too_small_runs_with_the_users_tmpdir() {
   out=$(EDASHIM_SCRATCH_BASES=$notmpfs mytool env TMPDIR)
   expect_eq "$out" "TMPDIR=$SB/usertmp" "not tmpfs: the user's TMPDIR"
   expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "$notmpfs: not tmpfs" "the log says why"
-  printf 'scratch = true\nscratch_min_free_mb = 100000000\n' > .edashim.toml
+  config 'scratch = "override"\nscratch_min_free_mb = 100000000\n'
   out=$(EDASHIM_SCRATCH_BASES=/dev/shm mytool env TMPDIR)
   expect_eq "$out" "TMPDIR=$SB/usertmp" "too small: the user's TMPDIR"
-  expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "scratch_min_free_mb is 100000000" "the log says why"
+  expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "scratch_min_free_mb = 100000000 asks for 100000000 MiB" "the log says why"
+}
+
+test_the_free_space_asked_for_is_a_share_of_ram_not_a_fixed_size() {
+  setup
+  # 300 MiB: more than the 256 MiB once required, less than 10 % of any machine with 4 GiB.
+  mount_tmpfs "$SB/mid" size=300m || skip "needs root to mount tmpfs"
+  [ "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" -ge $((4 << 20)) ] || skip "needs 4 GiB of RAM"
+  config 'scratch = "override"\n'
+  out=$(EDASHIM_SCRATCH_BASES=$SB/mid mytool env TMPDIR)
+  expect_eq "$out" "TMPDIR=$SB/usertmp" "less than 10 % of RAM free (the default): the user's TMPDIR"
+  expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "scratch_min_free_percent = 10 (of " "the log says why"
+  config 'scratch = "override"\nscratch_min_free_percent = 0.1\n'
+  out=$(EDASHIM_SCRATCH_BASES=$SB/mid mytool env TMPDIR)
+  expect_contains "$out" "TMPDIR=$SB/mid/edashim-" "a smaller share: the tmpfs"
 }
 
 test_read_only_scratch_base_runs_with_the_users_tmpdir() {
@@ -79,7 +100,7 @@ test_read_only_scratch_base_runs_with_the_users_tmpdir() {
 test_keep_scratch_on_a_full_tmpfs_keeps_the_files_and_logs_the_path() {
   setup
   mount_tmpfs "$SB/tiny" size=128k || skip "needs root to mount tmpfs"
-  printf 'scratch = true\nscratch_min_free_mb = 0\nkeep_scratch = true\n' > .edashim.toml
+  config 'scratch = "override"\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\nkeep_scratch = true\n'
   EDASHIM_SCRATCH_BASES=$SB/tiny ftool fill >/dev/null
   local dir; dir=$(last_log "$LOG" 'j["scratch"]["dir"]')
   expect_contains "$dir" "$SB/tiny/edashim-" "path logged"

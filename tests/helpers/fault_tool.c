@@ -1,8 +1,9 @@
 // A stand-in tool for the hardening suites: what helper_tool does not do. Catches one signal
 // and then dies of it (so the status is the one the signal gives), forks a daemon, fills its
-// TMPDIR until the disk is full, reads a line from a pipe or a terminal; counts every delivery
-// of a signal with its value, signals its parent, stops itself, dies of a signal; and, as a
-// sender, queues a signal with a value.
+// TMPDIR until the disk is full, reads a line from a pipe or a terminal, keeps a file in its
+// TMPDIR (from the main process, or from a daemon that outlives it); counts every delivery of
+// a signal with its value, signals its parent, stops itself, dies of a signal, says what it
+// sees of its parent; and, as a sender, queues a signal with a value.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +49,7 @@ static int is_stop(int sig) { return sig == SIGTSTP || sig == SIGTTIN || sig == 
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s catch SIG FILE | daemon PIDFILE | fill | readline\n", argv[0]);
+    fprintf(stderr, "usage: %s catch SIG FILE | daemon PIDFILE | fill | readline | hold-tmp SECS | late-tmp FILE SECS\n", argv[0]);
     return 2;
   }
   const char* mode = argv[1];
@@ -179,6 +180,41 @@ int main(int argc, char** argv) {
     snprintf(text, sizeof text, "%d\n", (int)getpid());
     write_file(argv[2], text);
     sleep_seconds(30);
+    return 0;
+  }
+  if (!strcmp(mode, "hold-tmp") && argc == 3) {
+    // Writes $TMPDIR/mine, waits SECS, then checks it is still there: prints "kept" (exit 0)
+    // or "lost" (exit 1), as a tool whose temporary file vanished under it would fail.
+    const char* t = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mine", t ? t : "/tmp");
+    write_file(path, "x");
+    sleep_seconds(atof(argv[2]));
+    struct stat st;
+    int kept = stat(path, &st) == 0;
+    printf("%s\n", kept ? "kept" : "lost");
+    return kept ? 0 : 1;
+  }
+  if (!strcmp(mode, "late-tmp") && argc == 4) {
+    // The parent exits 0 at once; the child detaches, waits SECS, writes $TMPDIR/late (as a
+    // daemon or a build server does long after its starter ended) and writes "ok" or the
+    // errno name to FILE.
+    pid_t pid = fork();
+    if (pid < 0) return 91;
+    if (pid > 0) return 0;
+    setsid();
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    sleep_seconds(atof(argv[3]));
+    const char* t = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/late", t ? t : "/tmp");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    char text[64];
+    snprintf(text, sizeof text, "%s\n", fd >= 0 && write(fd, "x", 1) == 1 ? "ok" : strerrorname_np(errno));
+    write_file(argv[2], text);
     return 0;
   }
   if (!strcmp(mode, "fill")) {

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "config/config_file.hpp"
 #include "config/load.hpp"
 #include "config_fixture.hpp"
 #include "temp_dir.hpp"
@@ -102,7 +104,7 @@ TEST_CASE("Wrong types and unknown allocators are errors that say what would be 
   t.write("user/config.toml", "scratch = \"yes\"\nallocator = \"jemaloc\"\n");
   auto loaded = config::load(request_in(t));
   CHECK(mentions(loaded, ":1:"));
-  CHECK(mentions(loaded, "'scratch' must be true or false"));
+  CHECK(mentions(loaded, "'scratch' must be true, false or \"override\""));
   CHECK(mentions(loaded, "unknown allocator 'jemaloc'; did you mean 'jemalloc'?"));
 }
 
@@ -190,4 +192,97 @@ TEST_CASE("Comments are dropped before parsing without touching a '#' inside a s
   auto broken = config::load(request_in(t));
   REQUIRE(broken.has_errors());
   CHECK(broken.problems[0].line == 5);
+}
+
+// Issue 12 item 3: a .edashim.toml that is a link to a trusted file elsewhere was trusted at
+// its target, so a cloned repository could borrow that file's [env] and path.
+TEST_CASE("Config: trust belongs to the path where the file was found, not a link's target", "[config][trust]") {
+  TempDir t;
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t, "yosys", &store);
+  auto trusted = t.write("mine/.edashim.toml", "[env]\nSECRET = \"1\"\n");
+  std::string error;
+  REQUIRE(store.trust(config::trust_key(trusted), "[env]\nSECRET = \"1\"\n", error));
+  REQUIRE(::symlink(trusted.c_str(), (t.path + "/proj/.edashim.toml").c_str()) == 0);
+  auto loaded = config::load(r);
+  CHECK_FALSE(loaded.settings.env.count("SECRET"));
+  REQUIRE(loaded.untrusted_files.size() == 1);
+  CHECK(loaded.untrusted_files[0] == t.path + "/proj/.edashim.toml");
+  // Trusted where the user trusts the link, it applies there.
+  REQUIRE(store.trust(config::trust_key(t.path + "/proj/.edashim.toml"), "[env]\nSECRET = \"1\"\n", error));
+  loaded = config::load(r);
+  CHECK(loaded.settings.env.count("SECRET"));
+}
+
+// Issue 12 item 5: a FIFO (or another non-regular file) on the walk made every run below it
+// run plain; it is skipped with a word and the rest of the configuration applies.
+TEST_CASE("Config: a project file that is not a regular file is skipped, the rest applies", "[config][hardening]") {
+  TempDir t;
+  auto r = request_in(t);
+  REQUIRE(::mkfifo((t.path + "/proj/.edashim.toml").c_str(), 0644) == 0);
+  t.write("proj/sub/.edashim.toml", "locale = \"C\"\n");
+  auto loaded = config::load(r);
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.locale.value == "C");
+  CHECK(mentions(loaded, t.path + "/proj/.edashim.toml: warning: skipped: not a regular file"));
+  ::unlink((t.path + "/proj/.edashim.toml").c_str());
+  REQUIRE(::mkdir((t.path + "/proj/.edashim.toml").c_str(), 0755) == 0);
+  loaded = config::load(r);
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.locale.value == "C");
+}
+
+// Issue 12 item 6: explicit library directories come only from trusted sources.
+TEST_CASE("Config: library_dirs is a list of absolute directories, restricted in untrusted project files", "[config][trust]") {
+  TempDir t;
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t, "yosys", &store);
+  t.write("user/config.toml", "library_dirs = [\"/opt/jemalloc/lib\", \"/opt/mi\"]\n");
+  auto loaded = config::load(r);
+  REQUIRE_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.library_dirs.value == std::vector<std::string>{"/opt/jemalloc/lib", "/opt/mi"});
+  t.write("user/config.toml", "library_dirs = [\"lib\"]\n");
+  loaded = config::load(r);
+  CHECK(mentions(loaded, "config.toml:1:16: error: 'library_dirs' must be a list of absolute directories"));
+  t.write("user/config.toml", "");
+  auto project = t.write("proj/.edashim.toml", "library_dirs = [\"/evil\"]\n");
+  loaded = config::load(r);
+  CHECK(loaded.settings.library_dirs.value.empty());
+  REQUIRE(loaded.ignored.count(project));
+  CHECK(loaded.ignored.at(project) == std::vector<std::string>{"library_dirs"});
+}
+
+TEST_CASE("scratch = \"override\" and scratch_min_free_percent are read and checked (issue 12 item 11)", "[config]") {
+  TempDir t;
+  t.write("user/config.toml", "scratch = \"override\"\nscratch_min_free_percent = 2.5\n");
+  auto loaded = config::load(request_in(t));
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.scratch.value);
+  CHECK(loaded.settings.scratch_override.value);
+  CHECK(loaded.settings.scratch_min_free_percent.value == 2.5);
+  // A nearer layer's plain true keeps the user's TMPDIR again.
+  t.write("proj/.edashim.toml", "scratch = true\n");
+  loaded = config::load(request_in(t));
+  CHECK(loaded.settings.scratch.value);
+  CHECK_FALSE(loaded.settings.scratch_override.value);
+  CHECK(config::Settings{}.scratch_min_free_percent.value == 10);  // the default: 10 % of RAM
+  t.write("user/config.toml", "scratch = \"always\"\nscratch_min_free_percent = 101\n");
+  loaded = config::load(request_in(t));
+  CHECK(mentions(loaded, "'scratch' must be true, false or \"override\""));
+  CHECK(mentions(loaded, "'scratch_min_free_percent' must be a share of RAM between 0 and 100"));
+  t.write("user/config.toml", "scratch_min_free_mb = 9223372036854775807\n");  // would overflow in bytes
+  loaded = config::load(request_in(t));
+  CHECK(mentions(loaded, "'scratch_min_free_mb' must be a whole number of MiB between 0 and 1073741824"));
+}
+
+TEST_CASE("An untrusted project file cannot say scratch = \"override\"", "[config][trust]") {
+  TempDir t;
+  t.write("proj/.edashim.toml", "scratch = \"override\"\n");
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t);
+  r.trust = &store;
+  auto loaded = config::load(r);
+  CHECK_FALSE(loaded.has_errors());
+  CHECK_FALSE(loaded.settings.scratch_override.value);
+  CHECK(loaded.untrusted_files.size() == 1);
 }
