@@ -103,7 +103,7 @@ void merge_copies(int sig, const siginfo_t* first) {
   struct timespec now {};
   siginfo_t again;
   while (::sigtimedwait(&set, &again, &now) == sig) {
-      if (again.si_code == first->si_code && again.si_pid == first->si_pid) continue;
+    if (again.si_code == first->si_code && again.si_pid == first->si_pid) continue;
     on_signal(sig, &again, nullptr);
     return;
   }
