@@ -1,8 +1,11 @@
 // Fuzzes the profile loader (config::load) on one config file of arbitrary bytes, read as the
 // user's file (every key allowed), as an untrusted project file, or as a --profile path; then
-// builds the tool's environment from what was loaded. Must never crash, hang or leak.
+// builds the tool's environment from what was loaded. Must never crash, hang or leak, and no
+// option value may be kept that its grammar refuses.
+#include <cctype>
 #include <cstdint>
 
+#include "alloc/options.hpp"
 #include "config/load.hpp"
 #include "fuzz_common.hpp"
 #include "run/environment.hpp"
@@ -27,6 +30,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   write_whole(file, data + 1, size - 1);
   auto loaded = config::load(r);
   for (const auto& p : loaded.problems) (void)p.str();
+  // Whatever the file said, an option value kept is one its grammar allows, and an untrusted
+  // file keeps no restricted option (issue 12 item 1).
+  for (const auto& [family, options] : loaded.settings.options)
+    for (const auto& [name, value] : options) {
+      if (alloc::check_value(family, name, value.value)) __builtin_trap();
+      if (role == 1 && alloc::restricted_option(family, name)) __builtin_trap();
+      for (char c : name)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) __builtin_trap();
+    }
   run::EnvInputs in;
   in.current = {"PATH=/usr/bin", "LD_PRELOAD=/usr/lib/libjemalloc.so.2", "MALLOC_CONF=abc", "GLIBC_TUNABLES=glibc.malloc.arena_max=2"};
   in.settings = &loaded.settings;

@@ -31,7 +31,7 @@ if [[ ! -f $build/CMakeCache.txt ]]; then
     { cat "$build.configure.log" >&2; exit 1; }
 fi
 if ((${#targets[@]} == 0)); then
-  targets=(fuzz_config fuzz_environment fuzz_elf)
+  targets=(fuzz_config fuzz_environment fuzz_elf fuzz_version fuzz_trust)
   [[ -f $src/shim/tool/inspect.hpp ]] && targets+=(fuzz_inspect)
 fi
 cmake --build "$build" -j"${FUZZ_BUILD_JOBS:-2}" --target "${targets[@]}" >"$build/fuzz-build.log" 2>&1 ||

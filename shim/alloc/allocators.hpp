@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "alloc/option_value.hpp"
+#include "alloc/options.hpp"  // the options each allocator takes
 
 namespace alloc {
 
@@ -19,9 +19,10 @@ const std::vector<Allocator>& known();
 const Allocator* find(std::string_view name);
 std::vector<std::string> known_names();  // including "system"
 
-// Directories searched for allocator libraries: libc's own directory first, then the usual
-// multiarch and /usr/local ones, then ld.so.conf.d entries. Other distributions put the
-// libraries elsewhere, so nothing here is a single hard-coded path.
+// Directories searched for allocator libraries: absolute paths fixed at build time (the
+// install libdir and the multiarch directories), then the usual ones, then ld.so.conf.d
+// entries; never a directory derived from where edashim was started. A library elsewhere is
+// named by its absolute path in a trusted file (allocator = "/path/libx.so").
 const std::vector<std::string>& library_dirs();
 
 // First existing library for `a` in `dirs`.
@@ -35,13 +36,5 @@ std::string allocator_of_library(std::string_view path);
 
 // Version as far as the library's real file name tells it ("2.0" for libmimalloc.so.2.0).
 std::string version_of(const std::string& library_path);
-
-// Checks one option of a family against the installed version. Returns the problem, if any,
-// in words a user can act on (unknown names say the version and what to write instead).
-std::optional<std::string> check_option(const std::string& family, const std::string& version,
-                                        const std::string& name, const OptionValue& value);
-
-// Option families, in the order tables may appear in a profile.
-const std::vector<std::string>& option_families();
 
 }  // namespace alloc

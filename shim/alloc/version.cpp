@@ -23,7 +23,9 @@ std::optional<uint32_t> constant_returned_by(std::string_view image, std::string
   auto info = elf::parse(image);
   if (!sym || !sym->defined || !info) return std::nullopt;
   auto off = elf::file_offset(image, sym->value);
-  if (!off || *off + 8 > image.size()) return std::nullopt;
+  // Written so that nothing wraps: *off is at most image.size() (elf::file_offset), but the
+  // check should not rest on that.
+  if (!off || *off > image.size() || image.size() - *off < 8) return std::nullopt;
   auto code = reinterpret_cast<const unsigned char*>(image.data() + *off);
   if (info->machine == EM_X86_64 && code[0] == 0xb8 && code[5] == 0xc3) {
     uint32_t v;
@@ -53,10 +55,12 @@ std::string version_after(std::string_view image, std::string_view marker) {
 
 std::string jemalloc_version(std::string_view image) {
   // "5.3.0-0-g<40 hex>": the git-describe string jemalloc's build writes into JEMALLOC_VERSION.
-  auto digits = [&](size_t& i) {  // walks back over digits ending before i; true if any
+  // Walks back over digits ending before i; true if 1 to 9 of them (a longer run is not a
+  // version part: fuzz_version found a 60-digit "version").
+  auto digits = [&](size_t& i) {
     size_t start = i;
-    while (i > 0 && std::isdigit((unsigned char)image[i - 1])) --i;
-    return i < start;
+    while (i > 0 && start - i <= 9 && std::isdigit((unsigned char)image[i - 1])) --i;
+    return i < start && start - i <= 9;
   };
   for (size_t pos = image.find("-g"); pos != std::string_view::npos; pos = image.find("-g", pos + 2)) {
     if (pos + 2 + 40 > image.size()) break;

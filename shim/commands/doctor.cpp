@@ -222,7 +222,8 @@ int doctor(const std::string& dir_arg) {
   }
   for (const auto& [path, state] : files) std::printf("           %s  %s\n", path.c_str(), state.c_str());
   for (const auto& f : untrusted)
-    r.problem(f + " is not trusted, so its library paths, [env], path and log settings are ignored",
+    r.problem(f + " is not trusted, so its restricted settings (library paths, [env], path, log, allocator options that "
+                  "write files or abort) are ignored",
               "read it, then: edashim trust " + util::shell_quote(f));
 
   // ---- scratch space and the run log

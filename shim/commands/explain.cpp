@@ -96,6 +96,7 @@ int explain(const pipeline::Invocation& inv) {
   if (!plan.preloaded_by_caller.empty())
     std::printf("  %-20s your LD_PRELOAD already has %s: you chose that allocator, so edashim adds none "
                 "(and none of its options)\n", "  not added", plan.preloaded_by_caller.c_str());
+  if (!s.library_dirs.value.empty()) row("library_dirs", util::join(s.library_dirs.value, ":"), s.library_dirs.origin);
   row("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
   row("scratch", !s.scratch.value ? "off" : s.scratch_override.value ? "tmpfs, override your TMPDIR" : "tmpfs", s.scratch.origin);
   if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());
@@ -125,8 +126,11 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("\nproblems:\n");
     for (const auto& p : plan.loaded.problems) std::printf("  %s\n", p.str().c_str());
   }
-  for (const auto& f : plan.loaded.untrusted_files)
+  for (const auto& f : plan.loaded.untrusted_files) {
+    auto it = plan.loaded.ignored.find(f);
     std::printf("\nnot trusted: %s (trust it with: edashim trust %s)\n", f.c_str(), util::shell_quote(f).c_str());
+    if (it != plan.loaded.ignored.end()) std::printf("  ignored: %s\n", util::join(it->second, ", ").c_str());
+  }
   return plan.loaded.has_errors() || plan.tool_path.empty() ? 1 : 0;
 }
 

@@ -4,17 +4,18 @@
 
 #include <cstdio>
 
-#include "pipeline/plan.hpp"
+#include "config/config_file.hpp"
 #include "config/load.hpp"
 #include "config/trust.hpp"
+#include "pipeline/plan.hpp"
 #include "util/fs.hpp"
 
 namespace commands {
 
 int trust(const std::string& file_arg, bool untrust) {
   std::string file = file_arg;
+  char cwd[4096];
   if (file.empty()) {
-    char cwd[4096];
     auto files = config::project_files(::getcwd(cwd, sizeof cwd) ? cwd : "/");
     if (files.empty()) {
       std::fprintf(stderr, "edashim: no .edashim.toml in this directory or above it; name the file: edashim %s FILE\n",
@@ -22,32 +23,42 @@ int trust(const std::string& file_arg, bool untrust) {
       return 1;
     }
     file = files.back();
+  } else if (file[0] != '/') {
+    file = std::string(::getcwd(cwd, sizeof cwd) ? cwd : ".") + "/" + file;
   }
-  auto real = util::real_path(file);
-  if (!real) {
-    std::fprintf(stderr, "edashim: %s: no such file\n", file.c_str());
+  // Trust is pinned to where the file is found (a link as that link), as the loader asks.
+  std::string key = config::trust_key(file);
+  if (key.empty() && untrust) key = file;  // a file whose directory is gone can still be untrusted
+  if (key.empty()) {
+    std::fprintf(stderr, "edashim: %s: no such directory\n", file.c_str());
     return 1;
   }
   config::TrustStore store(paths::Files::discover().trust_file);
   std::string error;
   if (untrust) {
-    if (!store.untrust(*real, error)) {
+    if (!store.untrust(key, error)) {
       std::fprintf(stderr, "edashim: %s\n", error.c_str());
       return 1;
     }
-    std::fprintf(stderr, "edashim: no longer trusted: %s\n", real->c_str());
+    std::fprintf(stderr, "edashim: no longer trusted: %s\n", key.c_str());
     return 0;
   }
-  auto content = util::read_file(*real, 1 << 20);
-  if (!content) {
-    std::fprintf(stderr, "edashim: cannot read %s\n", real->c_str());
+  // The same checks the loader applies, on the descriptor whose bytes are hashed.
+  auto read = config::read_config_file(key, true);
+  if (!read.found) {
+    std::fprintf(stderr, "edashim: %s: no such file\n", key.c_str());
     return 1;
   }
-  if (!store.trust(*real, *content, error)) {
+  if (!read.ok()) {
+    std::fprintf(stderr, "edashim: %s: not trusted: %s\n", key.c_str(),
+                 (read.refused.empty() ? "cannot read it: " + read.why : read.refused).c_str());
+    return 1;
+  }
+  if (!store.trust(key, read.content, error)) {
     std::fprintf(stderr, "edashim: %s\n", error.c_str());
     return 1;
   }
-  std::fprintf(stderr, "edashim: trusted %s as it is now; any edit revokes this.\n", real->c_str());
+  std::fprintf(stderr, "edashim: trusted %s as it is now; any edit revokes this.\n", key.c_str());
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "alloc/allocators.hpp"
+#include "config/config_file.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -24,7 +25,7 @@ bool Loaded::has_errors() const {
 const std::vector<std::string>& layer_keys() {
   static const std::vector<std::string> keys = {
       "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "scratch_min_free_percent", "probe", "log", "path",
-      "env", "tool", "profile", "log_max_mb", "log_keep", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
+      "env", "tool", "profile", "log_max_mb", "log_keep", "library_dirs", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   return keys;
 }
 
@@ -36,6 +37,8 @@ bool is_restricted(const std::string& key, const toml::node& value) {
   if (key == "env" || key == "path" || key == "log") return true;
   // A cloned project must not be able to shrink the user's run history away either.
   if (key == "log_max_mb" || key == "log_keep") return true;
+  // Where allocator libraries are looked for chooses what is preloaded, like a library path.
+  if (key == "library_dirs") return true;
   if (key == "allocator") {
     auto s = value.value<std::string>();
     return s && s->find('/') != std::string::npos;
@@ -45,7 +48,13 @@ bool is_restricted(const std::string& key, const toml::node& value) {
   return false;
 }
 
-// Whether a file's root, [tool.X] or [profile.X] sections hold any restricted key.
+bool is_option_family(const std::string& key) {
+  auto& families = alloc::option_families();
+  return std::find(families.begin(), families.end(), key) != families.end();
+}
+
+// Whether a file's root, [tool.X] or [profile.X] sections hold any restricted key, or an
+// allocator option that writes files, aborts or changes the exit status (alloc/options.cpp).
 bool has_restricted(const toml::table& t) {
   for (const auto& [k, v] : t) {
     std::string key(k.str());
@@ -54,9 +63,20 @@ bool has_restricted(const toml::table& t) {
         if (section.is_table() && has_restricted(*section.as_table())) return true;
     } else if (is_restricted(key, v)) {
       return true;
+    } else if (is_option_family(key) && v.is_table()) {
+      for (const auto& [name, _] : *v.as_table())
+        if (alloc::restricted_option(key, std::string(name.str()))) return true;
     }
   }
   return false;
+}
+
+// An option name is letters, digits and '_' (then lowercased): anything else would be pasted into
+// MALLOC_CONF or an environment variable's name as it is.
+bool valid_option_name(const std::string& name) {
+  return !name.empty() && name.size() < 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
 }
 
 struct FileContext {
@@ -65,6 +85,7 @@ struct FileContext {
   bool trusted = true;       // false: an untrusted project file
   bool ignored_restricted = false;
   std::vector<Problem>* problems;
+  std::vector<std::string> ignored;  // what an untrusted file set that was ignored, for the message
 };
 
 Origin origin_of(const FileContext& f, const toml::node& n) { return {f.path, int(n.source().begin.line)}; }
@@ -101,7 +122,7 @@ bool valid_env_name(const std::string& name) {
   return !name.empty() && name.size() < 256 && name.find('=') == std::string::npos && !has_nul(name);
 }
 
-void apply_key(const FileContext& f, const std::string& key, const toml::node& n, Settings& s, bool in_tool) {
+void apply_key(FileContext& f, const std::string& key, const toml::node& n, Settings& s, bool in_tool) {
   Origin o = origin_of(f, n);
   // TOML allows "\u0000" in strings; every string here ends up in a C string (a path, an
   // environment entry), where it would silently cut the value short.
@@ -169,6 +190,20 @@ void apply_key(const FileContext& f, const std::string& key, const toml::node& n
     if (!i || *i < 0 || *i > 100) return report(f, n, "'log_keep' must be an integer from 0 to 100 (rotated logs kept)");
     return s.log_keep.set(*i, o);
   }
+  if (key == "library_dirs") {
+    auto* a = n.as_array();
+    std::vector<std::string> dirs;
+    for (size_t i = 0; a && i < a->size(); ++i) {
+      auto d = (*a)[i].value_exact<std::string>();
+      if (!d || d->empty() || (*d)[0] != '/' || has_nul(*d)) {
+        a = nullptr;
+        break;
+      }
+      dirs.push_back(*d);
+    }
+    if (!a) return report(f, n, "'library_dirs' must be a list of absolute directories, e.g. [\"/opt/jemalloc/lib\"]");
+    return s.library_dirs.set(dirs, o);
+  }
   if (key == "log") {
     auto v = n.value_exact<std::string>();
     if (!v || v->empty()) return report(f, n, "'log' must be a file path or \"off\"");
@@ -198,11 +233,21 @@ void apply_key(const FileContext& f, const std::string& key, const toml::node& n
     }
     return;
   }
-  auto& families = alloc::option_families();
-  if (std::find(families.begin(), families.end(), key) != families.end()) {
+  if (is_option_family(key)) {
     auto* t = n.as_table();
     if (!t) return report(f, n, "[" + key + "] must be a table of options");
     for (const auto& [k, v] : *t) {
+      std::string name(k.str());
+      if (!has_nul(name) && !valid_option_name(name)) {
+        report(f, v, "[" + key + "] \"" + util::join(util::split(name.substr(0, 60), '\n'), "\\n") +
+                         "\" is not an option name (letters, digits and '_' only)");
+        continue;
+      }
+      if (auto why = alloc::restricted_option(key, name); why && !f.trusted) {
+        f.ignored_restricted = true;
+        f.ignored.push_back("[" + key + "] " + name + " (" + *why + ")");
+        continue;
+      }
       auto value = option_value(v);
       if (auto* str = value ? std::get_if<std::string>(&*value) : nullptr; (str && has_nul(*str)) || has_nul(std::string(k.str()))) {
         report(f, v, "[" + key + "] " + std::string(k.str()).substr(0, std::string(k.str()).find('\0')) + " contains a NUL character (\\u0000)");
@@ -212,7 +257,13 @@ void apply_key(const FileContext& f, const std::string& key, const toml::node& n
         report(f, v, "[" + key + "] " + std::string(k.str()) + " must be a boolean, number or string");
         continue;
       }
-      s.options[key][util::to_lower(k.str())].set(*value, origin_of(f, v));
+      // Checked here, where the file and line are known; names the installed version lacks
+      // are left to the plan, which knows the version (pipeline/plan.cpp).
+      if (auto bad = alloc::check_value(key, name, *value)) {
+        report(f, v, *bad);
+        continue;
+      }
+      s.options[key][util::to_lower(name)].set(*value, origin_of(f, v));
     }
     return;
   }
@@ -236,6 +287,7 @@ void apply_table(FileContext& f, const toml::table& t, Settings& s, bool in_tool
     }
     if (!f.trusted && is_restricted(key, v)) {
       f.ignored_restricted = true;
+      f.ignored.push_back(key);
       continue;
     }
     apply_key(f, key, v, s, in_tool);
@@ -365,58 +417,6 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
   }
 }
 
-// A file edashim would refuse to read: another user could change what the tool runs with.
-std::optional<std::string> unsafe_ownership(const std::string& path, const struct stat& st) {
-  if (st.st_uid != ::getuid() && st.st_uid != 0) return "owned by uid " + std::to_string(st.st_uid) + ", not by you or root";
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others (fix: chmod go-w " + util::shell_quote(path) + ")";
-  return std::nullopt;
-}
-
-// Reads a config file through one open descriptor: what is checked (type, owner, mode) is
-// what is read, even if someone swaps the file in between. O_NONBLOCK: a FIFO or a terminal
-// named .edashim.toml must not hang every run in that directory; only regular files are read.
-// Returns nullopt with `refused` set when the file is not safe to apply, with `why` set when
-// it cannot be read at all, or with neither when there is no such file. `real` gets the file's
-// canonical path (links are followed: a link is judged by its target).
-std::optional<std::string> read_config(const std::string& path, bool check_owner, std::string& real, std::string& refused,
-                                       std::string& why, bool& no_descriptor) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
-    int e = errno;
-    // Out of descriptors, open fails before it looks for the file: a file that is not there is
-    // still no error (stat needs no descriptor).
-    struct stat st;
-    if ((e == EMFILE || e == ENFILE) && ::stat(path.c_str(), &st) != 0) e = errno;
-    if (e != ENOENT && e != ENOTDIR) why = std::strerror(e);
-    no_descriptor = e == EMFILE || e == ENFILE;
-    return std::nullopt;
-  }
-  real = util::fd_path(fd).value_or(path);
-  struct stat st;
-  std::optional<std::string> out;
-  if (::fstat(fd, &st) != 0) why = std::strerror(errno);
-  else if (!S_ISREG(st.st_mode)) why = "not a regular file";
-  else if (auto bad = check_owner ? unsafe_ownership(path, st) : std::nullopt) refused = *bad;
-  else if (st.st_size > (1 << 20)) why = "larger than 1 MiB";
-  else {
-    out.emplace();
-    char buf[65536];
-    while (true) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 || out->size() + size_t(n) > (1 << 20)) {
-        why = n < 0 ? std::strerror(errno) : "larger than 1 MiB";
-        out.reset();
-        break;
-      }
-      if (n == 0) break;
-      out->append(buf, size_t(n));
-    }
-  }
-  ::close(fd);
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because) {
@@ -451,41 +451,46 @@ std::vector<std::string> project_files(const std::string& cwd, std::string* stop
 
 Loaded load(const LoadRequest& req) {
   Loaded out;
+  std::string trust_problem;  // the trust store cannot be used: said once, nothing is trusted
   // Named-profile sections found in config files, applied after all files, in file order.
   std::vector<std::pair<FileContext, toml::table>> profile_sections;
 
   auto consider = [&](const std::string& path, const std::string& kind, bool must_exist) {
-    std::string real, refused, why;
-    bool no_descriptor = false;
-    auto content = read_config(path, kind == "project", real, refused, why, no_descriptor);
-    if (!content && refused.empty() && why.empty()) {
+    auto file = read_config_file(path, kind == "project");
+    if (!file.found) {
       if (must_exist) out.problems.push_back({path, 0, 0, "profile file not found", true});
       return;
     }
     ConsideredFile cf{path, kind, false, ""};
-    if (!refused.empty()) {
-      cf.note = "refused: " + refused;
-      out.problems.push_back({path, 0, 0, "refused: " + refused, false});
+    // A project file that is not a regular file, or not the user's, is skipped with a word:
+    // another user's FIFO at /tmp/.edashim.toml must not turn every run below /tmp plain.
+    if (!file.refused.empty() && kind == "project") {
+      cf.note = "skipped: " + file.refused;
+      out.problems.push_back({path, 0, 0, "skipped: " + file.refused, false});
       out.files.push_back(cf);
       return;
     }
-    if (!content) {
-      out.out_of_descriptors |= no_descriptor;
-      cf.note = "cannot read: " + why;
-      out.problems.push_back({path, 0, 0, "cannot read this config file: " + why, true});
+    // The user's and the system's own files, and a profile asked for: an error, said as such.
+    if (!file.refused.empty()) file.why = file.refused;
+    if (!file.why.empty()) {
+      out.out_of_descriptors |= file.no_descriptor;
+      cf.note = "cannot read: " + file.why;
+      out.problems.push_back({path, 0, 0, "cannot read this config file: " + file.why, true});
       out.files.push_back(cf);
       return;
     }
+    const std::string& real = file.real;
+    std::optional<std::string> content = std::move(file.content);
     auto parsed = parse(real, content, out.problems, cf.note);
     if (!parsed) {
       out.files.push_back(cf);
       return;
     }
-    FileContext f{path, kind, true, false, &out.problems};
+    FileContext f{path, kind, true, false, &out.problems, {}};
     // Hashing the file and reading the trust store is only needed when there is something to
     // trust; most project files only choose an allocator.
     if (kind == "project" && has_restricted(parsed->table))
-      f.trusted = req.trust && req.trust->is_trusted(real, parsed->content);
+      f.trusted = req.trust && req.trust->is_trusted(trust_key(path), parsed->content, &trust_problem);
     apply_table(f, parsed->table, out.settings, false);
     apply_tool_section(f, parsed->table, req.tool, out.settings);
     if (auto* profiles = parsed->table.get("profile")) {
@@ -500,9 +505,10 @@ Loaded load(const LoadRequest& req) {
     }
     cf.used = true;
     if (f.ignored_restricted) {
-      cf.note = "untrusted: library paths, [env], path and log ignored (trust it: edashim trust " +
+      cf.note = "untrusted: ignored " + util::join(f.ignored, ", ") + " (trust it: edashim trust " +
                 util::shell_quote(path) + ")";
       out.untrusted_files.push_back(path);
+      out.ignored[path] = f.ignored;
     }
     out.files.push_back(cf);
   };
@@ -512,6 +518,7 @@ Loaded load(const LoadRequest& req) {
   consider(req.system_file, "system", false);
   consider(req.user_file, "user", false);
   for (const auto& f : project_files(req.cwd)) consider(f, "project", false);
+  if (!trust_problem.empty()) out.problems.push_back({req.trust->path(), 0, 0, trust_problem, false});
 
   if (!req.chosen.profile.empty()) {
     if (req.chosen.profile.find('/') != std::string::npos) {
@@ -527,8 +534,15 @@ Loaded load(const LoadRequest& req) {
         }
       }
       for (auto& [f, table] : profile_sections) {
+        size_t before = f.ignored.size();
         apply_table(f, table, out.settings, false);
         apply_tool_section(f, table, req.tool, out.settings);
+        if (f.ignored.size() == before) continue;
+        // The section's file was listed when it was read; what its profile section set is
+        // ignored too, and said so.
+        if (!out.ignored.count(f.path)) out.untrusted_files.push_back(f.path);
+        auto& list = out.ignored[f.path];
+        list.insert(list.end(), f.ignored.begin() + long(before), f.ignored.end());
       }
       if (!found)
         out.problems.push_back({req.chosen.profile_origin, 0, 0,

@@ -2,6 +2,7 @@
 // Finds the config files that apply to a run and merges them into Settings, lowest priority
 // first: shipped defaults, /etc, the user's file, each .edashim.toml from / down to the cwd,
 // the selected named profile, then environment variables.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct Loaded {
   std::vector<ConsideredFile> files;
   std::vector<Problem> problems;
   std::vector<std::string> untrusted_files;  // project files whose restricted keys were ignored
+  std::map<std::string, std::vector<std::string>> ignored;  // untrusted file -> what of it was ignored
   bool out_of_descriptors = false;  // a file that exists could not be opened: no descriptor left (EMFILE)
   bool has_errors() const;
 };

@@ -1,7 +1,5 @@
 #include "config/settings.hpp"
 
-#include <cstdio>
-
 namespace config {
 
 std::string Problem::str() const {

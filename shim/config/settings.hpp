@@ -44,6 +44,9 @@ struct Settings {
   Setting<std::string> log{""};              // empty: the default log; "off": no log
   Setting<int64_t> log_max_bytes{64 << 20};  // log_max_mb: rotate the log past this size; 0: never
   Setting<int64_t> log_keep{3};              // rotated logs kept (runs.jsonl.1 .. .N); 0: none
+  // Absolute directories searched for allocator libraries before the built-in ones; a restricted
+  // key (it chooses what is preloaded), so only the user's, the system's or a trusted file sets it.
+  Setting<std::vector<std::string>> library_dirs{};
   // family ("mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc") -> option -> value
   std::map<std::string, std::map<std::string, Setting<OptionValue>>> options;
   // variable -> value; nullopt unsets it

@@ -4,63 +4,192 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
 
 namespace config {
+namespace {
+
+constexpr std::string_view kHeader = "edashim-trust 2";
+constexpr std::string_view kV1Header = "# edashim trusted project files";
+
+bool is_hex(std::string_view s) {
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+int hex_digit(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
+
+// The path of an entry, unescaped; false on any byte or escape escape() would not write.
+bool unescape(std::string_view in, std::string& out) {
+  out.clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(in[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    if (c != '\\') {
+      out += char(c);
+      continue;
+    }
+    if (i + 1 < in.size() && in[i + 1] == '\\') {
+      out += '\\';
+      ++i;
+    } else if (i + 3 < in.size() && in[i + 1] == 'x' && hex_digit(in[i + 2]) >= 0 && hex_digit(in[i + 3]) >= 0) {
+      int v = hex_digit(in[i + 2]) * 16 + hex_digit(in[i + 3]);
+      if (v >= 0x20 && v != 0x7f) return false;  // only what escape() escapes: one spelling per path
+      out += char(v);
+      i += 3;
+    } else {
+      return false;
+    }
+  }
+  return !out.empty() && out[0] == '/';
+}
+
+}  // namespace
 
 TrustStore::TrustStore(std::string path) : path_(std::move(path)) {}
 
-std::vector<TrustStore::Entry> TrustStore::read() const {
-  std::vector<Entry> out;
-  auto text = util::read_file(path_, 4 << 20);
-  if (!text) return out;
-  for (const auto& line : util::split(*text, '\n')) {
-    auto space = line.find(' ');
-    if (line.empty() || line[0] == '#' || space != 64) continue;
-    out.push_back({line.substr(0, 64), line.substr(65)});
+std::string TrustStore::escape(std::string_view path) {
+  std::string out;
+  for (char ch : path) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '\\') out += "\\\\";
+    else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
   }
   return out;
 }
 
-bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) const {
-  if (!util::make_dirs(util::dirname(path_), 0700)) {
-    error = "cannot create " + util::dirname(path_);
+std::string TrustStore::render(const std::vector<Entry>& entries) {
+  std::string text = std::string(kHeader) + "\n";
+  for (const auto& e : entries) text += e.hash + " " + escape(e.file) + "\n";
+  return text;
+}
+
+bool TrustStore::parse(std::string_view text, std::vector<Entry>& entries, std::string& error) {
+  entries.clear();
+  if (text.substr(0, kV1Header.size()) == kV1Header) {
+    error = "in edashim's old trust format, where a directory name could forge an entry; nothing in it is trusted "
+            "(`edashim trust` sets it aside and starts a new store: trust your files again)";
     return false;
   }
-  std::string text = "# edashim trusted project files: sha256 of the content, then the path.\n";
-  for (const auto& e : entries) text += e.hash + " " + e.file + "\n";
-  if (!util::write_file_atomic(path_, text, 0600)) {
+  if (text.substr(0, kHeader.size() + 1) != std::string(kHeader) + "\n") {
+    error = "line 1: not an edashim trust store (expected \"" + std::string(kHeader) + "\"); fix or remove it";
+    return false;
+  }
+  size_t pos = kHeader.size() + 1;
+  int line = 1;
+  while (pos < text.size()) {
+    ++line;
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) {
+      error = "line " + std::to_string(line) + ": cut short (no newline); fix or remove the store";
+      return false;
+    }
+    std::string_view l = text.substr(pos, end - pos);
+    Entry e;
+    if (l.size() < 66 || l[64] != ' ' || !is_hex(l.substr(0, 64)) || !unescape(l.substr(65), e.file)) {
+      error = "line " + std::to_string(line) + ": not \"<sha256> <absolute path>\"; fix or remove the store";
+      return false;
+    }
+    e.hash = std::string(l.substr(0, 64));
+    entries.push_back(std::move(e));
+    pos = end + 1;
+  }
+  return true;
+}
+
+bool TrustStore::read(std::vector<Entry>& entries, std::string& error) const {
+  entries.clear();
+  if (!util::exists(path_)) return true;
+  auto text = util::read_file(path_, 4 << 20);
+  if (!text) {
+    error = "cannot read the trust store (or it is larger than 4 MiB)";
+    return false;
+  }
+  return parse(*text, entries, error);
+}
+
+bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) const {
+  if (!util::write_file_atomic(path_, render(entries), 0600)) {
     error = "cannot write " + path_;
     return false;
   }
   return true;
 }
 
-bool TrustStore::is_trusted(const std::string& file, const std::string& content) const {
+// Read, change, write under an exclusive lock on a file beside the store (the store itself is
+// replaced by a rename, so a lock on it would be on the old file).
+template <class Change>
+bool TrustStore::modify(Change change, std::string& error) {
+  if (!util::make_dirs(util::dirname(path_), 0700)) {
+    error = "cannot create " + util::dirname(path_);
+    return false;
+  }
+  std::string lock_path = path_ + ".lock";
+  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
+    if (lock >= 0) ::close(lock);
+    error = "cannot lock " + lock_path;
+    return false;
+  }
+  std::vector<Entry> entries;
+  bool ok = read(entries, error);
+  if (!ok && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {
+    // The old format cannot be told apart from a forged entry: set it aside, start anew.
+    std::string aside = path_ + ".v1";
+    ok = ::rename(path_.c_str(), aside.c_str()) == 0;
+    if (ok) std::fprintf(stderr, "edashim: the old trust store is set aside as %s; trust your other files again\n", aside.c_str());
+    entries.clear();
+    error = ok ? "" : "cannot set the old trust store aside as " + aside;
+  }
+  if (!ok) error = path_ + ": " + error;
+  ok = ok && change(entries, error) && write(entries, error);
+  ::close(lock);
+  return ok;
+}
+
+bool TrustStore::is_trusted(const std::string& file, const std::string& content, std::string* why) const {
+  std::vector<Entry> entries;
+  std::string error;
+  if (!read(entries, error)) {
+    if (why) *why = error;
+    return false;
+  }
   std::string hash = util::sha256_hex(content);
-  for (const auto& e : read())
+  for (const auto& e : entries)
     if (e.file == file && e.hash == hash) return true;
   return false;
 }
 
 bool TrustStore::trust(const std::string& file, const std::string& content, std::string& error) {
-  auto entries = read();
-  std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
-  entries.push_back({util::sha256_hex(content), file});
-  return write(entries, error);
+  return modify(
+      [&](std::vector<Entry>& entries, std::string&) {
+        std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
+        entries.push_back({util::sha256_hex(content), file});
+        return true;
+      },
+      error);
 }
 
 bool TrustStore::untrust(const std::string& file, std::string& error) {
-  auto entries = read();
-  size_t before = entries.size();
-  std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
-  if (entries.size() == before) {
-    error = file + " was not trusted";
-    return false;
-  }
-  return write(entries, error);
+  return modify(
+      [&](std::vector<Entry>& entries, std::string& err) {
+        size_t before = entries.size();
+        std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
+        if (entries.size() == before) err = file + " was not trusted";
+        return entries.size() != before;
+      },
+      error);
 }
 
 }  // namespace config

@@ -50,10 +50,14 @@ struct Reader {
     return out;
   }
 
+  // Only offsets inside the image: p_offset comes from the file, and p_offset + delta could
+  // wrap to a "small" number past the end (a crafted .so made the version reader read there).
   std::optional<uint64_t> offset_of(uint64_t vaddr) const {
     for (const auto& p : phdrs())
-      if (p.p_type == PT_LOAD && vaddr >= p.p_vaddr && vaddr - p.p_vaddr < p.p_filesz)
+      if (p.p_type == PT_LOAD && vaddr >= p.p_vaddr && vaddr - p.p_vaddr < p.p_filesz) {
+        if (p.p_offset > image.size() || vaddr - p.p_vaddr >= image.size() - p.p_offset) return std::nullopt;
         return uint64_t(p.p_offset) + (vaddr - p.p_vaddr);
+      }
     return std::nullopt;
   }
 

@@ -1,5 +1,9 @@
 #include "paths/layout.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "util/fs.hpp"
 
 namespace paths {
@@ -30,13 +34,35 @@ Layout layout_for(const std::string& self, const std::function<bool(const std::s
   return l;
 }
 
+std::string build_tree_profiles(const std::string& binary_dir) {
+  std::string marker = binary_dir + "/edashim-build-tree";
+  int fd = ::open(marker.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return "";
+  struct stat st;
+  std::string text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == ::getuid() || st.st_uid == 0) &&
+      !(st.st_mode & (S_IWGRP | S_IWOTH)) && st.st_size < 4096) {
+    char buf[4096];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) text.assign(buf, size_t(n));
+  }
+  ::close(fd);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  // One absolute path on one line, or nothing.
+  if (text.empty() || text[0] != '/' || text.find('\n') != std::string::npos) return "";
+  return text;
+}
+
 const Layout& layout() {
-#ifdef EDASHIM_BUILD_TREE
-  static const std::string source_profiles = EDASHIM_SOURCE_PROFILES;
-#else
-  static const std::string source_profiles;
-#endif
-  static const Layout l = layout_for(util::self_exe(), util::is_directory, source_profiles);
+  static const Layout l = [] {
+    std::string self = util::self_exe();
+    std::string dir = util::dirname(self);
+    // The marker is read only when the installed profiles are missing: an installed binary
+    // does not even look for it unless its own layout is broken.
+    auto installed = layout_for(self, util::is_directory, "");
+    if (util::is_directory(installed.shipped_profiles)) return installed;
+    return layout_for(self, util::is_directory, build_tree_profiles(dir));
+  }();
   return l;
 }
 

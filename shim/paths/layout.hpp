@@ -22,6 +22,13 @@ struct Layout {
 Layout layout_for(const std::string& self, const std::function<bool(const std::string&)>& is_dir,
                   const std::string& source_profiles);
 
+// The source tree's profiles directory a developer build names in the marker file CMake
+// writes beside its binaries (<build>/shim/edashim-build-tree), or "" when there is none, as
+// for every installed binary: nothing of the build tree is compiled into the programs, so an
+// installed edashim missing its profiles cannot read the builder's. The marker must be a
+// regular file of the user's or root's, like a config file.
+std::string build_tree_profiles(const std::string& binary_dir);
+
 // This process's layout, computed once.
 const Layout& layout();
 

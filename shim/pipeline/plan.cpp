@@ -103,11 +103,14 @@ void choose_allocator(Plan& plan) {
     lib = plan.allocator;
     if (!util::exists(lib)) plan.allocator_note = "library " + lib + " not found; running on the system allocator";
   } else if (auto* a = alloc::find(plan.allocator)) {
-    if (auto found = alloc::locate(*a, alloc::library_dirs()))
+    // The user's library_dirs first (a trusted setting), then the fixed ones.
+    std::vector<std::string> dirs = plan.loaded.settings.library_dirs.value;
+    dirs.insert(dirs.end(), alloc::library_dirs().begin(), alloc::library_dirs().end());
+    if (auto found = alloc::locate(*a, dirs))
       lib = *found;
     else
       plan.allocator_note = plan.allocator + " library not found (looked for " + a->sonames.front() + " in " +
-                            alloc::library_dirs().front() + " and the usual library directories); running on the "
+                            dirs.front() + " and the usual library directories); running on the "
                             "system allocator. Install it: apt-get install " + package_of(a->name);
   }
   if (lib.empty() || !plan.allocator_note.empty()) return;

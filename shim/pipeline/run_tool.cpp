@@ -71,9 +71,11 @@ int check_plan(const Plan& plan) {
   // and edashim could not log either. The tool runs as it would without edashim, quietly.
   if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
   for (const auto& p : plan.loaded.problems) say(p.str());
-  for (const auto& f : plan.loaded.untrusted_files)
-    say(f + " is not trusted: its library paths, [env], path and log settings are ignored; trust it with: edashim trust " +
-        util::shell_quote(f));
+  for (const auto& f : plan.loaded.untrusted_files) {
+    auto it = plan.loaded.ignored.find(f);
+    std::string what = it == plan.loaded.ignored.end() ? "its restricted settings" : util::join(it->second, ", ");
+    say(f + " is not trusted: ignored " + what + "; trust it with: edashim trust " + util::shell_quote(f));
+  }
   if (plan.loaded.has_errors()) {
     if (plan.inv.strict) return 2;
     say("running " + plan.inv.tool + " without edashim's settings until that is fixed (bypass for good: EDASHIM=off)");

@@ -18,10 +18,10 @@ struct Outcome {
   int pid = 0;
 };
 
-// fork (vfork) + exec + wait4. Signals sent to edashim alone are relayed to the tool once;
-// signals a terminal sends to the whole foreground group are not relayed (the tool got them).
-// If edashim is killed, the tool is killed too (PR_SET_PDEATHSIG). Once per process: the
-// relaying handlers stay installed afterwards and ignore what arrives with no tool running.
+// fork (vfork) + exec + wait4. Signals for the tool are relayed to it once each, signals the
+// tool sends to edashim go to edashim's parent, and a stop of the tool stops edashim
+// (run/relay.hpp). If edashim is killed, the tool is killed too (PR_SET_PDEATHSIG). The
+// relaying handlers stay installed afterwards and drop what arrives with no tool running.
 // `while_running` is called once the tool has started (pid and start time filled in), before
 // waiting for it: work done there overlaps the tool's run instead of adding to it.
 Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env,

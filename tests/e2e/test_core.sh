@@ -40,7 +40,8 @@ test_the_shim_hands_its_own_name_to_the_command_and_carries_no_cli() {
   expect_eq "$(tail -1 <<<"$out")" "args" "the tool runs"
   rc=0; err=$("$SB/lone/edashim" explain mytool 2>&1) || rc=$?
   expect_eq "$rc" 126 "status"
-  expect_contains "$err" "cannot start the edashim command $SB/lone/edashim-cli" "names what is missing"
+  # A copy without the build tree's marker beside it is laid out as installed: <prefix>/bin.
+  expect_contains "$err" "cannot start the edashim command $SB/lib/edashim/edashim-cli" "names what is missing"
   expect_contains "$err" "reinstall" "and the fix"
 }
 

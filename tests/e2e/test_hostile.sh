@@ -200,4 +200,149 @@ test_as_an_ordinary_user_foreign_files_are_refused_and_own_files_apply() {
   expect_eq "$rc" 3 "status as nobody"
 }
 
+# Issue 12 item 1: option strings reached MALLOC_CONF unescaped; Debian's jemalloc has the heap
+# profiler built in, so a cloned file could make every run write profiles anywhere, turn exit
+# 0 into 1 (prof_leak_error) or abort (abort_conf with a bad value).
+test_untrusted_allocator_options_cannot_write_files_or_change_the_status() {
+  [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || [ -e /usr/lib/aarch64-linux-gnu/libjemalloc.so.2 ] ||
+    { skip "Debian's libjemalloc2 is not installed"; return; }
+  mkdir -p "$SB/prof"
+  printf 'allocator = "jemalloc"\n[jemalloc]\nthp = "default,prof:true,prof_final:true,prof_prefix:%s/prof/p"\n' "$SB" > .edashim.toml
+  runs_clean "a MALLOC_CONF list in a string value"
+  expect_contains "$ERR" ".edashim.toml:3:7: error: [jemalloc] thp is \"default,prof:true" "the file, line and option named"
+  expect_contains "$ERR" "expected one of: default, always, never" "what is allowed"
+  expect_eq "$(ls "$SB/prof")" "" "no heap profile written"
+  printf 'allocator = "jemalloc"\n[jemalloc]\nprof = true\nprof_final = true\nprof_prefix = "%s/prof/p"\nprof_leak_error = true\nabort_conf = true\nlg_prof_sample = "x"\nbackground_thread = true\n' "$SB" > .edashim.toml
+  runs_clean "restricted jemalloc keys"
+  expect_contains "$ERR" "is not trusted: ignored [jemalloc] " "one line says what was ignored"
+  expect_contains "$ERR" "[jemalloc] prof (writes heap profiles" "prof named, and why"
+  expect_contains "$ERR" "[jemalloc] abort_conf (" "abort_conf named"
+  expect_eq "$(mytool env MALLOC_CONF 2>/dev/null)" "MALLOC_CONF=background_thread:true" "the rest of the file applies"
+  expect_eq "$(ls "$SB/prof")" "" "no heap profile written"
+  # The same options from the user's own file are the user's choice; prof* is in no table.
+  "$BIN" trust 2>/dev/null
+  rc=0; mytool exit 0 2>"$SB/err" || rc=$?
+  expect_contains "$(cat "$SB/err")" "has no option 'prof'" "trusted: an unknown option is refused by name"
+  for family in mimalloc tcmalloc tbbmalloc glibc; do
+    printf '[%s]\n"x:1,prof:true" = 1\n' "$family" > .edashim.toml
+    runs_clean "[$family] a name with separators"
+    expect_contains "$ERR" "is not an option name" "[$family] name refused"
+  done
+  printf '[glibc]\ncheck = 3\n[tcmalloc]\nheap_limit_mb = 1\n[mimalloc]\ndisallow_os_alloc = true\n' > .edashim.toml
+  runs_clean "restricted options of the other families"
+  expect_contains "$ERR" "ignored [glibc] check" "glibc check named"
+  expect_eq "$(mytool env GLIBC_TUNABLES 2>/dev/null)" "GLIBC_TUNABLES=(unset)" "no tunable set"
+}
+
+# Issue 12 item 2: a directory whose name holds "\n<sha256> /path/evil/.edashim.toml" made
+# `edashim trust` inside it add a valid entry for a file never trusted, which untrust could
+# not remove.
+test_a_directory_name_cannot_forge_a_trust_entry() {
+  canaries
+  mkdir -p "$SB/evil"
+  printf '[tool.mytool]\npath = "%s"\n' "$SB/evil.sh" > "$SB/evil/.edashim.toml"
+  sum=$(sha256sum < "$SB/evil/.edashim.toml" | cut -d' ' -f1)
+  forged="$SB/x"$'\n'"$sum $SB/evil/.edashim.toml"$'\n'"$SB"
+  mkdir -p "$forged" && cd "$forged" && printf 'locale = "C"\n' > .edashim.toml
+  "$BIN" trust 2>/dev/null || fail "trusting a file in an oddly named directory"
+  cd "$SB/evil"
+  runs_clean "the file named by the forged line"
+  expect_contains "$ERR" "is not trusted" "still untrusted"
+  cd "$forged"
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=C" "the odd directory's own file is trusted as itself"
+  "$BIN" untrust 2>/dev/null || fail "untrust of the oddly named file"
+  expect_eq "$(grep -c . "$XDG_STATE_HOME/edashim/trusted")" 1 "only the header is left"
+  # A store edited into something it cannot parse exactly is refused whole, with a message.
+  printf 'edashim-trust 2\n%s %s/evil/.edashim.toml\n%s\n' "$sum" "$SB" "$sum" > "$XDG_STATE_HOME/edashim/trusted"
+  cd "$SB/evil"
+  runs_clean "a store with a bad line"
+  expect_contains "$ERR" "edashim/trusted: warning: line 3: not \"<sha256> <absolute path>\"" "the store and its bad line named"
+}
+
+# Issue 12 item 3: a link to a trusted file elsewhere was trusted at its target.
+test_a_link_to_a_trusted_file_is_not_trusted_until_the_link_is() {
+  mkdir -p "$SB/mine" "$SB/clone"
+  printf '[env]\nSECRET = "1"\n' > "$SB/mine/.edashim.toml"
+  (cd "$SB/mine" && "$BIN" trust 2>/dev/null)
+  expect_eq "$(cd "$SB/mine" && mytool env SECRET 2>/dev/null)" "SECRET=1" "trusted where it is"
+  ln -s "$SB/mine/.edashim.toml" "$SB/clone/.edashim.toml"
+  cd "$SB/clone"
+  expect_eq "$(mytool env SECRET 2>/dev/null)" "SECRET=(unset)" "not through a link elsewhere"
+  expect_contains "$(mytool exit 0 2>&1)" "$SB/clone/.edashim.toml is not trusted" "the link's path named"
+  "$BIN" trust 2>/dev/null
+  expect_eq "$(mytool env SECRET 2>/dev/null)" "SECRET=1" "once the user trusts the link itself"
+}
+
+# Issue 12 item 4: `edashim trust` read the file without the loader's checks.
+test_trust_refuses_what_the_loader_would_refuse() {
+  printf 'locale = "C"\n' > .edashim.toml
+  chmod g+w .edashim.toml
+  rc=0; err=$("$BIN" trust 2>&1) || rc=$?
+  expect_eq "$rc" 1 "group-writable: not trusted"
+  expect_contains "$err" "writable by group or others" "says why"
+  rm .edashim.toml; mkfifo .edashim.toml
+  rc=0; err=$(timeout 5 "$BIN" trust .edashim.toml 2>&1) || rc=$?
+  expect_eq "$rc" 1 "a FIFO: not trusted, and no hang"
+  expect_contains "$err" "not a regular file" "says why"
+  if [ "$(id -u)" = 0 ]; then
+    rm .edashim.toml; printf 'locale = "C"\n' > .edashim.toml; chown 65534 .edashim.toml
+    rc=0; err=$("$BIN" trust 2>&1) || rc=$?
+    expect_eq "$rc" 1 "another user's file: not trusted"
+    expect_contains "$err" "owned by uid 65534" "says why"
+  fi
+}
+
+# Issue 12 item 5: another user's FIFO at /tmp/.edashim.toml (root-owned sticky /tmp is on
+# the walk) turned every run below it plain.
+test_a_foreign_or_special_file_on_the_walk_is_skipped_and_the_rest_applies() {
+  mkdir -p sub
+  printf 'locale = "C"\n' > sub/.edashim.toml
+  mkfifo .edashim.toml
+  [ "$(id -u)" = 0 ] && chown -h 65534 .edashim.toml
+  cd sub
+  rc=0; ERR=$(timeout 10 mytool env LC_ALL 2>&1 >"$SB/out") || rc=$?
+  expect_eq "$rc" 0 "ran"
+  expect_eq "$(cat "$SB/out")" "LC_ALL=C" "the rest of the configuration applies"
+  expect_eq "$(grep -c "skipped" <<<"$ERR")" 1 "one line"
+  cd .. && rm .edashim.toml && mkdir .edashim.toml && cd sub
+  expect_eq "$(mytool env LC_ALL 2>/dev/null)" "LC_ALL=C" "a directory: skipped too"
+  if [ "$(id -u)" = 0 ]; then
+    cd .. && rmdir .edashim.toml && ln -s "$SB/work/sub/.edashim.toml" .edashim.toml && chown -h 65534 .edashim.toml && cd sub
+    expect_contains "$(mytool exit 0 2>&1)" "a link owned by uid 65534" "another user's link to our file: skipped"
+  fi
+}
+
+# Issue 12 item 6: the first library directory came from dladdr of the executable, which for a
+# program reports argv[0], a name resolved against the cwd: a repository holding a file named
+# after the tool and a libjemalloc.so.2 beside it. (Debian's static build did not fall for it;
+# this keeps it so whatever the build.)
+test_allocator_libraries_are_not_looked_for_beside_the_cwd() {
+  canaries
+  cp "$SB/evil.so" libjemalloc.so.2
+  cp "$SB/evil.so" libmimalloc.so.2
+  printf '#!/bin/sh\n' > mytool && chmod +x mytool
+  for a in jemalloc mimalloc; do
+    rc=0; out=$(EDASHIM_ALLOCATOR=$a mytool env LD_PRELOAD 2>/dev/null) || rc=$?
+    expect_eq "$rc" 0 "$a: the tool ran"
+    expect_not_contains "$out" "$SB/work" "$a: no library from the cwd"
+  done
+  [ ! -e "$SB/pwned" ] || fail "a library beside the cwd was loaded"
+  # Explicit directories come from trusted files only: the user's file, not a cloned one.
+  jem=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1)
+  [ -n "$jem" ] || { skip "Debian's libjemalloc2 is not installed"; return; }
+  mkdir -p "$SB/libs" && cp "$jem" "$SB/libs/"
+  rm -f libjemalloc.so.2 libmimalloc.so.2 mytool
+  printf 'library_dirs = ["%s"]\n' "$SB/evil" > .edashim.toml
+  mkdir -p "$SB/evil" && cp "$SB/evil.so" "$SB/evil/libjemalloc.so.2"
+  out=$(EDASHIM_ALLOCATOR=jemalloc mytool env LD_PRELOAD 2>"$SB/err")
+  expect_not_contains "$out" "$SB/evil" "an untrusted file's library_dirs is ignored"
+  expect_contains "$(cat "$SB/err")" "ignored library_dirs" "and said so"
+  rm .edashim.toml
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf 'library_dirs = ["%s"]\n' "$SB/libs" > "$XDG_CONFIG_HOME/edashim/config.toml"
+  expect_contains "$(EDASHIM_ALLOCATOR=jemalloc mytool env LD_PRELOAD 2>/dev/null)" "LD_PRELOAD=$SB/libs/libjemalloc.so.2" \
+    "the user's own library_dirs is searched first"
+  [ ! -e "$SB/pwned" ] || fail "the canary ran"
+}
+
 run_suite "$@"

@@ -70,6 +70,16 @@ expect_contains "$out" '"requested": "jemalloc"' "the example's pretty-printed l
 [ -x "$P/bin/edashim" ] || fail "no $P/bin/edashim"
 [ -f "$P/share/edashim/install-manifest.txt" ] || fail "no manifest"
 
+step "installed binaries know nothing of the build tree (issue 12 item 8)"
+for b in "$P/bin/edashim" "$P/lib/edashim/edashim-cli"; do
+  ! grep -qF "$SRC/profiles" "$b" || fail "$b holds the source tree's profiles path"
+done
+[ ! -e "$P/bin/edashim-build-tree" ] && [ ! -e "$P/lib/edashim/edashim-build-tree" ] || fail "the build-tree marker was installed"
+mv "$P/share/edashim/profiles" "$T/profiles-aside"
+out=$("$P/bin/edashim" profiles 2>&1 || true)
+mv "$T/profiles-aside" "$P/share/edashim/profiles"
+[[ "$out" != *"$SRC"* ]] || fail "with its profiles missing, the installed edashim read the source tree's: $out"
+
 step "links for the installed tools, and only those"
 for t in yosys yosys-abc berkeley-abc; do
   [ -L "$SHIMS/$t" ] || fail "no link for $t"

@@ -121,7 +121,8 @@ test_file_capabilities_are_secure_only_for_non_root() {
   expect_eq "$(log 'j["preflight"]["preload_reaches"], j["allocator_verified"]')" "True True" "as root"
   # As nobody, with a copy of edashim and the probe nobody can read.
   mkdir -p "$SB/nb/bin" "$SB/nb/home"
-  cp "$BIN" "$BIN-cli" "$PROOF_PROBE" "$SB/nb/bin/"
+  # With the build tree's marker: a copied build is a build-tree layout only through it.
+  cp "$BIN" "$BIN-cli" "$PROOF_PROBE" "$(dirname "$BIN")/edashim-build-tree" "$SB/nb/bin/"
   chown -R nobody "$SB/nb/home"
   chmod 755 "$SB" "$SB/real"
   as_nobody() {

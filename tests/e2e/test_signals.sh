@@ -77,20 +77,213 @@ test_inherited_ignored_sigchld_does_not_hide_the_tools_status() {
 }
 
 test_pid_then_group_from_one_sender_is_relayed_once() {
-  # What timeout(1) does: the pid, then the group, within microseconds.
+  # What timeout(1) sends: the pid, then the group, microseconds apart. Without edashim the tool
+  # takes the two as one (the second arrives while the first is pending); through edashim, the
+  # second copy arrives at edashim while it relays the first and is merged with it (issue 13
+  # item 1: by sender, not by a time window). Three times per signal, both ways.
+  # (A bare `kill PID; kill -- -PGID` pair reaches the tool twice now and then even without
+  # edashim: measured 2 in 40 from a C sender sending back to back.)
   setup_fault
-  for s in TERM INT HUP USR1; do
-    setsid ftool catch "$(kill -l $s)" "$SB/c.$s" &
-    local pid=$!
-    wait_for "$SB/c.$s" ready
-    kill -s $s "$pid"; kill -s $s -- "-$pid"
-    wait "$pid" || true
-    expect_eq "$(cat "$SB/c.$s")" "count 1" "$s pid+group pair"
+  for mode in plain shim; do
+    local pre=""; [[ $mode == plain ]] && pre="EDASHIM=off"
+    for s in TERM INT HUP USR1; do
+      for i in 1 2 3; do
+        rc=0; env $pre timeout -s $s 0.2 ftool count "$(kill -l $s)" "$SB/c.$mode.$s.$i" 0.5 || rc=$?
+        expect_eq "$(cut -d' ' -f1,2 "$SB/c.$mode.$s.$i")" "count 1" "$mode: timeout -s $s, try $i"
+        expect_eq "$rc" 124 "$mode: timeout's status"
+      done
+    done
   done
-  # And timeout(1) itself.
-  rc=0; timeout -s USR1 1 ftool catch "$(kill -l USR1)" "$SB/c.timeout" || rc=$?
-  expect_eq "$(cat "$SB/c.timeout")" "count 1" "timeout -s USR1"
-  expect_eq "$rc" 124 "timeout's status"
+}
+
+# count_deliveries MODE SIG FILE SENDER...: runs `ftool count SIG FILE 1` (plain or through
+# edashim) in a session of its own, runs SENDER... with the pid appended once it is ready, and
+# leaves in FILE what the tool counted: "count N values V,...".
+count_deliveries() {
+  local mode=$1 sig=$2 file=$3; shift 3
+  if [[ $mode == plain ]]; then EDASHIM=off setsid ftool count "$sig" "$file" 1 & else setsid ftool count "$sig" "$file" 1 & fi
+  local pid=$!
+  wait_for "$file" ready
+  "$@" "$pid"
+  wait "$pid"
+}
+five_kills() { local sig=$1 pid=$2; for _ in 1 2 3 4 5; do kill -s "$sig" "$pid"; sleep 0.02; done; }
+five_queued() { "$FAULT" sigqueue "$2" "$(kill -l "$1")" 100 5; }
+
+test_repeated_signals_each_reach_the_tool_as_without_edashim() {
+  # Issue 13 item 1: five kill(pid, SIGUSR1) 20 ms apart reached the tool once (a 50 ms
+  # duplicate filter), five sigqueue(pid, SIGRTMIN+1, value) once, with the value 0.
+  setup_fault
+  for mode in plain shim; do
+    count_deliveries "$mode" "$(kill -l USR1)" "$SB/usr1.$mode" five_kills USR1
+    count_deliveries "$mode" "$(kill -l RTMIN+1)" "$SB/rt.$mode" five_queued RTMIN+1
+    count_deliveries "$mode" "$(kill -l RTMIN)" "$SB/rtkill.$mode" five_kills RTMIN
+    count_deliveries "$mode" "$(kill -l USR2)" "$SB/usr2q.$mode" five_queued USR2
+  done
+  expect_eq "$(cat "$SB/usr1.plain")" "count 5 values -1,-1,-1,-1,-1" "without edashim: five SIGUSR1 (the test itself)"
+  expect_eq "$(cat "$SB/usr1.shim")" "$(cat "$SB/usr1.plain")" "five SIGUSR1 20 ms apart"
+  expect_eq "$(cat "$SB/rt.plain")" "count 5 values 100,101,102,103,104" "without edashim: five queued (the test itself)"
+  expect_eq "$(cat "$SB/rt.shim")" "$(cat "$SB/rt.plain")" "five sigqueue(SIGRTMIN+1) with their values"
+  expect_eq "$(cat "$SB/rtkill.shim")" "$(cat "$SB/rtkill.plain")" "five kill(SIGRTMIN)"
+  expect_eq "$(cat "$SB/usr2q.shim")" "$(cat "$SB/usr2q.plain")" "five sigqueue(SIGUSR2) with their values"
+}
+
+test_signal_the_tool_sends_to_its_parent_reaches_the_caller() {
+  # Issue 13 item 2: `kill -USR1 $PPID` from the tool went back into the tool (status 138).
+  setup_fault
+  for mode in plain shim; do
+    local pre=""; [[ $mode == plain ]] && pre="EDASHIM=off"
+    rc=0
+    env $pre bash -c 'trap "echo caller got USR1" USR1; ftool kill-parent 10; echo "rc=$?"' > "$SB/out.$mode" || rc=$?
+    echo "bash rc=$rc" >> "$SB/out.$mode"
+  done
+  expect_eq "$(cat "$SB/out.plain")" $'alive\ncaller got USR1\nrc=0\nbash rc=0' "without edashim (the test itself)"
+  expect_eq "$(cat "$SB/out.shim")" "$(cat "$SB/out.plain")" "through edashim"
+  # From a descendant of the tool in a session of its own, signalling edashim: up, not down.
+  # (It stays a moment: a sender already gone and reaped when edashim looks at its parents
+  # cannot be told from any other, README, Transparency.)
+  cat > "$SB/real/stool" <<'EOS'
+#!/bin/sh
+me=$PPID
+setsid sh -c "kill -USR1 $me; sleep 0.2"
+sleep 0.3
+echo alive
+EOS
+  chmod +x "$SB/real/stool"
+  shim stool
+  out=$(bash -c 'trap "echo caller got USR1" USR1; stool; echo "rc=$?"')
+  expect_eq "$out" $'alive\ncaller got USR1\nrc=0' "a signal from the tool's descendant to edashim goes up"
+}
+
+# caller.py GROUP -- CMD...: a parent that waits with WUNTRACED, as a shell with job control
+# does. It starts a session of its own, then CMD in a process group of its own (GROUP=own: not
+# orphaned, stop signals stop it) or in the caller's (GROUP=shared: an orphaned group, where
+# the kernel discards SIGTSTP/SIGTTIN/SIGTTOU). With STOP_WITH=SIG it sends SIG to CMD's pid
+# after 0.3 s. Prints "stopped SIG" for each stop it sees (and continues CMD 0.5 s later), then
+# "exit STATUS" and CMD's output.
+write_caller() {
+  cat > "$SB/caller.py" <<'EOS'
+import os, signal, sys, time
+os.setsid()
+own = sys.argv[1] == "own"
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    if own: os.setpgid(0, 0)
+    os.dup2(w, 1)
+    os.execvp(sys.argv[3], sys.argv[3:])
+os.close(w)
+if os.environ.get("STOP_WITH"):
+    time.sleep(0.3)
+    os.kill(pid, int(os.environ["STOP_WITH"]))
+while True:
+    _, st = os.waitpid(pid, os.WUNTRACED)
+    if not os.WIFSTOPPED(st): break
+    print("stopped", os.WSTOPSIG(st))
+    time.sleep(0.5)
+    os.kill(pid, signal.SIGCONT)
+print("exit", os.waitstatus_to_exitcode(st), " ".join(os.read(r, 4096).decode().split()))
+EOS
+}
+
+test_tool_that_stops_itself_is_seen_stopped_by_a_waiting_parent() {
+  # Issue 13 item 3: a tool that stops itself was not seen stopped by a parent waiting with
+  # WUNTRACED. Each stop signal, in a group that can stop and in an orphaned one.
+  setup_fault
+  write_caller
+  for group in own shared; do
+    for s in STOP TSTP TTIN TTOU; do
+      local n; n=$(kill -l $s)
+      plain=$(EDASHIM=off timeout 10 python3 "$SB/caller.py" $group -- ftool stop-self "$n" | tr '\n' ' ')
+      shimmed=$(timeout 10 python3 "$SB/caller.py" $group -- ftool stop-self "$n" | tr '\n' ' ')
+      expect_eq "$shimmed" "$plain" "SIG$s, $group group"
+    done
+  done
+  expect_eq "$(EDASHIM=off python3 "$SB/caller.py" own -- ftool stop-self 20 | tr '\n' ' ')" \
+    "stopped 20 exit 0 stopping continued " "without edashim, SIGTSTP in a group that can stop (the test itself)"
+}
+
+test_stop_and_continue_without_a_terminal() {
+  # kill -TSTP to the caller's child: the tool stops and the parent sees it stop (edashim stops
+  # only once the tool has); SIGCONT to the same pid lets it finish.
+  setup_fault
+  write_caller
+  for mode in plain shim; do
+    local pre=""; [[ $mode == plain ]] && pre="EDASHIM=off"
+    out=$(env $pre STOP_WITH="$(kill -l TSTP)" timeout 10 python3 "$SB/caller.py" own -- mytool sleep 1 | tr '\n' ' ')
+    expect_eq "$out" "stopped 20 exit 0  " "$mode: stopped, then finished"
+  done
+}
+
+test_group_stop_without_a_terminal_stops_edashim_not_the_tool() {
+  # The one that gives (README, Transparency): without a terminal the tool leads a group of its
+  # own, so that a signal to the caller's group reaches it once; a SIGSTOP to that group then
+  # stops edashim, and the tool runs on (SIGSTOP cannot be caught to be relayed). Measured here
+  # so that the README's statement stays true; after the group's SIGCONT the run ends with the
+  # tool's status.
+  setup_fault
+  for mode in plain shim; do
+    if [[ $mode == plain ]]; then EDASHIM=off setsid mytool pidfile "$SB/p.$mode" 1.5 &
+    else setsid mytool pidfile "$SB/p.$mode" 1.5 & fi
+    local pid=$!
+    wait_for "$SB/p.$mode" '[0-9]'
+    local tool; tool=$(cat "$SB/p.$mode")
+    kill -STOP -- "-$pid"
+    sleep 0.3
+    echo "$(awk '{print $3}' "/proc/$pid/stat") $(awk '{print $3}' "/proc/$tool/stat")" > "$SB/state.$mode"
+    kill -CONT -- "-$pid"
+    rc=0; wait "$pid" || rc=$?
+    expect_eq "$rc" 0 "$mode: the tool's status after the group's SIGCONT"
+  done
+  expect_eq "$(cat "$SB/state.plain")" "T T" "without edashim: the tool stopped"
+  local st; st=$(cat "$SB/state.shim")
+  expect_eq "${st% *}" T "through edashim: edashim stopped"
+  expect_eq "${st#* }" S "through edashim: the tool runs on (the documented difference)"
+}
+
+test_tool_that_dumped_core_shows_core_dumped_to_the_caller_and_edashim_leaves_none() {
+  # Issue 13 item 8: the caller's WCOREDUMP was false through edashim. With a core_pattern that
+  # writes into the working directory, edashim now dies with the bit set and leaves nothing; with
+  # a pipe or an absolute path it is non-dumpable (no crash of its own on record, bit false).
+  local pattern; pattern=$(cat /proc/sys/kernel/core_pattern)
+  [[ $pattern != '|'* && $pattern != /* ]] || skip "core_pattern is '$pattern': no core in the working directory here"
+  [[ $(ulimit -Hc) == unlimited || $(ulimit -Hc) -ge 2048 ]] || skip "hard core limit $(ulimit -Hc)"
+  cp "$FAULT" "$SB/real/ftool"  # not setup_fault: its `ulimit -c 0` would lower the hard limit
+  shim ftool
+  cat > "$SB/core.py" <<'EOS'
+import os, resource, sys
+limit = resource.RLIM_INFINITY if sys.argv[1] == "on" else 0
+resource.setrlimit(resource.RLIMIT_CORE, (limit, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, st = os.waitpid(pid, 0)
+print("signal", os.WTERMSIG(st) if os.WIFSIGNALED(st) else "-", "core", int(os.WCOREDUMP(st)), end=" ")
+EOS
+  local before; before=$(ls /dev/shm /tmp | grep -c '^edashim-core-' || true)
+  for limit in on off; do
+    for s in SEGV ABRT; do
+      for mode in plain shim; do
+        local pre=""; [[ $mode == plain ]] && pre="EDASHIM=off"
+        mkdir -p "$SB/w.$mode.$limit.$s"
+        (cd "$SB/w.$mode.$limit.$s" && env $pre python3 "$SB/core.py" $limit ftool die "$(kill -l $s)" && ls) \
+          > "$SB/r.$mode.$limit.$s"
+      done
+      expect_eq "$(cat "$SB/r.shim.$limit.$s")" "$(cat "$SB/r.plain.$limit.$s")" "SIG$s, core limit $limit"
+    done
+  done
+  expect_eq "$(cat "$SB/r.plain.on.SEGV")" "signal 11 core 1 core" "without edashim: core dumped (the test itself)"
+  sleep 0.5  # the detached process removes edashim's private core once edashim is gone
+  expect_eq "$(ls /dev/shm /tmp | grep -c '^edashim-core-' || true)" "$before" "no private core directory left"
+}
+
+test_what_the_tool_can_observe_of_edashim_is_what_the_readme_lists() {
+  # Issue 13 item 9: the README's list, checked: without a terminal, through edashim the tool's
+  # parent is edashim, its parent-death signal is SIGKILL and it leads a group of its own.
+  # Directly (from a bash script, no job control): none of these.
+  setup_fault
+  expect_eq "$(EDASHIM=off bash -c 'ftool observe; :')" "pdeathsig 0 own_group 0 parent bash" "directly"
+  expect_eq "$(bash -c 'ftool observe; :')" "pdeathsig 9 own_group 1 parent edashim" "through edashim"
 }
 
 test_tool_killed_with_sigkill_gives_137_like_without_edashim() {
@@ -135,25 +328,6 @@ test_stdin_from_a_pipe() {
   expect_eq "$rc" 3 "status"
   rc=0; out=$(ftool readline < /dev/null) || rc=$?
   expect_eq "$out" $'reading\ngot: (eof) tty=0' "EOF"
-}
-
-test_stop_and_continue_without_a_terminal() {
-  # kill -TSTP to edashim alone is relayed: the tool stops (it would without edashim), and
-  # kill -CONT to edashim lets it finish.
-  setsid mytool sleep 1.5 &
-  local pid=$!
-  local tool=""
-  for _ in $(seq 100); do tool=$(pgrep -P "$pid" || true); [ -n "$tool" ] && break; sleep 0.05; done
-  [ -n "$tool" ] || fail "no tool process under edashim $pid"
-  kill -TSTP "$pid"
-  local state=""
-  for _ in $(seq 100); do state=$(awk '{print $3}' "/proc/$tool/stat"); [ "$state" = T ] && break; sleep 0.05; done
-  expect_eq "$state" T "the tool stopped"
-  sleep 2  # longer than the tool's own sleep: it must not finish while stopped
-  kill -0 "$tool" 2>/dev/null || fail "the tool finished while stopped"
-  kill -CONT "$pid"
-  rc=0; wait "$pid" || rc=$?
-  expect_eq "$rc" 0 "finished after SIGCONT"
 }
 
 test_sigkilled_edashim_takes_the_tool_and_the_next_run_sweeps_its_scratch() {

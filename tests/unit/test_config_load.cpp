@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "config/config_file.hpp"
 #include "config/load.hpp"
 #include "config_fixture.hpp"
 #include "temp_dir.hpp"
@@ -190,6 +192,64 @@ TEST_CASE("Comments are dropped before parsing without touching a '#' inside a s
   auto broken = config::load(request_in(t));
   REQUIRE(broken.has_errors());
   CHECK(broken.problems[0].line == 5);
+}
+
+// Issue 12 item 3: a .edashim.toml that is a link to a trusted file elsewhere was trusted at
+// its target, so a cloned repository could borrow that file's [env] and path.
+TEST_CASE("Config: trust belongs to the path where the file was found, not a link's target", "[config][trust]") {
+  TempDir t;
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t, "yosys", &store);
+  auto trusted = t.write("mine/.edashim.toml", "[env]\nSECRET = \"1\"\n");
+  std::string error;
+  REQUIRE(store.trust(config::trust_key(trusted), "[env]\nSECRET = \"1\"\n", error));
+  REQUIRE(::symlink(trusted.c_str(), (t.path + "/proj/.edashim.toml").c_str()) == 0);
+  auto loaded = config::load(r);
+  CHECK_FALSE(loaded.settings.env.count("SECRET"));
+  REQUIRE(loaded.untrusted_files.size() == 1);
+  CHECK(loaded.untrusted_files[0] == t.path + "/proj/.edashim.toml");
+  // Trusted where the user trusts the link, it applies there.
+  REQUIRE(store.trust(config::trust_key(t.path + "/proj/.edashim.toml"), "[env]\nSECRET = \"1\"\n", error));
+  loaded = config::load(r);
+  CHECK(loaded.settings.env.count("SECRET"));
+}
+
+// Issue 12 item 5: a FIFO (or another non-regular file) on the walk made every run below it
+// run plain; it is skipped with a word and the rest of the configuration applies.
+TEST_CASE("Config: a project file that is not a regular file is skipped, the rest applies", "[config][hardening]") {
+  TempDir t;
+  auto r = request_in(t);
+  REQUIRE(::mkfifo((t.path + "/proj/.edashim.toml").c_str(), 0644) == 0);
+  t.write("proj/sub/.edashim.toml", "locale = \"C\"\n");
+  auto loaded = config::load(r);
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.locale.value == "C");
+  CHECK(mentions(loaded, t.path + "/proj/.edashim.toml: warning: skipped: not a regular file"));
+  ::unlink((t.path + "/proj/.edashim.toml").c_str());
+  REQUIRE(::mkdir((t.path + "/proj/.edashim.toml").c_str(), 0755) == 0);
+  loaded = config::load(r);
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.locale.value == "C");
+}
+
+// Issue 12 item 6: explicit library directories come only from trusted sources.
+TEST_CASE("Config: library_dirs is a list of absolute directories, restricted in untrusted project files", "[config][trust]") {
+  TempDir t;
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t, "yosys", &store);
+  t.write("user/config.toml", "library_dirs = [\"/opt/jemalloc/lib\", \"/opt/mi\"]\n");
+  auto loaded = config::load(r);
+  REQUIRE_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.library_dirs.value == std::vector<std::string>{"/opt/jemalloc/lib", "/opt/mi"});
+  t.write("user/config.toml", "library_dirs = [\"lib\"]\n");
+  loaded = config::load(r);
+  CHECK(mentions(loaded, "config.toml:1:16: error: 'library_dirs' must be a list of absolute directories"));
+  t.write("user/config.toml", "");
+  auto project = t.write("proj/.edashim.toml", "library_dirs = [\"/evil\"]\n");
+  loaded = config::load(r);
+  CHECK(loaded.settings.library_dirs.value.empty());
+  REQUIRE(loaded.ignored.count(project));
+  CHECK(loaded.ignored.at(project) == std::vector<std::string>{"library_dirs"});
 }
 
 TEST_CASE("scratch = \"override\" and scratch_min_free_percent are read and checked (issue 12 item 11)", "[config]") {

@@ -1,7 +1,11 @@
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <set>
 
 #include "paths/layout.hpp"
+#include "temp_dir.hpp"
 
 // The shim and the `edashim` command find each other, the probe and the shipped profiles from
 // where they are; either binary must compute the same layout.
@@ -29,4 +33,21 @@ TEST_CASE("A build tree keeps the binaries and the probe together and uses the s
   // An installed binary without its profiles stays an installed layout (doctor reports it).
   auto l = paths::layout_for("/usr/bin/edashim", nothing, "");
   CHECK(l.shipped_profiles == "/usr/share/edashim/profiles");
+}
+
+// Issue 12 item 8: the build tree's profiles path was compiled into every binary, installed
+// ones too; now only a marker file beside a developer build's binaries names it.
+TEST_CASE("Only a build-tree marker beside the binary names the source profiles", "[layout][hardening]") {
+  TempDir t;
+  CHECK(paths::build_tree_profiles(t.path) == "");  // an installed binary: no marker
+  auto marker = t.write("edashim-build-tree", "/src/profiles\n");
+  CHECK(paths::build_tree_profiles(t.path) == "/src/profiles");
+  ::chmod(marker.c_str(), 0664);  // another could point it elsewhere
+  CHECK(paths::build_tree_profiles(t.path) == "");
+  ::chmod(marker.c_str(), 0644);
+  t.write("edashim-build-tree", "profiles\n");  // relative: refused
+  CHECK(paths::build_tree_profiles(t.path) == "");
+  ::unlink(marker.c_str());
+  REQUIRE(::symlink("/etc/hostname", marker.c_str()) == 0);  // a link: refused
+  CHECK(paths::build_tree_profiles(t.path) == "");
 }

@@ -1,7 +1,13 @@
 #include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include "config/trust.hpp"
 #include "temp_dir.hpp"
+#include "util/fs.hpp"
+#include "util/sha256.hpp"
 
 TEST_CASE("Trust is pinned to content and path, and can be revoked", "[trust]") {
   TempDir t;
@@ -20,4 +26,92 @@ TEST_CASE("Trust is pinned to content and path, and can be revoked", "[trust]") 
   CHECK_FALSE(store.is_trusted("/p/.edashim.toml", "b"));
   CHECK_FALSE(store.untrust("/p/.edashim.toml", error));
   CHECK(error.find("was not trusted") != std::string::npos);
+}
+
+// Issue 12 item 2: the store was "hash path\n", so a directory named "x\n<sha256> /evil" made
+// `edashim trust` inside it write a valid entry for a file never trusted.
+TEST_CASE("Trust store: no path can forge an entry, and every path round-trips", "[trust][hardening]") {
+  TempDir t;
+  config::TrustStore store(t.path + "/state/trusted");
+  std::string error;
+  std::string evil = "/evil/.edashim.toml";
+  std::string forged_dir = "/tmp/x\n" + util::sha256_hex("evil") + " " + evil + "\n/" ;
+  REQUIRE(store.trust(forged_dir + "/.edashim.toml", "mine", error));
+  CHECK_FALSE(store.is_trusted(evil, "evil"));
+  CHECK(store.is_trusted(forged_dir + "/.edashim.toml", "mine"));
+  for (std::string odd : {std::string("/a b/\\n/.edashim.toml"), std::string("/t\tab/\x7f\x01/x"), std::string("/\\x0a")}) {
+    REQUIRE(store.trust(odd, "c", error));
+    CHECK(store.is_trusted(odd, "c"));
+  }
+  auto text = util::read_file(store.path()).value();
+  CHECK(text.rfind("edashim-trust 2\n", 0) == 0);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 5);  // the header and 4 entries, one line each
+  // ... and `untrust` removes what `trust` added.
+  REQUIRE(store.untrust(forged_dir + "/.edashim.toml", error));
+  CHECK_FALSE(store.is_trusted(forged_dir + "/.edashim.toml", "mine"));
+}
+
+TEST_CASE("Trust store: a line that does not parse exactly refuses the whole store", "[trust][hardening]") {
+  std::vector<config::TrustStore::Entry> entries;
+  std::string error;
+  std::string h(64, 'a');
+  CHECK(config::TrustStore::parse("edashim-trust 2\n" + h + " /p/.edashim.toml\n", entries, error));
+  CHECK(entries.size() == 1);
+  for (std::string bad : {"edashim-trust 2\n" + h + "  /p\n", "edashim-trust 2\n" + h + " p\n", "edashim-trust 2\n" + h + " /p",
+                          "edashim-trust 2\n" + std::string(64, 'A') + " /p\n", std::string("edashim-trust 2\n\n"),
+                          "edashim-trust 2\n" + h + " /p\\n\n", "edashim-trust 2\n" + h + " /p\\x41\n",
+                          "edashim-trust 2\n" + h + " /p\r\n", std::string("edashim-trust 3\n"), std::string("junk\n")}) {
+    INFO(bad);
+    CHECK_FALSE(config::TrustStore::parse(bad, entries, error));
+    CHECK_FALSE(error.empty());
+  }
+  CHECK(error == "line 1: not an edashim trust store (expected \"edashim-trust 2\"); fix or remove it");
+
+  TempDir t;
+  auto path = t.write("state/trusted", "edashim-trust 2\n" + util::sha256_hex("a") + " /p/.edashim.toml\nrubbish\n");
+  config::TrustStore store(path);
+  std::string why;
+  CHECK_FALSE(store.is_trusted("/p/.edashim.toml", "a", &why));
+  CHECK(why == "line 3: not \"<sha256> <absolute path>\"; fix or remove the store");
+  CHECK_FALSE(store.trust("/q/.edashim.toml", "b", error));  // not rewritten over what it cannot read
+  CHECK(error == path + ": line 3: not \"<sha256> <absolute path>\"; fix or remove the store");
+  CHECK(util::read_file(path).value().find("rubbish") != std::string::npos);
+}
+
+TEST_CASE("Trust store: the old format is not trusted, and trusting sets it aside", "[trust][hardening]") {
+  TempDir t;
+  auto path = t.write("state/trusted", "# edashim trusted project files: sha256 of the content, then the path.\n" +
+                                           util::sha256_hex("a") + " /p/.edashim.toml\n");
+  config::TrustStore store(path);
+  std::string why, error;
+  CHECK_FALSE(store.is_trusted("/p/.edashim.toml", "a", &why));
+  CHECK(why.find("old trust format") != std::string::npos);
+  REQUIRE(store.trust("/p/.edashim.toml", "a", error));
+  CHECK(store.is_trusted("/p/.edashim.toml", "a"));
+  CHECK(util::exists(path + ".v1"));
+}
+
+TEST_CASE("Trust store: concurrent trusts lose no entry", "[trust][hardening]") {
+  TempDir t;
+  const std::string path = t.path + "/state/trusted";
+  std::vector<pid_t> kids;
+  for (int k = 0; k < 8; ++k) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      config::TrustStore store(path);
+      std::string error;
+      bool ok = true;
+      for (int i = 0; i < 20; ++i) ok = store.trust("/p" + std::to_string(k) + "/" + std::to_string(i), "x", error) && ok;
+      ::_exit(ok ? 0 : 1);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t pid : kids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK(status == 0);
+  }
+  config::TrustStore store(path);
+  for (int k = 0; k < 8; ++k)
+    for (int i = 0; i < 20; ++i) CHECK(store.is_trusted("/p" + std::to_string(k) + "/" + std::to_string(i), "x"));
 }

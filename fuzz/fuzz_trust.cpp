@@ -1,0 +1,25 @@
+// Fuzzes the trust store's format (config::TrustStore::parse/render): any text either parses
+// exactly or is refused, and what parses renders back to the same bytes (one spelling per
+// entry: no second reading of a line). Then the other way: any bytes as a path round-trip
+// through render and parse as one entry (no directory name can forge a line: issue 12 item 2).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "config/trust.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::vector<config::TrustStore::Entry> entries;
+  std::string error;
+  if (config::TrustStore::parse(text, entries, error)) {
+    if (config::TrustStore::render(entries) != text) __builtin_trap();
+  } else if (error.empty()) {
+    __builtin_trap();
+  }
+  std::string path = "/" + std::string(text);
+  std::vector<config::TrustStore::Entry> one = {{std::string(64, 'a'), path}};
+  if (!config::TrustStore::parse(config::TrustStore::render(one), entries, error)) __builtin_trap();
+  if (entries.size() != 1 || entries[0].file != path) __builtin_trap();
+  return 0;
+}

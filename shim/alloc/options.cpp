@@ -1,0 +1,285 @@
+#include "alloc/options.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+#include "util/strings.hpp"
+
+namespace alloc {
+namespace {
+
+enum class Kind { Bool, Int, BoolOrInt, Number, Size, Word };
+
+// What one option accepts. Ranges are the allocator's own where it has one (jemalloc's
+// malloc_conf bounds, `ld.so --list-tunables`), else generous bounds that keep a value sane.
+struct Grammar {
+  Kind kind = Kind::Int;
+  int64_t min = 0;
+  int64_t max = INT64_MAX;
+  std::vector<std::string> words;  // Kind::Word
+};
+
+constexpr int64_t kInt32 = INT32_MAX;
+constexpr int64_t kTiB = int64_t(1) << 40;
+
+Grammar boolean() { return {Kind::Bool, 0, 1, {}}; }
+Grammar integer(int64_t min, int64_t max) { return {Kind::Int, min, max, {}}; }
+Grammar bool_or_int(int64_t min, int64_t max) { return {Kind::BoolOrInt, min, max, {}}; }
+Grammar number(int64_t min, int64_t max) { return {Kind::Number, min, max, {}}; }
+Grammar size() { return {Kind::Size, 0, kTiB, {}}; }
+Grammar words(std::vector<std::string> w) { return {Kind::Word, 0, 0, std::move(w)}; }
+
+using Table = std::map<std::string, Grammar>;
+
+// mimalloc option names by series (mimalloc's src/options.c of 2.0.9, 2.1.x, 3.x). Delays are
+// milliseconds, -1 for never.
+const Table& mimalloc_v20() {
+  static const Table t = {
+      {"show_errors", boolean()}, {"show_stats", boolean()}, {"verbose", boolean()},
+      {"eager_commit", boolean()}, {"large_os_pages", boolean()}, {"reserve_huge_os_pages", integer(0, 1024)},
+      {"reserve_huge_os_pages_at", integer(-1, 1024)}, {"reserve_os_memory", size()}, {"page_reset", boolean()},
+      {"abandoned_page_decommit", boolean()}, {"eager_commit_delay", integer(0, kInt32)},
+      {"decommit_delay", integer(-1, kInt32)}, {"reset_delay", integer(-1, kInt32)}, {"use_numa_nodes", integer(0, 1024)},
+      {"limit_os_alloc", boolean()}, {"os_tag", integer(0, 255)}, {"max_errors", integer(-1, kInt32)},
+      {"max_warnings", integer(-1, kInt32)}, {"max_segment_reclaim", integer(0, kInt32)},
+      {"allow_decommit", boolean()}, {"segment_decommit_delay", integer(-1, kInt32)},
+      {"decommit_extend_delay", integer(-1, kInt32)}, {"destroy_on_exit", boolean()}};
+  return t;
+}
+
+const Table& mimalloc_v21() {
+  static const Table t = {
+      {"show_errors", boolean()}, {"show_stats", boolean()}, {"verbose", boolean()},
+      {"eager_commit", boolean()}, {"arena_eager_commit", bool_or_int(0, 2)}, {"purge_decommits", boolean()},
+      {"allow_large_os_pages", boolean()}, {"reserve_huge_os_pages", integer(0, 1024)},
+      {"reserve_huge_os_pages_at", integer(-1, 1024)}, {"reserve_os_memory", size()},
+      {"abandoned_page_purge", boolean()}, {"eager_commit_delay", integer(0, kInt32)},
+      {"purge_delay", integer(-1, kInt32)}, {"use_numa_nodes", integer(0, 1024)}, {"limit_os_alloc", boolean()},
+      {"disallow_os_alloc", boolean()}, {"os_tag", integer(0, 255)}, {"max_errors", integer(-1, kInt32)},
+      {"max_warnings", integer(-1, kInt32)}, {"max_segment_reclaim", integer(0, kInt32)},
+      {"destroy_on_exit", boolean()}, {"arena_reserve", size()}, {"arena_purge_mult", integer(0, kInt32)},
+      {"purge_extend_delay", integer(-1, kInt32)}, {"abandoned_reclaim_on_free", boolean()},
+      {"disallow_arena_alloc", boolean()}, {"retry_on_oom", integer(0, kInt32)}};
+  return t;
+}
+
+const Table& mimalloc_v3() {
+  static const Table t = [] {
+    Table t3 = mimalloc_v21();
+    t3.erase("limit_os_alloc");
+    for (auto n : {"visit_abandoned", "guarded_min", "guarded_max", "guarded_precise", "guarded_sample_rate",
+                   "guarded_sample_seed", "target_segments_per_thread", "generic_collect", "page_reclaim_on_free",
+                   "page_full_retain", "page_max_candidates", "pagemap_commit", "page_commit_on_demand",
+                   "page_max_reclaim", "page_cross_thread_max_reclaim"})
+      t3[n] = integer(0, kInt32);
+    t3["max_vabits"] = integer(0, 64);
+    return t3;
+  }();
+  return t;
+}
+
+const Table& mimalloc_options(const std::string& series) {
+  if (util::starts_with(series, "2.0") || series == "2") return mimalloc_v20();
+  if (util::starts_with(series, "2.")) return mimalloc_v21();
+  return mimalloc_v3();
+}
+
+// Pairs of names for the same thing across mimalloc's 2.0 -> 2.1 renames.
+const std::vector<std::pair<std::string, std::string>>& mimalloc_renames() {
+  static const std::vector<std::pair<std::string, std::string>> r = {
+      {"decommit_delay", "purge_delay"},
+      {"reset_delay", "purge_delay"},
+      {"large_os_pages", "allow_large_os_pages"},
+      {"abandoned_page_decommit", "abandoned_page_purge"},
+      {"decommit_extend_delay", "purge_extend_delay"},
+      {"allow_decommit", "purge_decommits"},
+      {"limit_os_alloc", "disallow_os_alloc"},
+      {"arena_eager_commit", "eager_commit"},
+  };
+  return r;
+}
+
+// Each table is built the first time its family is asked for: a run checks one family, and
+// building all of them cost every tool start a few hundred allocations.
+const Table& fixed_options(const std::string& family) {
+  if (family == "jemalloc") {
+    // jemalloc 5.3 MALLOC_CONF keys worth setting from a profile (jemalloc's TUNING.md), with
+    // the bounds of its malloc_conf parser (src/jemalloc.c).
+    static const Table jemalloc = {
+        {"background_thread", boolean()}, {"dirty_decay_ms", integer(-1, 18446744072000)},
+        {"muzzy_decay_ms", integer(-1, 18446744072000)}, {"narenas", integer(1, UINT32_MAX)},
+        {"tcache", boolean()}, {"tcache_max", integer(0, 8 << 20)},
+        {"thp", words({"default", "always", "never"})}, {"metadata_thp", words({"disabled", "auto", "always"})},
+        {"percpu_arena", words({"disabled", "percpu", "phycpu"})}, {"oversize_threshold", integer(0, int64_t(1) << 62)},
+        {"lg_extent_max_active_fit", integer(0, 64)}, {"retain", boolean()}, {"abort_conf", boolean()},
+        {"confirm_conf", boolean()}, {"stats_print", boolean()}, {"max_background_threads", integer(1, 4096)}};
+    return jemalloc;
+  }
+  if (family == "tcmalloc") {
+    // gperftools 2.10 environment variables, without the TCMALLOC_ prefix.
+    static const Table tcmalloc = {
+        {"release_rate", number(0, 1000)}, {"aggressive_decommit", boolean()},
+        {"max_total_thread_cache_bytes", integer(0, kTiB)}, {"heap_limit_mb", integer(0, 1 << 30)},
+        {"large_alloc_report_threshold", integer(0, int64_t(1) << 62)}, {"transfer_num_objects", integer(1, 8192)},
+        {"skip_sbrk", boolean()}, {"skip_mmap", boolean()}, {"sample_parameter", integer(0, kInt32)}};
+    return tcmalloc;
+  }
+  if (family == "tbbmalloc") {
+    // oneTBB 2021 scalable allocator environment variables, without the TBB_MALLOC_ prefix.
+    static const Table tbbmalloc = {{"use_huge_pages", boolean()}, {"set_huge_size_threshold", integer(0, kTiB)}};
+    return tbbmalloc;
+  }
+  if (family == "glibc" || family == "glibc_fallback") {
+    // glibc 2.36 malloc tunables (`ld.so --list-tunables`), without the glibc.malloc. prefix.
+    static const Table glibc = {
+        {"arena_max", integer(1, INT64_MAX)}, {"arena_test", integer(1, INT64_MAX)}, {"check", integer(0, 3)},
+        {"hugetlb", integer(0, INT64_MAX)}, {"mmap_max", integer(0, kInt32)}, {"mmap_threshold", integer(0, INT64_MAX)},
+        {"mxfast", integer(0, INT64_MAX)}, {"perturb", integer(0, 255)}, {"tcache_count", integer(0, INT64_MAX)},
+        {"tcache_max", integer(0, INT64_MAX)}, {"tcache_unsorted_limit", integer(0, INT64_MAX)},
+        {"top_pad", integer(0, INT64_MAX)}, {"trim_threshold", integer(0, INT64_MAX)}};
+    return glibc;
+  }
+  static const Table none;
+  return none;
+}
+
+std::string range(const Grammar& g) { return "from " + std::to_string(g.min) + " to " + std::to_string(g.max); }
+
+// mimalloc reads a size as digits with an optional K, M or G (then B or iB), any case: "64M", "1GiB".
+bool is_size_word(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size() && i < 15 && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i == 0) return false;
+  std::string unit = util::to_lower(s.substr(i));
+  return unit.empty() || unit == "k" || unit == "m" || unit == "g" || unit == "kb" || unit == "mb" || unit == "gb" ||
+         unit == "kib" || unit == "mib" || unit == "gib";
+}
+
+std::optional<std::string> check_grammar(const Grammar& g, const OptionValue& v) {
+  auto shown = [&] {
+    auto* s = std::get_if<std::string>(&v);
+    return s ? "\"" + util::join(util::split(s->substr(0, 60), '\n'), "\\n") + (s->size() > 60 ? "...\"" : "\"")
+             : render_option(v, true);
+  };
+  auto in_range = [&](int64_t i) { return i >= g.min && i <= g.max; };
+  const int64_t* i = std::get_if<int64_t>(&v);
+  switch (g.kind) {
+    case Kind::Bool:
+      if (v.index() == 0) return std::nullopt;
+      return "is " + type_name(v) + " " + shown() + ", expected a boolean (true or false)";
+    case Kind::Int:
+      if (i && in_range(*i)) return std::nullopt;
+      if (i) return "is " + shown() + ", expected an integer " + range(g);
+      return "is " + type_name(v) + " " + shown() + ", expected an integer " + range(g);
+    case Kind::BoolOrInt:
+      if (v.index() == 0 || (i && in_range(*i))) return std::nullopt;
+      return "is " + shown() + ", expected a boolean or an integer " + range(g);
+    case Kind::Number: {
+      auto* d = std::get_if<double>(&v);
+      if ((i && in_range(*i)) || (d && std::isfinite(*d) && *d >= double(g.min) && *d <= double(g.max))) return std::nullopt;
+      return "is " + shown() + ", expected a number " + range(g);
+    }
+    case Kind::Size: {
+      auto* s = std::get_if<std::string>(&v);
+      if ((i && in_range(*i)) || (s && is_size_word(*s))) return std::nullopt;
+      return "is " + shown() + ", expected a size: an integer " + range(g) +
+             ", or digits with a K, M or G suffix such as \"64M\"";
+    }
+    case Kind::Word: {
+      auto* s = std::get_if<std::string>(&v);
+      for (const auto& w : g.words)
+        if (s && *s == w) return std::nullopt;
+      return "is " + shown() + ", expected one of: " + util::join(g.words, ", ");
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> names_of(const Table& t) {
+  std::vector<std::string> out;
+  for (const auto& [k, _] : t) out.push_back(k);
+  return out;
+}
+
+// The option's grammar in any version of the family.
+const Grammar* any_version(const std::string& family, const std::string& key) {
+  if (family == "mimalloc") {
+    for (const Table* t : {&mimalloc_v3(), &mimalloc_v21(), &mimalloc_v20()})
+      if (auto it = t->find(key); it != t->end()) return &it->second;
+    return nullptr;
+  }
+  const Table& t = fixed_options(family);
+  auto it = t.find(key);
+  return it == t.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+const std::vector<std::string>& option_families() {
+  // glibc_fallback: glibc tunables applied where the chosen allocator cannot be preloaded.
+  static const std::vector<std::string> f = {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
+  return f;
+}
+
+std::optional<std::string> check_value(const std::string& family, const std::string& name, const OptionValue& value) {
+  const Grammar* g = any_version(family, util::to_lower(name));
+  if (!g) return std::nullopt;
+  if (auto bad = check_grammar(*g, value)) return "[" + family + "] " + name + " " + *bad;
+  return std::nullopt;
+}
+
+std::optional<std::string> check_option(const std::string& family, const std::string& version,
+                                        const std::string& name, const OptionValue& value) {
+  std::string key = util::to_lower(name);
+  const Table& table = family == "mimalloc" ? mimalloc_options(version) : fixed_options(family);
+  auto it = table.find(key);
+  if (it != table.end()) {
+    if (auto bad = check_grammar(it->second, value)) return "[" + family + "] " + name + " " + *bad;
+    return std::nullopt;
+  }
+  std::string where = family == "mimalloc" && !version.empty() ? " in the installed mimalloc " + version : "";
+  std::string msg = "[" + family + "] has no option '" + name + "'" + where;
+  if (family == "mimalloc") {
+    for (const auto& [old_name, new_name] : mimalloc_renames()) {
+      if (key == new_name && table.count(old_name)) return msg + "; this version calls it '" + old_name + "'";
+      if (key == old_name && table.count(new_name)) return msg + "; this version calls it '" + new_name + "'";
+    }
+  }
+  if (auto near = util::nearest(key, names_of(table))) return msg + "; did you mean '" + *near + "'?";
+  return msg + "; known: " + util::join(names_of(table), ", ");
+}
+
+std::optional<std::string> restricted_option(const std::string& family, const std::string& name) {
+  std::string key = util::to_lower(name);
+  auto ends_with = [&](const std::string& tail) {
+    return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (family == "jemalloc") {
+    // prof_prefix and friends write heap profiles anywhere; prof_leak_error turns exit 0 into
+    // 1; abort*, xmalloc and zero_realloc:abort abort; *_conf aborts on or dumps the config.
+    if (util::starts_with(key, "prof") || util::starts_with(key, "lg_prof")) return "writes heap profiles or changes the exit status";
+    if (util::starts_with(key, "abort") || key == "xmalloc" || key == "zero_realloc") return "can abort the tool";
+    if (ends_with("_conf")) return "aborts the tool on a bad setting, or dumps the configuration";
+    if (util::starts_with(key, "stats_print") || key == "utrace" || key == "junk") return "writes reports or traces";
+    return std::nullopt;
+  }
+  if (family == "mimalloc") {
+    // Past the reserved memory, allocations fail: the tool dies of an out-of-memory error.
+    if (key == "disallow_os_alloc" || key == "limit_os_alloc") return "can make every allocation fail";
+    return std::nullopt;
+  }
+  if (family == "tcmalloc") {
+    if (key == "heap_limit_mb") return "makes allocations fail past a limit";
+    if (key == "skip_sbrk" || key == "skip_mmap") return "can leave tcmalloc no memory to allocate";
+    if (util::starts_with(key, "heap") || ends_with("profile")) return "writes heap profiles";
+    return std::nullopt;
+  }
+  if (family == "glibc" || family == "glibc_fallback") {
+    if (key == "check") return "aborts the tool on a heap inconsistency";
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace alloc
