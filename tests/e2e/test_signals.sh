@@ -78,22 +78,32 @@ test_inherited_ignored_sigchld_does_not_hide_the_tools_status() {
 
 test_pid_then_group_from_one_sender_is_relayed_once() {
   # What timeout(1) sends: the pid, then the group, microseconds apart. Without edashim the tool
-  # takes the two as one (the second arrives while the first is pending); through edashim, the
-  # second copy arrives at edashim while it relays the first and is merged with it (issue 13
+  # mostly takes the two as one (the second arrives while the first is pending); through edashim,
+  # the second copy arrives at edashim while it relays the first and is merged with it (issue 13
   # item 1: by sender, not by a time window). Three times per signal, both ways.
-  # (A bare `kill PID; kill -- -PGID` pair reaches the tool twice now and then even without
-  # edashim: measured 2 in 40 from a C sender sending back to back.)
+  # Directly, the pair reaches the tool twice now and then when the machine is loaded (the tool's
+  # handler runs between the two kills): measured 2 in 40 from a C sender, and seen with
+  # timeout(1) itself during a parallel build. So the rule compared is "no more doubles than
+  # directly" (with a margin of two in twelve), which a relay without the merge fails every time.
   setup_fault
+  local plain_twice=0 shim_twice=0
   for mode in plain shim; do
     local pre=""; [[ $mode == plain ]] && pre="EDASHIM=off"
     for s in TERM INT HUP USR1; do
       for i in 1 2 3; do
         rc=0; env $pre timeout -s $s 0.2 ftool count "$(kill -l $s)" "$SB/c.$mode.$s.$i" 0.5 || rc=$?
-        expect_eq "$(cut -d' ' -f1,2 "$SB/c.$mode.$s.$i")" "count 1" "$mode: timeout -s $s, try $i"
+        local got; got=$(cut -d' ' -f1,2 "$SB/c.$mode.$s.$i")
+        case $got in
+          "count 1") ;;
+          "count 2") if [[ $mode == plain ]]; then plain_twice=$((plain_twice + 1)); else shim_twice=$((shim_twice + 1)); fi ;;
+          *) expect_eq "$got" "count 1" "$mode: timeout -s $s, try $i" ;;
+        esac
         expect_eq "$rc" 124 "$mode: timeout's status"
       done
     done
   done
+  expect_eq "$((shim_twice <= plain_twice + 2))" 1 \
+    "through edashim the pair reached the tool twice in $shim_twice of 12 tries, directly in $plain_twice"
 }
 
 # count_deliveries MODE SIG FILE SENDER...: runs `ftool count SIG FILE 1` (plain or through
