@@ -78,22 +78,32 @@ test_inherited_ignored_sigchld_does_not_hide_the_tools_status() {
 
 test_pid_then_group_from_one_sender_is_relayed_once() {
   # What timeout(1) sends: the pid, then the group, microseconds apart. Without edashim the tool
-  # takes the two as one (the second arrives while the first is pending); through edashim, the
-  # second copy arrives at edashim while it relays the first and is merged with it (issue 13
+  # mostly takes the two as one (the second arrives while the first is pending); through edashim,
+  # the second copy arrives at edashim while it relays the first and is merged with it (issue 13
   # item 1: by sender, not by a time window). Three times per signal, both ways.
-  # (A bare `kill PID; kill -- -PGID` pair reaches the tool twice now and then even without
-  # edashim: measured 2 in 40 from a C sender sending back to back.)
+  # Directly, the pair reaches the tool twice now and then when the machine is loaded (the tool's
+  # handler runs between the two kills): measured 2 in 40 from a C sender, and seen with
+  # timeout(1) itself during a parallel build. So the rule compared is "no more doubles than
+  # directly" (with a margin of two in twelve), which a relay without the merge fails every time.
   setup_fault
+  local plain_twice=0 shim_twice=0
   for mode in plain shim; do
     local pre=""; [[ $mode == plain ]] && pre="EDASHIM=off"
     for s in TERM INT HUP USR1; do
       for i in 1 2 3; do
         rc=0; env $pre timeout -s $s 0.2 ftool count "$(kill -l $s)" "$SB/c.$mode.$s.$i" 0.5 || rc=$?
-        expect_eq "$(cut -d' ' -f1,2 "$SB/c.$mode.$s.$i")" "count 1" "$mode: timeout -s $s, try $i"
+        local got; got=$(cut -d' ' -f1,2 "$SB/c.$mode.$s.$i")
+        case $got in
+          "count 1") ;;
+          "count 2") if [[ $mode == plain ]]; then plain_twice=$((plain_twice + 1)); else shim_twice=$((shim_twice + 1)); fi ;;
+          *) expect_eq "$got" "count 1" "$mode: timeout -s $s, try $i" ;;
+        esac
         expect_eq "$rc" 124 "$mode: timeout's status"
       done
     done
   done
+  expect_eq "$((shim_twice <= plain_twice + 2))" 1 \
+    "through edashim the pair reached the tool twice in $shim_twice of 12 tries, directly in $plain_twice"
 }
 
 # count_deliveries MODE SIG FILE SENDER...: runs `ftool count SIG FILE 1` (plain or through
@@ -245,8 +255,8 @@ test_tool_that_dumped_core_shows_core_dumped_to_the_caller_and_edashim_leaves_no
   # Issue 13 item 8: the caller's WCOREDUMP was false through edashim. With a core_pattern that
   # writes into the working directory, edashim now dies with the bit set and leaves nothing; with
   # a pipe or an absolute path it is non-dumpable (no crash of its own on record, bit false).
-  local pattern; pattern=$(cat /proc/sys/kernel/core_pattern)
-  [[ $pattern != '|'* && $pattern != /* ]] || skip "core_pattern is '$pattern': no core in the working directory here"
+  local pattern relative=1; pattern=$(cat /proc/sys/kernel/core_pattern)
+  [[ $pattern != '|'* && $pattern != /* ]] || relative=0
   [[ $(ulimit -Hc) == unlimited || $(ulimit -Hc) -ge 2048 ]] || skip "hard core limit $(ulimit -Hc)"
   cp "$FAULT" "$SB/real/ftool"  # not setup_fault: its `ulimit -c 0` would lower the hard limit
   shim ftool
@@ -269,10 +279,17 @@ EOS
         (cd "$SB/w.$mode.$limit.$s" && env $pre python3 "$SB/core.py" $limit ftool die "$(kill -l $s)" && ls) \
           > "$SB/r.$mode.$limit.$s"
       done
-      expect_eq "$(cat "$SB/r.shim.$limit.$s")" "$(cat "$SB/r.plain.$limit.$s")" "SIG$s, core limit $limit"
+      if [ "$relative" = 1 ]; then
+        expect_eq "$(cat "$SB/r.shim.$limit.$s")" "$(cat "$SB/r.plain.$limit.$s")" "SIG$s, core limit $limit"
+      else
+        # A pipe or absolute core_pattern (the README's documented difference): the same signal,
+        # no core of edashim (non-dumpable), so the caller's core-dump bit is false.
+        expect_eq "$(cat "$SB/r.shim.$limit.$s")" "signal $(kill -l $s) core 0 " "SIG$s, core limit $limit, core_pattern '$pattern'"
+      fi
     done
   done
-  expect_eq "$(cat "$SB/r.plain.on.SEGV")" "signal 11 core 1 core" "without edashim: core dumped (the test itself)"
+  [ "$relative" = 0 ] ||
+    expect_eq "$(cat "$SB/r.plain.on.SEGV")" "signal 11 core 1 core" "without edashim: core dumped (the test itself)"
   sleep 0.5  # the detached process removes edashim's private core once edashim is gone
   expect_eq "$(ls /dev/shm /tmp | grep -c '^edashim-core-' || true)" "$before" "no private core directory left"
 }
