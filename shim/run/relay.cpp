@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -109,6 +110,26 @@ void merge_copies(int sig, const siginfo_t* first) {
   }
 }
 
+// The sender's group copy follows its first within microseconds, but edashim, woken by the
+// first, may run before the sender has sent it (on a loaded machine, or a shell between two
+// `kill`s). While the sender is still running (state R: it has not gone back to waiting, as
+// timeout(1) does once both copies are out), give it the CPU, so that its second copy arrives
+// while the first is pending here and is merged. Bounded, for a sender that computes on: a
+// busy sender's repeats more than 2 ms apart are each relayed. Async-signal-safe.
+void let_sender_finish(pid_t sender) {
+  struct timespec start {}, now {};
+  ::clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    ::sched_yield();
+    char state = 0;
+    pid_t ppid = 0;
+    if (!read_stat(sender, state, ppid) || state != 'R') return;
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed_ns = (now.tv_sec - start.tv_sec) * 1'000'000'000L + (now.tv_nsec - start.tv_nsec);
+    if (elapsed_ns > 2'000'000L) return;
+  }
+}
+
 void on_signal(int sig, siginfo_t* info, void*) {
   int saved = errno;
   // In the vfork child between unblocking and exec (it inherits our handlers, and resetting
@@ -141,10 +162,7 @@ void on_signal(int sig, siginfo_t* info, void*) {
   }
   switch (route(d)) {
     case Route::to_tool:
-      // The sender's group copy follows its first within microseconds, unless edashim, woken
-      // by the first, took the sender's CPU: yield it once, so that the sender finishes what it
-      // is sending and its second copy arrives while the first is being relayed.
-      if (sig < SIGRTMIN && info->si_code <= 0) ::sched_yield();
+      if (sig < SIGRTMIN && sent) let_sender_finish(info->si_pid);
       forward(tool, sig, info);
       if (sig < SIGRTMIN) merge_copies(sig, info);
       break;
