@@ -24,13 +24,9 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
-edashim=${EDASHIM:-}
-if [[ -z $edashim ]]; then
-  for c in "$root/build/shim/edashim" "$(command -v edashim || true)"; do
-    [[ -n $c && -x $c ]] && { edashim=$c; break; }
-  done
-fi
-[[ -x $edashim ]] || { echo "edashim not found: build it or set EDASHIM=" >&2; exit 2; }
+# shellcheck source=find_edashim.sh
+source "$root/bench/find_edashim.sh"
+find_edashim
 command -v yosys > /dev/null || { echo "yosys not on PATH" >&2; exit 2; }
 
 results=$here/results

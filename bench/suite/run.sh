@@ -31,14 +31,9 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown argument: $1 (see the comment at the top of $0)" >&2; exit 2 ;;
   esac
 done
-edashim=${EDASHIM:-}
-if [[ -z $edashim ]]; then
-  for c in "$root/build/shim/edashim" "$(command -v edashim || true)"; do
-    [[ -n $c && -x $c ]] && { edashim=$c; break; }
-  done
-fi
-[[ -n $edashim && -x $edashim ]] || { echo "edashim not found: build it or set EDASHIM=" >&2; exit 2; }
-edashim=$(cd "$(dirname "$edashim")" && pwd)/$(basename "$edashim")
+# shellcheck source=../find_edashim.sh
+source "$root/bench/find_edashim.sh"
+find_edashim
 workloads=${WORKLOADS:-}
 [[ -z $workloads ]] || workloads=$(cd "$workloads" && pwd)
 picorv32=${workloads:+$workloads/picorv32.v}
