@@ -74,9 +74,10 @@ void write_verification(util::JsonWriter& record, const Plan& plan, bool probed,
   }
   record.end_array();
   // The caller's own preloaded allocator is the one to find.
-  auto v = run::verify_allocator(processes, plan.preloaded_by_caller.empty()
-                                                ? plan.allocator
-                                                : alloc::allocator_of_library(plan.preloaded_by_caller));
+  auto v = run::verify_allocator(processes,
+                                 plan.preloaded_by_caller.empty() ? plan.allocator
+                                                                  : alloc::allocator_of_library(plan.preloaded_by_caller),
+                                 util::self_exe());
   if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != "own-malloc" &&
       p.blocker != "address-space-limit")
     v.note += " (" + p.reason + "; the probe cannot load either)";

@@ -71,19 +71,23 @@ std::string malloc_provider(const ProbedProcess& p) {
   return base;
 }
 
-Verification verify_allocator(const std::vector<ProbedProcess>& processes, const std::string& requested) {
-  if (processes.empty()) return {false, "no process recorded which allocator served malloc"};
+Verification verify_allocator(const std::vector<ProbedProcess>& processes, const std::string& requested,
+                              const std::string& launcher) {
+  size_t tools = 0;
+  for (const auto& p : processes) tools += launcher.empty() || p.exe != launcher;
+  if (tools == 0) return {false, "no process recorded which allocator served malloc"};
   std::string want = requested == "system" ? "glibc" : requested;
   std::string want_real;
   if (!requested.empty() && requested[0] == '/') want_real = util::real_path(requested).value_or(requested);
   for (const auto& p : processes) {
+    if (!launcher.empty() && p.exe == launcher) continue;
     bool ok = want_real.empty() ? malloc_provider(p) == want
                                 : util::real_path(p.malloc_object).value_or(p.malloc_object) == want_real;
     if (!ok)
       return {false, "pid " + std::to_string(p.pid) + " (" + p.exe + ") got malloc from " + p.malloc_object + ", not " +
                          (want_real.empty() ? want : want_real)};
   }
-  return {true, std::to_string(processes.size()) + " process(es) recorded, all with malloc from " +
+  return {true, std::to_string(tools) + " process(es) recorded, all with malloc from " +
                     (want_real.empty() ? want : want_real)};
 }
 

@@ -30,8 +30,12 @@ struct Verification {
 };
 
 // True only when at least one process recorded and every recorded process had `malloc` from
-// the requested allocator ("system": glibc; an absolute path: that file).
-Verification verify_allocator(const std::vector<ProbedProcess>& processes, const std::string& requested);
+// the requested allocator ("system": glibc; an absolute path: that file). Records of
+// `launcher` (edashim's own executable) are not the tool's: a nested call passes through
+// edashim before it execs the real tool, and a dynamically linked edashim (a sanitizer build;
+// the release build is static and never loads the probe) is recorded with its own malloc.
+Verification verify_allocator(const std::vector<ProbedProcess>& processes, const std::string& requested,
+                              const std::string& launcher = {});
 
 // The probe's private directory and record file for one run, removed afterwards.
 struct ProbeFile {

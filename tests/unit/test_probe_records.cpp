@@ -64,6 +64,18 @@ TEST_CASE("Verified only when every recorded process used the requested allocato
 
   CHECK_FALSE(run::verify_allocator({}, "system").verified);  // no evidence is not proof
 
+  // A nested call through a dynamically linked edashim (yosys -> sh -> the yosys-abc link): the
+  // launcher's own record is not the tool's, the real tool's after its exec is.
+  auto nested = run::parse_probe_records(
+      "S\t1\t0\t/bin/yosys\t/usr/lib/libjemalloc.so.2\nS\t2\t1\t/opt/edashim\t/opt/edashim\n"
+      "S\t2\t1\t/bin/abc\t/usr/lib/libjemalloc.so.2\n");
+  CHECK_FALSE(run::verify_allocator(nested, "jemalloc").verified);
+  auto nv = run::verify_allocator(nested, "jemalloc", "/opt/edashim");
+  CHECK(nv.verified);
+  CHECK(nv.note.find("2 process(es)") != std::string::npos);
+  auto only_launcher = run::parse_probe_records("S\t2\t1\t/opt/edashim\t/opt/edashim\n");
+  CHECK_FALSE(run::verify_allocator(only_launcher, "system", "/opt/edashim").verified);
+
   auto libc = run::parse_probe_records("S\t1\t0\t/bin/true\t/lib/x86_64-linux-gnu/libc.so.6\n");
   CHECK(run::verify_allocator(libc, "system").verified);
   CHECK_FALSE(run::verify_allocator(libc, "jemalloc").verified);
