@@ -110,10 +110,14 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
   return setup;
 }
 
-void append_to_log(const Plan& plan, const std::string& line) {
+bool write_log_line(const Plan& plan, const std::string& line, std::string& error) {
   const auto& s = plan.loaded.settings;
+  return run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value});
+}
+
+void append_to_log(const Plan& plan, const std::string& line) {
   std::string error;
-  if (!run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value}))
+  if (!write_log_line(plan, line, error))
     say("run log not written (" + error + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
 }
 
@@ -142,9 +146,8 @@ bool ours_to_blame(const run::Outcome& out) {
     record.field(logkey::fallback, "exec in place of edashim, environment untouched: " + why);
     record.key(logkey::status).null();
     record.end_object();
-    const auto& s = plan.loaded.settings;
-    std::string error;
-    run::append_log_line(plan.log_path, record.str(), error, {s.log_max_bytes.value, s.log_keep.value});
+    std::string error;  // the fallback's one line on stderr says enough: no second about the log
+    write_log_line(plan, record.str(), error);
   }
   run::restore_signal_dispositions();  // what the caller ignored, the tool starts with ignored
   run::exec_in_place(plan.tool_path, plan.inv.argv, nullptr);
