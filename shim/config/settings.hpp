@@ -47,6 +47,9 @@ struct Settings {
   // Absolute directories searched for allocator libraries before the built-in ones; a restricted
   // key (it chooses what is preloaded), so only the user's, the system's or a trusted file sets it.
   Setting<std::vector<std::string>> library_dirs{};
+  // Issue 15 (README "Learning from your runs"); both restricted, as they decide what runs.
+  Setting<bool> adopt{false};                 // use (and let report --recommend write) learned choices
+  Setting<bool> adopt_requires_bench{true};   // adopt only a choice a bench found output-identical
   // family ("mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc") -> option -> value
   std::map<std::string, std::map<std::string, Setting<OptionValue>>> options;
   // variable -> value; nullopt unsets it

@@ -46,5 +46,16 @@ inline constexpr std::string_view verification = "verification";
 // Only when edashim could not start the tool itself and exec'd it in its own place instead
 // (then the times and status are absent: status null).
 inline constexpr std::string_view fallback = "fallback";
+// Issue 15 (learning from use; README "Learning from your runs"). Written by every run:
+inline constexpr std::string_view machine = "machine";     // object: cpu (model name or null), kernel, cores
+inline constexpr std::string_view cpu = "cpu";
+inline constexpr std::string_view signature = "signature"; // 16 hex digits: the normalised command's hash
+inline constexpr std::string_view arm = "arm";             // "mimalloc", "mimalloc[k=v,...]": what the run ran
+inline constexpr std::string_view explore = "explore";     // null, or {ran, instead_of}
+// A line that is not a run: its kind. Absent on run lines. "bench_outputs": `edashim bench
+// --compare-outputs` says which allocators gave the reference arm's outputs for a tool.
+inline constexpr std::string_view record = "record";
+inline constexpr std::string_view identical_arms = "identical_arms";  // allocators whose outputs matched
+inline constexpr std::string_view differing_arms = "differing_arms";  // allocators whose outputs differed
 
 }  // namespace logkey
