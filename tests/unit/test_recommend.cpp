@@ -52,7 +52,7 @@ const std::vector<std::string> kFour{"s1", "s2", "s3", "s4"};
 
 }  // namespace
 
-TEST_CASE("Recommend: a clearly faster arm over enough runs and signatures is recommended", "[learn]") {
+TEST_CASE("Recommend: a clearly faster arm over enough runs and signatures is recommended", "[recommend]") {
   std::vector<learn::Run> runs;
   add_runs(runs, "mimalloc", kFour, 12, 0.8, 1000, /*explored=*/true);
   add_runs(runs, "jemalloc", kFour, 12, 1.0, 2000);  // latest non-explored: the current choice
@@ -74,7 +74,7 @@ TEST_CASE("Recommend: a clearly faster arm over enough runs and signatures is re
   CHECK(c.holds());
 }
 
-TEST_CASE("Recommend: the current choice is the latest non-explored successful run's arm", "[learn]") {
+TEST_CASE("Recommend: the current choice is the latest non-explored successful run's arm", "[recommend]") {
   std::vector<learn::Run> runs;
   add_runs(runs, "jemalloc", kFour, 12, 1.0, 1000);
   add_runs(runs, "mimalloc", kFour, 12, 0.8, 2000, /*explored=*/true);  // later, but explored
@@ -91,7 +91,7 @@ TEST_CASE("Recommend: the current choice is the latest non-explored successful r
   CHECK(says(*find(v[0], "jemalloc"), "slower: 1.25x"));
 }
 
-TEST_CASE("Recommend: thin evidence is said with its numbers", "[learn]") {
+TEST_CASE("Recommend: thin evidence is said with its numbers", "[recommend]") {
   std::vector<learn::Run> runs;
   add_runs(runs, "mimalloc", {"s1"}, 4, 0.8, 1000, true);
   add_runs(runs, "jemalloc", {"s1"}, 4, 1.0, 2000);
@@ -108,7 +108,7 @@ TEST_CASE("Recommend: thin evidence is said with its numbers", "[learn]") {
   CHECK(says(v[0].candidates[0], "over 2 signatures"));
 }
 
-TEST_CASE("Recommend: a gain on some commands and a loss on others is mixed", "[learn]") {
+TEST_CASE("Recommend: a gain on some commands and a loss on others is mixed", "[recommend]") {
   std::vector<learn::Run> runs;
   add_runs(runs, "mimalloc", {"s1", "s2"}, 12, 0.8, 1000, true);
   add_runs(runs, "mimalloc", {"s3", "s4"}, 12, 1.15, 1000, true);
@@ -122,7 +122,7 @@ TEST_CASE("Recommend: a gain on some commands and a loss on others is mixed", "[
   CHECK(says(c, "(needs upper bound < 0.97)"));
 }
 
-TEST_CASE("Recommend: peak RSS over the budget blocks a faster arm", "[learn]") {
+TEST_CASE("Recommend: peak RSS over the budget blocks a faster arm", "[recommend]") {
   std::vector<learn::Run> runs;
   add_runs(runs, "tcmalloc", kFour, 12, 0.8, 1000, true, 1300);
   add_runs(runs, "jemalloc", kFour, 12, 1.0, 2000, false, 1000);
@@ -135,7 +135,7 @@ TEST_CASE("Recommend: peak RSS over the budget blocks a faster arm", "[learn]") 
   CHECK(learn::recommend(runs, generous)[0].recommended == 0);
 }
 
-TEST_CASE("Recommend: a failure where the current choice succeeded stops the candidate for that signature", "[learn]") {
+TEST_CASE("Recommend: a failure where the current choice succeeded stops the candidate for that signature", "[recommend]") {
   std::vector<learn::Run> runs;
   add_runs(runs, "mimalloc", kFour, 12, 0.8, 1000, true);
   add_runs(runs, "jemalloc", kFour, 12, 1.0, 2000);
@@ -153,7 +153,7 @@ TEST_CASE("Recommend: a failure where the current choice succeeded stops the can
   CHECK(says(c, "more failures than jemalloc on 1 signature"));
 }
 
-TEST_CASE("Recommend: arms, their TOML, and a bench's word on outputs", "[learn]") {
+TEST_CASE("Recommend: arms, their TOML, and a bench's word on outputs", "[recommend]") {
   auto parts = learn::parse_arm("mimalloc[eager_commit_delay=4,purge_delay=0]");
   REQUIRE(parts);
   CHECK(parts->allocator == "mimalloc");
@@ -179,7 +179,7 @@ TEST_CASE("Recommend: arms, their TOML, and a bench's word on outputs", "[learn]
   CHECK_FALSE(learn::bench_confirms(benches, "nextpnr-ice40", "tcmalloc"));
 }
 
-TEST_CASE("Recommend --write: merged into the user's file, never over what they set", "[learn]") {
+TEST_CASE("Recommend --write: merged into the user's file, never over what they set", "[recommend]") {
   auto settings = learn::adopt_settings("yosys", "mimalloc[eager_commit_delay=4]");
   REQUIRE(settings.size() == 2);
   // No file: a new one.
@@ -209,7 +209,7 @@ TEST_CASE("Recommend --write: merged into the user's file, never over what they 
   CHECK(broken.refused.find("c.toml:1: not valid TOML") != std::string::npos);
 }
 
-TEST_CASE("Learned file: written and read back, a broken one is an error", "[learn]") {
+TEST_CASE("Learned file: written and read back, a broken one is an error", "[recommend]") {
   learn::Learned l;
   l.tool = "yosys";
   l.cpu = "AMD EPYC \"7B13\"";
@@ -242,7 +242,7 @@ TEST_CASE("Learned file: written and read back, a broken one is an error", "[lea
   CHECK(error.find("learned.toml:1: 'cpu' must be a string") != std::string::npos);
 }
 
-TEST_CASE("Learned file: update and forget under a lock, atomically", "[learn]") {
+TEST_CASE("Learned file: update and forget under a lock, atomically", "[recommend]") {
   TempDir t;
   std::string file = t.path + "/state/edashim/learned.toml";
   learn::Learned a;
@@ -272,7 +272,7 @@ TEST_CASE("Learned file: update and forget under a lock, atomically", "[learn]")
   CHECK(empty->empty());
 }
 
-TEST_CASE("Learned layer: used with adopt on, for this tool, CPU model and unchanged binary only", "[learn]") {
+TEST_CASE("Learned layer: used with adopt on, for this tool, CPU model and unchanged binary only", "[recommend]") {
   TempDir t;
   std::string tool = t.write("bin/yosys", "binary");
   auto id = learn::identity_of(tool);
@@ -336,7 +336,7 @@ TEST_CASE("Learned layer: used with adopt on, for this tool, CPU model and uncha
   CHECK(changed.learned->note.find("changed since it was learned") != std::string::npos);
 }
 
-TEST_CASE("Log line: the learning fields and a bench's outputs record are read", "[learn]") {
+TEST_CASE("Log line: the learning fields and a bench's outputs record are read", "[recommend]") {
   report::RunRecord r;
   REQUIRE(report::parse_run_line(
       R"({"tool":"yosys","path":"/usr/bin/yosys","machine":{"cpu":"AMD EPYC 7B13","kernel":"6.1","cores":2},)"
