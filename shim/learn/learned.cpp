@@ -13,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "util/fs.hpp"
+#include "util/machine.hpp"
 #include "util/strings.hpp"
 
 namespace learn {
@@ -84,30 +85,18 @@ std::optional<ArmParts> parse_arm(const std::string& arm) {
 std::string learned_file_path() { return util::xdg_state_home() + "/edashim/learned.toml"; }
 
 std::string cpu_model() {
-  // The first CPU's block is at the start: 4 KiB holds its model name on every kernel seen.
+  // As the log's machine.cpu is written (util::current_machine): cpuid's brand string where
+  // there is one, else the first "model name" of /proc/cpuinfo, whose first 4 KiB hold it.
+  if (auto m = util::cpu_model_of_cpuid()) return *m;
   int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "";
   char buf[4096];
   ssize_t n;
-  do n = ::read(fd, buf, sizeof buf - 1);
+  do n = ::read(fd, buf, sizeof buf);
   while (n < 0 && errno == EINTR);
   ::close(fd);
   if (n <= 0) return "";
-  std::string_view text(buf, std::size_t(n));
-  for (std::size_t pos = 0; pos < text.size();) {
-    auto end = text.find('\n', pos);
-    if (end == std::string_view::npos) break;  // a cut line is not trusted
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.substr(0, 10) != "model name") continue;
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) return "";
-    std::string_view v = line.substr(colon + 1);
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-    while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.remove_suffix(1);
-    return std::string(v);
-  }
-  return "";
+  return util::cpu_model_of_cpuinfo(std::string_view(buf, std::size_t(n))).value_or("");
 }
 
 std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error) {

@@ -51,8 +51,8 @@ std::string render_learned(const std::vector<Learned>& entries);
 // $XDG_STATE_HOME/edashim/learned.toml.
 std::string learned_file_path();
 
-// The CPU's model name as /proc/cpuinfo's first "model name" says it (what the run log's
-// machine.cpu records); "" when there is none.
+// The CPU's model name as the run log's machine.cpu records it (util/machine.hpp); "" when
+// unknown.
 std::string cpu_model();
 
 // Reads, changes and writes the file under an exclusive lock on FILE.lock, atomically (a
