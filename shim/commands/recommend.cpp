@@ -92,10 +92,19 @@ void print_verdict(const learn::Verdict& v, const learn::Rule& rule) {
             << best.signatures << " signatures. To adopt it, in ~/.config/edashim/config.toml:\n";
   for (const auto& line : util::split(learn::adopt_toml(v.tool, best.arm), '\n'))
     if (!line.empty()) std::cout << "     " << line << "\n";
-  auto parts = learn::parse_arm(best.arm);
+  // bench takes profiles: the shipped named profile of each arm's allocator ("system" is
+  // `baseline`); an arm with options needs a profile file holding them.
+  auto profile = [](const std::string& arm) {
+    auto parts = learn::parse_arm(arm);
+    std::string family = parts ? parts->allocator : arm;
+    return family == "system" ? std::string("baseline") : family;
+  };
   std::cout << "     An allocator can change a tool's output: confirm first that it does not, e.g.\n"
-            << "     edashim bench --compare-outputs OUTPUT -p " << (v.current == "system" ? "baseline" : v.current)
-            << " -p " << (parts && parts->allocator != "system" ? parts->allocator : "baseline") << " -- " << v.tool << " ...\n";
+            << "     edashim bench --compare-outputs OUTPUT -p " << profile(v.current) << " -p " << profile(best.arm)
+            << " -- " << v.tool << " ...\n";
+  for (const auto* arm : {&v.current, &best.arm})
+    if (arm->find('[') != std::string::npos)
+      std::cout << "     (" << *arm << " has options: to bench it exactly, give -p a profile file that sets them)\n";
   (void)rule;
 }
 
