@@ -109,10 +109,28 @@ PY
   EDASHIM_EXPLORE=0 yosys -q -p "${FLOWS[0]}"
   expect_eq "$(last_log "$LOG" 'j["allocator"]["requested"], j["arm"], j["explore"]')" "jemalloc jemalloc None" "next run"
 
+  # A later recommend re-checks it against the arm it replaced: still supported, it stays.
+  out=$(recommend "$LOG")
+  expect_contains "$out" "(current choice: jemalloc, 13 successful runs)" "the learned arm is the current choice now"
+  expect_contains "$out" "adopt: yosys keeps the learned jemalloc (still 0." "re-check keeps it"
+
   # forget drops it: the user's configuration applies again.
   expect_eq "$("$BIN" forget yosys)" "edashim forget: dropped 1 learned choice for yosys" "forget"
   EDASHIM_EXPLORE=0 yosys -q -p "${FLOWS[0]}"
   expect_eq "$(last_log "$LOG" 'j["arm"]')" "$slow" "after forget"
+
+  # Learned again, then the evidence no longer supports it (the mixed log): the recompute drops it.
+  expect_contains "$(recommend "$LOG")" "adopt: yosys now runs jemalloc on this CPU model" "adopted again"
+  out=$(recommend mixed.jsonl)
+  expect_contains "$out" "adopt: dropped the learned jemalloc for yosys: mixed: " "gain vanished: dropped"
+  out=$("$BIN" explain yosys)
+  expect_contains "$out" "allocator            system " "explain after the drop"
+  expect_contains "$out" "learned            none for yosys on this CPU model" "explain after the drop: nothing learned"
+
+  # The same verdict for scripts.
+  expect_eq "$("$BIN" report --recommend --log "$LOG" --json 2> /dev/null | python3 -c "
+import json,sys; v=json.load(sys.stdin)['verdicts'][0]; print(v['tool'], v['recommended'], v['candidates'][0]['meets_rule'])")" \
+    "yosys jemalloc True" "--json"
 }
 
 run_suite "$@"
