@@ -6,6 +6,9 @@
 
 #include "learn/explore.hpp"
 #include "learn/signature.hpp"
+#include <sys/stat.h>
+
+#include "util/fact_cache.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
 
@@ -35,7 +38,7 @@ std::string abc_script(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("Signature: yosys -p with outputs and logs normalised; the design by name", "[learn][signature]") {
+TEST_CASE("Signature: yosys -p with outputs and logs normalised, the design by name", "[learn][signature]") {
   // Real command lines (examples/ice40/Makefile, the e2e flow): the same synthesis run from
   // two checkouts, writing elsewhere, is the same work.
   auto a = sig("yosys", {"-q", "-l", "build/yosys.log", "-p", "synth_ice40 -top blinky -json build/blinky.json", "/home/a/src/blinky.v"});
@@ -106,7 +109,7 @@ TEST_CASE("Signature: vpr ARCH CIRCUIT, the architecture by contents, stage file
         sig("vpr", {"arch/k6_frac_N10_40nm.xml", "c.blif", "--route_chan_width", "100"}, files).hex);
 }
 
-TEST_CASE("Signature: solvers keep their options and name the problem file; nextpnr's outputs normalised", "[learn][signature]") {
+TEST_CASE("Signature: solvers keep their options and name the problem file, nextpnr's outputs normalised", "[learn][signature]") {
   // yosys-smtbmc -s z3 starts `z3 -smt2 -in`; the Yices profiles' typical lines.
   CHECK(sig("z3", {"-smt2", "-in"}).text == "z3 -smt2 -in");
   CHECK(sig("yices-smt2", {"--incremental", "--timeout=60", "/home/u/proj/build/induction.smt2"}).text ==
@@ -177,7 +180,7 @@ TEST_CASE("Explore: the gate says why a run may not explore", "[learn][explore]"
   CHECK(learn::arm_name("jemalloc", {{"dirty_decay_ms", "0"}, {"narenas", "2"}}) == "jemalloc[dirty_decay_ms=0,narenas=2]");
 }
 
-TEST_CASE("Machine: the CPU model as /proc/cpuinfo names it, from cpuid where there is one", "[learn][machine]") {
+TEST_CASE("Machine: the CPU model as /proc/cpuinfo names it, remembered in the fact cache", "[learn][machine]") {
   CHECK(util::cpu_model_of_cpuinfo("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7763 64-Core Processor  \n") ==
         "AMD EPYC 7763 64-Core Processor");
   CHECK(util::cpu_model_of_cpuinfo("processor\t: 0\nBogoMIPS\t: 50.00\n\nHardware\t: BCM2835\n") == std::nullopt);
@@ -186,7 +189,14 @@ TEST_CASE("Machine: the CPU model as /proc/cpuinfo names it, from cpuid where th
   REQUIRE(text);
   auto from_file = util::cpu_model_of_cpuinfo(*text);
   auto m = util::current_machine(nullptr);
-  CHECK(m.cpu == from_file);  // the cheap way gives what the file says
+  CHECK(m.cpu == from_file);
   CHECK(m.cores >= 1);
   CHECK_FALSE(m.kernel.empty());
+  // Remembered by /proc/cpuinfo's identity: a second run reads the cache, not the file.
+  util::FactCache cache("");
+  CHECK(util::current_machine(&cache).cpu == from_file);
+  struct stat st;
+  REQUIRE(::stat("/proc/cpuinfo", &st) == 0);
+  cache.put(util::FileStamp::of(st), {{"cpu_model", "Remembered CPU"}});
+  CHECK(util::current_machine(&cache).cpu == "Remembered CPU");
 }

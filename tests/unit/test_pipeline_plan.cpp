@@ -212,7 +212,7 @@ TEST_CASE("Explore: a drawn run takes a candidate other than the current arm and
   }
 }
 
-TEST_CASE("Explore: \"system\" runs the baseline profile; no candidate but the current arm: no exploration", "[plan][explore]") {
+TEST_CASE("Explore: \"system\" runs the baseline profile, and with no candidate but the current arm nothing explores", "[plan][explore]") {
   PlanFixture f;
   f.tool("yosys");
   f.t.write("user/config.toml", "explore = 1\nexplore_profiles = [\"system\"]\n");
