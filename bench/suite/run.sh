@@ -14,9 +14,11 @@
 #   WORKLOADS=DIR   designs read from there, never copied into the repository: picorv32.v
 #               (github.com/YosysHQ/picorv32), optionally epfl_bar.v (EPFL combinational suite).
 #               Without it, the flow runs on examples/counter/counter.v alone.
+#   PIN_CPU=N       run every bench pinned to CPU N (taskset), other work kept off it
 #   EDASHIM=path    the edashim binary (default build/shim/edashim, then edashim on PATH)
 #   VTR_ROOT=dir, VPR=path, YICES=path   a VTR checkout (its circuits, and its vpr unless VPR
-#               names another binary), a yices-smt2 binary or Yices checkout: bench/tools/README.md.
+#               names another binary), a yices-smt2 binary, install prefix or Yices checkout
+#               (YICES_SRC=checkout for its regression instances): bench/tools/README.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -54,8 +56,14 @@ vpr_bin=${VPR:-}
 [[ -z $vpr_bin && -n ${VTR_ROOT:-} ]] && for c in "$VTR_ROOT/build/vpr/vpr" "$VTR_ROOT/vpr/vpr"; do
   [[ -x $c ]] && { vpr_bin=$c; break; }
 done
-yices_bin=${YICES:-}
-[[ -n $yices_bin && -d $yices_bin ]] && yices_bin=$(ls "$yices_bin"/build/*/bin/yices-smt2 2> /dev/null | head -1)
+# YICES: a yices-smt2 binary, an install prefix (bin/yices-smt2), or a built checkout (its
+# build/*/bin/yices_smt2, as `make` leaves it before `make install` renames it).
+yices_bin=${YICES:-} yices_src=
+if [[ -n $yices_bin && -d $yices_bin ]]; then
+  [[ -d $yices_bin/tests/regress ]] && yices_src=$yices_bin
+  yices_bin=$(ls "$yices_bin"/bin/yices-smt2 "$yices_bin"/build/*/bin/yices-smt2 "$yices_bin"/build/*/bin/yices_smt2 2> /dev/null | head -1 || true)
+fi
+yices_src=${YICES_SRC:-$yices_src}
 
 present=()
 for t in $tools; do
@@ -72,6 +80,13 @@ done
 
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 machine="$(date -u +%Y-%m-%d), CPU $cpu ($(nproc) cores), Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+# PIN_CPU=1: every bench (and so every measured run) on that CPU alone, so that other work on the
+# machine can be kept to the other CPUs; the pages say so.
+pin=()
+if [[ -n ${PIN_CPU:-} ]]; then
+  pin=(taskset -c "$PIN_CPU")
+  machine+=", measured runs pinned to CPU $PIN_CPU (taskset)"
+fi
 arm_args=()
 for a in $arms; do arm_args+=(-p "$a"); done
 echo "tool workload json" > "$work/index"
@@ -86,12 +101,34 @@ bench_one() {
   while [[ $1 != -- ]]; do compare+=("$1"); shift; done
   shift
   echo "== $tool: $name" >&2
-  (cd "$dir" && "$edashim" bench "${arm_args[@]}" -n "$runs" --warmup "$warmup" "${compare[@]}" \
+  (cd "$dir" && ${pin[@]+"${pin[@]}"} "$edashim" bench "${arm_args[@]}" -n "$runs" --warmup "$warmup" "${compare[@]}" \
       --export-markdown "$work/$tool.$name.md" --export-json "$work/$tool.$name.json" -- "$@") ||
     echo "   $tool $name: bench failed (status $?); see above" >&2
   [[ -f $work/$tool.$name.json ]] && echo "$tool $name $work/$tool.$name.json" >> "$work/index"
 }
 have() { [[ " ${present[*]} " == *" $1 "* ]]; }
+
+# Yices on its own regression instances (QF_BV, solved by bit-blasting: the published 2x) and on
+# the problem a formal flow gives it: yosys-smtbmc's bounded check of PicoRV32's own FORMAL
+# properties, dumped once (by yosys-smtbmc driving this yices) and replayed as one incremental
+# SMT-LIB 2 script, so the measurement is the solver's alone.
+yices_workloads() {
+  local d=$1 f
+  if [[ -n $yices_src ]]; then
+    for f in ${YICES_REGRESS:-mcsat/bv/bin_eventlogadm_vc331184 coverage/smtlib/QF_BV/brummayerbiere/nlzbe128 \
+        coverage/smtlib/QF_BV/bruttomesso/lfsr/lfsr_002_095_128}; do
+      bench_one yices-smt2 "regress_${f##*/}" "$d" "" -- "$yices_bin" "$yices_src/tests/regress/$f.smt2"
+    done
+  else
+    echo "   yices-smt2: no Yices checkout (YICES=checkout or YICES_SRC=checkout): its regression instances are skipped" >&2
+  fi
+  if [[ -n $picorv32 ]] && command -v yosys-smtbmc > /dev/null; then
+    local depth=${YICES_BMC_DEPTH:-20}
+    EDASHIM=off yosys -q -p "read_verilog -formal $picorv32; prep -top picorv32; async2sync; dffunmap; write_smt2 -wires $d/picorv32.smt2"
+    EDASHIM=off PATH="$(dirname "$yices_bin"):$PATH" yosys-smtbmc -s yices -t "$depth" --dump-smt2 "$d/bmc.smt2" "$d/picorv32.smt2" > /dev/null
+    bench_one yices-smt2 "smtbmc_picorv32_bmc$depth" "$d" "" -- "$yices_bin" --incremental bmc.smt2
+  fi
+}
 
 # Inputs made once, by the plain tools, outside the measurement.
 soc_dir=$work/soc; mkdir -p "$soc_dir"
@@ -146,7 +183,8 @@ for t in "${present[@]}"; do
       for f in "$here"/smt/*.smt2; do
         # cvc5 bit-blasts square_of_sum in ~10 s, z3 rewrites it away; both are kept as they are.
         bench_one "$t" "$(basename "$f" .smt2)" "$d" "" -- "$bin" "$f"
-      done ;;
+      done
+      [[ $t == yices-smt2 ]] && yices_workloads "$d" ;;
     vpr)
       arch=$VTR_ROOT/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml
       # Circuits by path under vtr_flow/benchmarks/blif without .blif (tseng, 2/alu4, ...).
