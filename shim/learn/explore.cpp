@@ -47,8 +47,6 @@ std::vector<size_t> candidate_order(size_t n, uint64_t random) {
   return order;
 }
 
-std::string profile_of_candidate(const std::string& candidate) { return candidate == "system" ? "baseline" : candidate; }
-
 std::string arm_name(const std::string& family, const std::vector<std::pair<std::string, std::string>>& options) {
   if (options.empty()) return family;
   std::string s = family + "[";

@@ -31,9 +31,6 @@ bool draws_exploration(double share, uint64_t random);
 // a uniform draw among the candidates that are a real alternative.
 std::vector<size_t> candidate_order(size_t n, uint64_t random);
 
-// The named profile a candidate stands for: "system" is glibc's malloc, the `baseline` profile.
-std::string profile_of_candidate(const std::string& candidate);
-
 // The canonical name of what a run ran, the unit `report --recommend` compares: the allocator
 // family, then its options sorted by name, "mimalloc[arena_eager_commit=1,eager_commit_delay=4]".
 // `options` is sorted already (a map); values are rendered by the caller.

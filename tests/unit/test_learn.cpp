@@ -104,6 +104,14 @@ TEST_CASE("Signature: vpr ARCH CIRCUIT, the architecture by contents, stage file
   CHECK(a.hex == b.hex);
   CHECK(sig("vpr", {"arch/k4_N4_90nm.xml", "bgm.pre-vpr.blif", "--route_chan_width", "100"}, files).text !=
         sig("vpr", {"arch/k6_frac_N10_40nm.xml", "bgm.pre-vpr.blif", "--route_chan_width", "100"}, files).text);
+  // bench/suite/run.sh's VPR line, from two checkouts: "$vpr_bin" "$arch" "$blif" --route_chan_width 100.
+  files["/home/a/vtr/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml"] = "<architecture>k6 mem32K</architecture>\n";
+  files["/ci/vtr/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml"] = "<architecture>k6 mem32K</architecture>\n";
+  auto suite = sig("vpr", {"/home/a/vtr/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml",
+                           "/home/a/vtr/vtr_flow/benchmarks/blif/tseng.blif", "--route_chan_width", "100"}, files);
+  CHECK(suite.text.substr(29) == " tseng.blif --route_chan_width 100");
+  CHECK(suite.hex == sig("vpr", {"/ci/vtr/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml",
+                                 "/ci/vtr/vtr_flow/benchmarks/blif/tseng.blif", "--route_chan_width", "100"}, files).hex);
   // A different channel width is a different job.
   CHECK(sig("vpr", {"arch/k6_frac_N10_40nm.xml", "c.blif", "--route_chan_width", "80"}, files).hex !=
         sig("vpr", {"arch/k6_frac_N10_40nm.xml", "c.blif", "--route_chan_width", "100"}, files).hex);
@@ -175,8 +183,6 @@ TEST_CASE("Explore: the gate says why a run may not explore", "[learn][explore]"
   g.explicit_choice.clear();
   g.preflight_blocker = "static";
   CHECK(learn::why_not_explore(g).find("pre-flight") != std::string::npos);
-  CHECK(learn::profile_of_candidate("system") == "baseline");
-  CHECK(learn::profile_of_candidate("mimalloc") == "mimalloc");
   CHECK(learn::arm_name("jemalloc", {{"dirty_decay_ms", "0"}, {"narenas", "2"}}) == "jemalloc[dirty_decay_ms=0,narenas=2]");
 }
 
