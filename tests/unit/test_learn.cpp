@@ -123,6 +123,12 @@ TEST_CASE("Signature: solvers keep their options and name the problem file, next
   CHECK(sig("yices-smt2", {"--incremental", "--timeout=60", "/home/u/proj/build/induction.smt2"}).text ==
         "yices-smt2 --incremental --timeout=60 induction.smt2");
   CHECK(sig("yices", {"--logic=QF_BV", "/tmp/tmpk3j_x8aq.ys"}).text == "yices --logic=QF_BV <tmp>");
+  // bench/suite/run.sh's Yices lines: a regression instance by path, the BMC problem it dumped,
+  // and yosys-smtbmc -s yices driving it over a pipe.
+  CHECK(sig("yices-smt2", {"/home/u/yices2/tests/regress/coverage/smtlib/QF_BV/brummayerbiere/nlzbe128.smt2"}).text ==
+        "yices-smt2 nlzbe128.smt2");
+  CHECK(sig("yices-smt2", {"--incremental", "bmc.smt2"}).text == "yices-smt2 --incremental bmc.smt2");
+  CHECK(sig("yices-smt2", {"--incremental"}).text == "yices-smt2 --incremental");
   CHECK(sig("yices-sat", {"-v", "1", "bench/uf250.cnf"}).text == "yices-sat -v 1 uf250.cnf");
   CHECK(sig("cvc5", {"--lang=smt2", "-o", "/out/model.txt", "p.smt2"}).text == "cvc5 --lang=smt2 -o <out> p.smt2");
   // examples/ice40/Makefile's place and route.
