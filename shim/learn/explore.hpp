@@ -18,6 +18,7 @@ struct ExploreGate {
   std::string preflight_blocker;      // the pre-flight says a preload cannot work (or is left out)
   std::string preloaded_by_caller;    // the caller's own allocator in LD_PRELOAD
   bool config_errors = false;         // the run goes plain anyway
+  bool logged = true;                 // false: log = "off", nothing would record the experiment
 };
 
 // Why this run cannot explore ("" when it may): said by `explain`, never on a run's stderr.

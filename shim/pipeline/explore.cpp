@@ -46,6 +46,7 @@ std::string why_not_explore(const Plan& plan, const std::vector<std::string>& en
   gate.preflight_blocker = plan.preflight.blocker;
   gate.preloaded_by_caller = plan.preloaded_by_caller;
   gate.config_errors = plan.loaded.has_errors() || plan.tool_path.empty();
+  gate.logged = !plan.log_path.empty();
   return learn::why_not_explore(gate);
 }
 

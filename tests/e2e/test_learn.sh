@@ -72,6 +72,9 @@ test_edashim_explore_0_stops_it_for_one_command() {
   expect_contains "$(EDASHIM_EXPLORE=0 "$BIN" explain yosys)" "never explores: EDASHIM_EXPLORE=0" "explain"
   synth
   expect_eq "$(last_log "$LOG" 'j["explore"]["ran"]')" "mimalloc" "without it"
+  # With the log off, an experiment would only perturb the run: none.
+  user_config 'explore = 1.0' 'explore_profiles = ["mimalloc"]' 'log = "off"'
+  expect_contains "$("$BIN" explain yosys)" "never explores: the run log is off" "log off"
 }
 
 test_explicit_profile_and_bench_never_explore() {

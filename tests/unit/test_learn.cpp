@@ -189,6 +189,9 @@ TEST_CASE("Explore: the gate says why a run may not explore", "[learn][explore]"
   g.explicit_choice.clear();
   g.preflight_blocker = "static";
   CHECK(learn::why_not_explore(g).find("pre-flight") != std::string::npos);
+  g.preflight_blocker.clear();
+  g.logged = false;
+  CHECK(learn::why_not_explore(g).find("the run log is off") != std::string::npos);
   CHECK(learn::arm_name("jemalloc", {{"dirty_decay_ms", "0"}, {"narenas", "2"}}) == "jemalloc[dirty_decay_ms=0,narenas=2]");
 }
 
