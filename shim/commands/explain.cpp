@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
 #include "util/strings.hpp"
 
@@ -103,6 +104,16 @@ int explain(const pipeline::Invocation& inv) {
   row("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
   row("probe", s.probe.value ? "on" : "off", s.probe.origin);
   row("log", plan.log_path.empty() ? "off" : plan.log_path, s.log.origin);
+  if (s.explore.value > 0) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%g of runs", s.explore.value);
+    row("explore", share, s.explore.origin);
+    row("  candidates", util::join(s.explore_profiles.value, ", "), s.explore_profiles.origin);
+    std::string why = pipeline::why_not_explore(plan, env);
+    std::printf("  %-20s %s\n", "  this run", why.empty() ? ("may run a candidate instead of " + pipeline::arm_of(plan) +
+                                                              " (the log line's \"explore\" says when it does)").c_str()
+                                                         : ("never explores: " + why).c_str());
+  }
   for (const auto& [family, options] : s.options)
     for (const auto& [name, v] : options)
       std::printf("  %-20s %-28s from %s%s\n", ("[" + family + "] " + name).c_str(),

@@ -30,6 +30,14 @@ inline constexpr std::string_view env_kept = "env_kept";  // the caller's variab
 inline constexpr std::string_view env_set = "env_set";
 inline constexpr std::string_view scratch = "scratch";     // object: dir, kept, note
 inline constexpr std::string_view preflight = "preflight";
+// The key of "same work" (issue 15; README "Same work"): what ran, where, on what command.
+inline constexpr std::string_view arm = "arm";             // "mimalloc[eager_commit_delay=4]", "system"
+inline constexpr std::string_view explore = "explore";     // null, or {"ran": profile, "instead_of": arm}
+inline constexpr std::string_view ran = "ran";
+inline constexpr std::string_view instead_of = "instead_of";
+inline constexpr std::string_view machine = "machine";     // {"cpu": model or null, "kernel", "cores"}
+inline constexpr std::string_view signature = "signature"; // 16 hex digits of the normalised command's SHA-256
+inline constexpr std::string_view signature_text = "signature_text";  // the normalised command
 // Known when the tool has ended.
 inline constexpr std::string_view wall_s = "wall_s";
 inline constexpr std::string_view user_s = "user_s";
