@@ -17,6 +17,8 @@ std::string why_not_explore(const ExploreGate& g) {
   if (!g.preloaded_by_caller.empty()) return "your LD_PRELOAD already has an allocator (" + g.preloaded_by_caller + ")";
   if (!g.preflight_blocker.empty()) return "the pre-flight says a preload cannot work for this tool (" + g.preflight_blocker + ")";
   if (g.config_errors) return "the configuration has errors";
+  // An experiment nobody records only perturbs the user's runs.
+  if (!g.logged) return "the run log is off (log = \"off\"), so nothing would record it";
   return "";
 }
 
@@ -46,8 +48,6 @@ std::vector<size_t> candidate_order(size_t n, uint64_t random) {
   }
   return order;
 }
-
-std::string profile_of_candidate(const std::string& candidate) { return candidate == "system" ? "baseline" : candidate; }
 
 std::string arm_name(const std::string& family, const std::vector<std::pair<std::string, std::string>>& options) {
   if (options.empty()) return family;

@@ -18,6 +18,7 @@ struct ExploreGate {
   std::string preflight_blocker;      // the pre-flight says a preload cannot work (or is left out)
   std::string preloaded_by_caller;    // the caller's own allocator in LD_PRELOAD
   bool config_errors = false;         // the run goes plain anyway
+  bool logged = true;                 // false: log = "off", nothing would record the experiment
 };
 
 // Why this run cannot explore ("" when it may): said by `explain`, never on a run's stderr.
@@ -30,9 +31,6 @@ bool draws_exploration(double share, uint64_t random);
 // The run takes the first candidate in this order whose arm differs from the current one:
 // a uniform draw among the candidates that are a real alternative.
 std::vector<size_t> candidate_order(size_t n, uint64_t random);
-
-// The named profile a candidate stands for: "system" is glibc's malloc, the `baseline` profile.
-std::string profile_of_candidate(const std::string& candidate);
 
 // The canonical name of what a run ran, the unit `report --recommend` compares: the allocator
 // family, then its options sorted by name, "mimalloc[arena_eager_commit=1,eager_commit_delay=4]".

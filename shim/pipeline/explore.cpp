@@ -46,6 +46,7 @@ std::string why_not_explore(const Plan& plan, const std::vector<std::string>& en
   gate.preflight_blocker = plan.preflight.blocker;
   gate.preloaded_by_caller = plan.preloaded_by_caller;
   gate.config_errors = plan.loaded.has_errors() || plan.tool_path.empty();
+  gate.logged = !plan.log_path.empty();
   return learn::why_not_explore(gate);
 }
 
@@ -56,8 +57,15 @@ bool maybe_explore(Plan& plan, const paths::Files& files, const std::vector<std:
   const auto candidates = plan.loaded.settings.explore_profiles.value;
   for (size_t i : learn::candidate_order(candidates.size(), random())) {
     Invocation inv = plan.inv;
-    inv.chosen.profile = learn::profile_of_candidate(candidates[i]);
-    inv.chosen.profile_origin = "explore_profiles";
+    // "system" changes the allocator alone: the `baseline` profile would also turn scratch off
+    // (the shipped yosys profile has it on), and the comparison would measure that too.
+    if (candidates[i] == "system") {
+      inv.chosen.allocator = "system";
+      inv.chosen.allocator_origin = "explore_profiles";
+    } else {
+      inv.chosen.profile = candidates[i];
+      inv.chosen.profile_origin = "explore_profiles";
+    }
     Plan candidate = make_plan(inv, files, env);
     // A candidate that cannot run as itself here (its library missing, its profile broken, the
     // preload left out) would be logged as what it is not: passed over.

@@ -1,21 +1,20 @@
 #include "pipeline/log_record.hpp"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 
-#include <sys/stat.h>
-
 #include "alloc/allocators.hpp"
 #include "learn/signature.hpp"
 #include "pipeline/explore.hpp"
-#include "util/machine.hpp"
 #include "pipeline/preflight.hpp"
 #include "run/log_schema.hpp"
 #include "run/probe_records.hpp"
 #include "util/fs.hpp"
+#include "util/machine.hpp"
 #include "util/strings.hpp"
 
 namespace pipeline {

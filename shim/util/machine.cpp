@@ -6,10 +6,6 @@
 
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
 #include "util/fact_cache.hpp"
 #include "util/fs.hpp"
 
@@ -42,33 +38,11 @@ std::optional<std::string> cpu_model_of_cpuinfo(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<std::string> cpu_model_of_cpuid() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a, b, c, d;
-  if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000004u) return std::nullopt;
-  char brand[49] = {};
-  for (unsigned leaf = 0; leaf < 3; ++leaf) {
-    __get_cpuid(0x80000002u + leaf, &a, &b, &c, &d);
-    std::memcpy(brand + leaf * 16, &a, 4);
-    std::memcpy(brand + leaf * 16 + 4, &b, 4);
-    std::memcpy(brand + leaf * 16 + 8, &c, 4);
-    std::memcpy(brand + leaf * 16 + 12, &d, 4);
-  }
-  std::string s = trim(brand);
-  if (s.empty()) return std::nullopt;
-  return s;
-#else
-  return std::nullopt;
-#endif
-}
-
 Machine current_machine(FactCache* cache) {
   Machine m;
   struct utsname u;
   if (::uname(&u) == 0) m.kernel = u.release;
   m.cores = ::sysconf(_SC_NPROCESSORS_ONLN);
-  m.cpu = cpu_model_of_cpuid();
-  if (m.cpu) return m;
   struct stat st;
   const char* file = "/proc/cpuinfo";
   bool stamped = cache && ::stat(file, &st) == 0;

@@ -33,12 +33,13 @@ test_explore_one_candidate_runs_it_and_logs_what_it_replaced() {
   expect_contains "$out" "may run a candidate instead of jemalloc" "explain current arm"
 }
 
-test_explore_system_candidate_runs_the_baseline() {
+test_explore_system_candidate_changes_the_allocator_alone() {
   setup_yosys
   user_config 'explore = 1' 'explore_profiles = ["system"]'
   synth
-  expect_eq "$(last_log "$LOG" 'j["explore"]["ran"], j["arm"], j["profile"], j["allocator"]["library"]')" \
-    "system system baseline None" "system candidate"
+  # glibc's malloc, with the rest of the yosys profile (its tmpfs scratch) kept.
+  expect_eq "$(last_log "$LOG" 'j["explore"]["ran"], j["arm"], j["profile"], j["allocator"]["library"], j["scratch"]["dir"] is not None')" \
+    "system system None None True" "system candidate"
 }
 
 test_explore_off_by_default_and_share_zero() {
@@ -71,6 +72,9 @@ test_edashim_explore_0_stops_it_for_one_command() {
   expect_contains "$(EDASHIM_EXPLORE=0 "$BIN" explain yosys)" "never explores: EDASHIM_EXPLORE=0" "explain"
   synth
   expect_eq "$(last_log "$LOG" 'j["explore"]["ran"]')" "mimalloc" "without it"
+  # With the log off, an experiment would only perturb the run: none.
+  user_config 'explore = 1.0' 'explore_profiles = ["mimalloc"]' 'log = "off"'
+  expect_contains "$("$BIN" explain yosys)" "never explores: the run log is off" "log off"
 }
 
 test_explicit_profile_and_bench_never_explore() {

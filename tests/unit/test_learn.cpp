@@ -6,6 +6,9 @@
 
 #include "learn/explore.hpp"
 #include "learn/signature.hpp"
+#include <sys/stat.h>
+
+#include "util/fact_cache.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
 
@@ -35,7 +38,7 @@ std::string abc_script(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("Signature: yosys -p with outputs and logs normalised; the design by name", "[learn][signature]") {
+TEST_CASE("Signature: yosys -p with outputs and logs normalised, the design by name", "[learn][signature]") {
   // Real command lines (examples/ice40/Makefile, the e2e flow): the same synthesis run from
   // two checkouts, writing elsewhere, is the same work.
   auto a = sig("yosys", {"-q", "-l", "build/yosys.log", "-p", "synth_ice40 -top blinky -json build/blinky.json", "/home/a/src/blinky.v"});
@@ -101,17 +104,31 @@ TEST_CASE("Signature: vpr ARCH CIRCUIT, the architecture by contents, stage file
   CHECK(a.hex == b.hex);
   CHECK(sig("vpr", {"arch/k4_N4_90nm.xml", "bgm.pre-vpr.blif", "--route_chan_width", "100"}, files).text !=
         sig("vpr", {"arch/k6_frac_N10_40nm.xml", "bgm.pre-vpr.blif", "--route_chan_width", "100"}, files).text);
+  // bench/suite/run.sh's VPR line, from two checkouts: "$vpr_bin" "$arch" "$blif" --route_chan_width 100.
+  files["/home/a/vtr/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml"] = "<architecture>k6 mem32K</architecture>\n";
+  files["/ci/vtr/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml"] = "<architecture>k6 mem32K</architecture>\n";
+  auto suite = sig("vpr", {"/home/a/vtr/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml",
+                           "/home/a/vtr/vtr_flow/benchmarks/blif/tseng.blif", "--route_chan_width", "100"}, files);
+  CHECK(suite.text.substr(29) == " tseng.blif --route_chan_width 100");
+  CHECK(suite.hex == sig("vpr", {"/ci/vtr/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml",
+                                 "/ci/vtr/vtr_flow/benchmarks/blif/tseng.blif", "--route_chan_width", "100"}, files).hex);
   // A different channel width is a different job.
   CHECK(sig("vpr", {"arch/k6_frac_N10_40nm.xml", "c.blif", "--route_chan_width", "80"}, files).hex !=
         sig("vpr", {"arch/k6_frac_N10_40nm.xml", "c.blif", "--route_chan_width", "100"}, files).hex);
 }
 
-TEST_CASE("Signature: solvers keep their options and name the problem file; nextpnr's outputs normalised", "[learn][signature]") {
+TEST_CASE("Signature: solvers keep their options and name the problem file, nextpnr's outputs normalised", "[learn][signature]") {
   // yosys-smtbmc -s z3 starts `z3 -smt2 -in`; the Yices profiles' typical lines.
   CHECK(sig("z3", {"-smt2", "-in"}).text == "z3 -smt2 -in");
   CHECK(sig("yices-smt2", {"--incremental", "--timeout=60", "/home/u/proj/build/induction.smt2"}).text ==
         "yices-smt2 --incremental --timeout=60 induction.smt2");
   CHECK(sig("yices", {"--logic=QF_BV", "/tmp/tmpk3j_x8aq.ys"}).text == "yices --logic=QF_BV <tmp>");
+  // bench/suite/run.sh's Yices lines: a regression instance by path, the BMC problem it dumped,
+  // and yosys-smtbmc -s yices driving it over a pipe.
+  CHECK(sig("yices-smt2", {"/home/u/yices2/tests/regress/coverage/smtlib/QF_BV/brummayerbiere/nlzbe128.smt2"}).text ==
+        "yices-smt2 nlzbe128.smt2");
+  CHECK(sig("yices-smt2", {"--incremental", "bmc.smt2"}).text == "yices-smt2 --incremental bmc.smt2");
+  CHECK(sig("yices-smt2", {"--incremental"}).text == "yices-smt2 --incremental");
   CHECK(sig("yices-sat", {"-v", "1", "bench/uf250.cnf"}).text == "yices-sat -v 1 uf250.cnf");
   CHECK(sig("cvc5", {"--lang=smt2", "-o", "/out/model.txt", "p.smt2"}).text == "cvc5 --lang=smt2 -o <out> p.smt2");
   // examples/ice40/Makefile's place and route.
@@ -172,12 +189,13 @@ TEST_CASE("Explore: the gate says why a run may not explore", "[learn][explore]"
   g.explicit_choice.clear();
   g.preflight_blocker = "static";
   CHECK(learn::why_not_explore(g).find("pre-flight") != std::string::npos);
-  CHECK(learn::profile_of_candidate("system") == "baseline");
-  CHECK(learn::profile_of_candidate("mimalloc") == "mimalloc");
+  g.preflight_blocker.clear();
+  g.logged = false;
+  CHECK(learn::why_not_explore(g).find("the run log is off") != std::string::npos);
   CHECK(learn::arm_name("jemalloc", {{"dirty_decay_ms", "0"}, {"narenas", "2"}}) == "jemalloc[dirty_decay_ms=0,narenas=2]");
 }
 
-TEST_CASE("Machine: the CPU model as /proc/cpuinfo names it, from cpuid where there is one", "[learn][machine]") {
+TEST_CASE("Machine: the CPU model as /proc/cpuinfo names it, remembered in the fact cache", "[learn][machine]") {
   CHECK(util::cpu_model_of_cpuinfo("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7763 64-Core Processor  \n") ==
         "AMD EPYC 7763 64-Core Processor");
   CHECK(util::cpu_model_of_cpuinfo("processor\t: 0\nBogoMIPS\t: 50.00\n\nHardware\t: BCM2835\n") == std::nullopt);
@@ -186,7 +204,14 @@ TEST_CASE("Machine: the CPU model as /proc/cpuinfo names it, from cpuid where th
   REQUIRE(text);
   auto from_file = util::cpu_model_of_cpuinfo(*text);
   auto m = util::current_machine(nullptr);
-  CHECK(m.cpu == from_file);  // the cheap way gives what the file says
+  CHECK(m.cpu == from_file);
   CHECK(m.cores >= 1);
   CHECK_FALSE(m.kernel.empty());
+  // Remembered by /proc/cpuinfo's identity: a second run reads the cache, not the file.
+  util::FactCache cache("");
+  CHECK(util::current_machine(&cache).cpu == from_file);
+  struct stat st;
+  REQUIRE(::stat("/proc/cpuinfo", &st) == 0);
+  cache.put(util::FileStamp::of(st), {{"cpu_model", "Remembered CPU"}});
+  CHECK(util::current_machine(&cache).cpu == "Remembered CPU");
 }

@@ -212,16 +212,18 @@ TEST_CASE("Explore: a drawn run takes a candidate other than the current arm and
   }
 }
 
-TEST_CASE("Explore: \"system\" runs the baseline profile; no candidate but the current arm: no exploration", "[plan][explore]") {
+TEST_CASE("Explore: \"system\" changes the allocator alone, and with no candidate but the current arm nothing explores", "[plan][explore]") {
   PlanFixture f;
   f.tool("yosys");
   f.t.write("user/config.toml", "explore = 1\nexplore_profiles = [\"system\"]\n");
   auto p = f.plan("yosys");
+  REQUIRE(p.loaded.settings.scratch.value);  // the shipped yosys profile
   REQUIRE(pipeline::maybe_explore(p, f.files, f.env(), sequence({0})));
   CHECK(p.explored == "system");
-  CHECK(p.inv.chosen.profile == "baseline");
+  CHECK(p.inv.chosen.profile.empty());
   CHECK(pipeline::arm_of(p) == "system");
   CHECK(p.allocator_library.empty());
+  CHECK(p.loaded.settings.scratch.value);  // not the baseline profile's scratch = false
   f.t.write("user/config.toml", "explore = 1\nexplore_profiles = [\"jemalloc\"]\n");
   auto q = f.plan("yosys");
   CHECK_FALSE(pipeline::maybe_explore(q, f.files, f.env(), sequence({0})));
