@@ -85,9 +85,9 @@ std::optional<ArmParts> parse_arm(const std::string& arm) {
 std::string learned_file_path() { return util::xdg_state_home() + "/edashim/learned.toml"; }
 
 std::string cpu_model() {
-  // As the log's machine.cpu is written (util::current_machine): cpuid's brand string where
-  // there is one, else the first "model name" of /proc/cpuinfo, whose first 4 KiB hold it.
-  if (auto m = util::cpu_model_of_cpuid()) return *m;
+  // As the log's machine.cpu is written (util::current_machine: the first "model name" of
+  // /proc/cpuinfo), from the file's first 4 KiB: the kernel formats only the first CPU's entry
+  // for them. Read only with adopt on and a learned choice for the tool.
   int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "";
   char buf[4096];
