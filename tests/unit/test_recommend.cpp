@@ -3,8 +3,10 @@
 // are checked against scipy in test_stats.cpp.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "bench/outputs_record.hpp"
 #include "config_fixture.hpp"
 #include "learn/config_edit.hpp"
 #include "learn/learned.hpp"
@@ -363,4 +365,47 @@ TEST_CASE("Log line: the learning fields and a bench's outputs record are read",
   CHECK(r.record == "bench_outputs");
   CHECK(r.identical_arms == std::vector<std::string>{"system", "mimalloc"});
   CHECK(r.differing_arms.empty());
+}
+
+TEST_CASE("Bench record: allocators whose outputs matched the reference, and those that did not", "[recommend]") {
+  bench::Outcome outcome;
+  auto run = [&](int arm, const std::string& allocator, bool ok) {
+    bench::Run r;
+    r.arm = arm;
+    r.ok = ok;
+    r.record.allocator_requested = allocator;
+    outcome.runs.push_back(r);
+  };
+  run(0, "system", true);
+  run(1, "jemalloc", true);
+  run(2, "tcmalloc", true);
+  run(3, "mimalloc", false);  // no successful run: neither list
+  std::vector<bench::ArmStats> arms(4);
+  for (auto& a : arms) a.ok = 1;
+  arms[3].ok = 0;
+  bench::OutputVerdict same, differs, varies;
+  same.kind = differs.kind = bench::OutputVerdict::identical;
+  same.same_as_first = true;
+  differs.same_as_first = false;
+  varies.kind = bench::OutputVerdict::varies;
+  arms[0].outputs = {{"net.v", bench::OutputVerdict{}}};
+  arms[0].outputs["net.v"].kind = bench::OutputVerdict::identical;
+  arms[1].outputs = {{"net.v", same}};
+  arms[2].outputs = {{"net.v", differs}};
+  arms[3].outputs = {{"net.v", same}};
+  auto by = bench::outputs_by_allocator(outcome, arms);
+  CHECK(by.identical == std::vector<std::string>{"system", "jemalloc"});
+  CHECK(by.differing == std::vector<std::string>{"tcmalloc"});
+  // A reference whose own output varies between runs confirms nothing.
+  arms[0].outputs["net.v"] = varies;
+  by = bench::outputs_by_allocator(outcome, arms);
+  CHECK(std::find(by.identical.begin(), by.identical.end(), "system") == by.identical.end());
+  // The line report --recommend reads back.
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line(bench::outputs_record_line("yosys", "/usr/bin/yosys", "CPU X", 5, {{"jemalloc"}, {"tcmalloc"}}), r));
+  CHECK(r.record == "bench_outputs");
+  CHECK(r.tool == "yosys");
+  CHECK(r.cpu == "CPU X");
+  CHECK(r.identical_arms == std::vector<std::string>{"jemalloc"});
+  CHECK(r.differing_arms == std::vector<std::string>{"tcmalloc"});
 }
