@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "learn/learned.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
 #include "util/strings.hpp"
@@ -90,6 +91,17 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("  %-20s %-28s from %s\n", name, value.c_str(), o.str().c_str());
   };
   row("allocator", s.allocator.value, s.allocator.origin);
+  if (const auto& l = plan.loaded.learned) {
+    // Applied, overridden by a project file or a flag, or ignored: each said with its evidence.
+    bool used = l->applied && s.allocator.origin.file == l->file;
+    std::printf("  %-20s %s%s\n", "  learned", learn::describe(l->entry).c_str(),
+                used ? "" : l->applied ? " (overridden: a higher layer sets the allocator)" : "");
+    if (!l->note.empty()) std::printf("  %-20s %s\n", "", l->note.c_str());
+    std::printf("  %-20s %s:%d, %s\n", "", l->file.c_str(), l->entry.line, l->entry.date.c_str());
+  } else if (s.adopt.value) {
+    std::printf("  %-20s none for %s on this CPU model (adopt = true from %s)\n", "  learned", plan.inv.tool.c_str(),
+                s.adopt.origin.str().c_str());
+  }
   if (!plan.allocator_library.empty())
     std::printf("  %-20s %s (version %s)\n", "  library", plan.allocator_library.c_str(),
                 plan.allocator_version.empty() ? "unknown" : plan.allocator_version.c_str());

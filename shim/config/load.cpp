@@ -15,6 +15,7 @@
 
 #include "alloc/allocators.hpp"
 #include "config/config_file.hpp"
+#include "learn/learned.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -461,6 +462,71 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
   }
 }
 
+// A learned option's text as the value a config file would give.
+OptionValue learned_value(const std::string& text) {
+  if (text == "true" || text == "false") return OptionValue(text == "true");
+  char* end = nullptr;
+  long long i = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && end && *end == 0) return OptionValue(int64_t(i));
+  double d = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end && *end == 0) return OptionValue(d);
+  return OptionValue(text);
+}
+
+// The learned layer: between the user's file and project files, only with adopt on, only for
+// this tool on this CPU model, and only while the tool binary it was learned on is unchanged.
+void apply_learned(const LoadRequest& req, Loaded& out) {
+  auto text = util::read_file(req.learned_file, 1 << 20);
+  if (!text) return;  // none learned yet
+  std::string error;
+  auto entries = learn::parse_learned(*text, req.learned_file, error);
+  if (!entries) {
+    out.problems.push_back({req.learned_file, 0, 0, error + " (no learned choice is used; edashim forget rewrites it)", false});
+    return;
+  }
+  std::string cpu;
+  for (const auto& e : *entries) {
+    if (e.tool != req.tool) continue;
+    if (cpu.empty()) cpu = req.cpu_model.empty() ? learn::cpu_model() : req.cpu_model;
+    if (e.cpu != cpu) continue;
+    LearnedLayer layer;
+    layer.entry = e;
+    layer.file = req.learned_file;
+    auto now = learn::identity_of(e.binary.path);
+    if (!now || !(*now == e.binary)) {
+      layer.note = "ignored: " + e.binary.path + (now ? " changed since it was learned (size or time differ)" : " is gone") +
+                   "; report --recommend decides again from the new binary's runs";
+      out.learned = std::move(layer);
+      return;
+    }
+    auto parts = learn::parse_arm(e.arm);
+    auto names = alloc::known_names();
+    if (!parts || std::find(names.begin(), names.end(), parts->allocator) == names.end()) {
+      layer.note = "ignored: '" + e.arm + "' is not an allocator this edashim knows";
+      out.learned = std::move(layer);
+      return;
+    }
+    layer.family = parts->allocator == "system" ? "glibc" : parts->allocator;
+    for (const auto& [name, value] : parts->options) {
+      if (!valid_option_name(name) || alloc::restricted_option(layer.family, name) ||
+          alloc::check_value(layer.family, name, learned_value(value))) {
+        layer.note = "ignored: option " + name + "=" + value + " is not one edashim applies from a learned choice";
+        out.learned = std::move(layer);
+        return;
+      }
+    }
+    Origin o{req.learned_file, e.line};
+    auto& settings = out.settings;
+    layer.allocator_before = settings.allocator;
+    layer.options_before = settings.options[layer.family];
+    settings.allocator.set(parts->allocator, o);
+    for (const auto& [name, value] : parts->options) settings.options[layer.family][util::to_lower(name)].set(learned_value(value), o);
+    layer.applied = true;
+    out.learned = std::move(layer);
+    return;
+  }
+}
+
 // The named profiles a run could select: "system" (glibc's malloc), the shipped and the user's
 // profile files, and the [profile.X] sections of the files read.
 void check_profile_mentions(const std::vector<ProfileMention>& mentions, const LoadRequest& req,
@@ -504,6 +570,30 @@ std::shared_ptr<const ParsedFile> parse_once(const std::string& path, const std:
 }
 
 }  // namespace
+
+void drop_learned(Loaded& loaded, const std::string& why) {
+  if (!loaded.learned || !loaded.learned->applied) return;
+  auto& layer = *loaded.learned;
+  auto& s = loaded.settings;
+  // Only what still comes from the learned file: a project file above it keeps its say.
+  if (s.allocator.origin.file == layer.file) s.allocator = layer.allocator_before;
+  auto& opts = s.options[layer.family];
+  for (auto it = opts.begin(); it != opts.end();) {
+    if (it->second.origin.file != layer.file) {
+      ++it;
+      continue;
+    }
+    auto before = layer.options_before.find(it->first);
+    if (before != layer.options_before.end()) {
+      it->second = before->second;
+      ++it;
+    } else {
+      it = opts.erase(it);
+    }
+  }
+  layer.applied = false;
+  layer.note = "ignored: " + why;
+}
 
 std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because) {
   std::vector<std::string> dirs;
@@ -606,6 +696,9 @@ Loaded load(const LoadRequest& req) {
   if (!req.tool.empty()) consider(req.shipped_dir + "/defaults/" + req.tool + ".toml", "shipped", false);
   consider(req.system_file, "system", false);
   consider(req.user_file, "user", false);
+  // Learned choices rank above the user's and the system's files (they are the user's, learned)
+  // and below project files. adopt is read from the files so far: a project cannot turn it on.
+  if (out.settings.adopt.value && !req.learned_file.empty() && !req.tool.empty()) apply_learned(req, out);
   for (const auto& f : project_files(req.cwd)) consider(f, "project", false);
   if (!trust_problem.empty()) out.problems.push_back({req.trust->path(), 0, 0, trust_problem, false});
 

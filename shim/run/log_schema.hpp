@@ -54,5 +54,12 @@ inline constexpr std::string_view verification = "verification";
 // Only when edashim could not start the tool itself and exec'd it in its own place instead
 // (then the times and status are absent: status null).
 inline constexpr std::string_view fallback = "fallback";
+// Issue 15 (README "Learning from your runs"); arm, explore, machine and signature are above.
+inline constexpr std::string_view cpu = "cpu";             // in machine
+// A line that is not a run: its kind. Absent on run lines. "bench_outputs": `edashim bench
+// --compare-outputs` says which allocators gave the reference arm's outputs for a tool.
+inline constexpr std::string_view record = "record";
+inline constexpr std::string_view identical_arms = "identical_arms";  // allocators whose outputs matched
+inline constexpr std::string_view differing_arms = "differing_arms";  // allocators whose outputs differed
 
 }  // namespace logkey
