@@ -83,6 +83,13 @@ bool mktemp_like(std::string_view name) {
   if (cut == std::string_view::npos) return false;
   auto tail = name.substr(cut + 1);
   if (tail.size() < 6) return false;
+  // The names yosys gives abc's directory (mkdtemp's "yosys-abc-XXXXXX", "_tmp_" in front with
+  // -nocleanup): any tail, since mkdtemp's may have no upper case (one in 26 of them).
+  if (name.substr(0, cut + 1).find("yosys-abc-") != std::string_view::npos) {
+    bool alnum = true;
+    for (char c : tail) alnum = alnum && is_alnum(c);
+    if (alnum) return true;
+  }
   bool upper = false, lower = false, digit = false;
   for (char c : tail) {
     if (!is_alnum(c)) return false;

@@ -144,6 +144,9 @@ TEST_CASE("Signature: temporary names, by directory and by mktemp's look", "[lea
   CHECK(learn::is_temporary("/run/user/1000/edashim-q/x", {"/run/user/1000/edashim-q/"}));
   CHECK_FALSE(learn::is_temporary("/tmpfoo/x.v", kTemp));
   CHECK(learn::is_temporary("_tmp_yosys-abc-1JALw9/input.blif", {}));  // yosys abc -nocleanup
+  // mkdtemp's tail need not hold an upper-case letter (e2e_learn failed on "pg2s34" once).
+  CHECK(learn::is_temporary("_tmp_yosys-abc-pg2s34/input.blif", {}));
+  CHECK(learn::is_temporary("yosys-abc-abcdef/abc.script", {}));
   CHECK(learn::is_temporary("tmp.Xa3kQ9zL1c", {}));                   // mktemp
   CHECK(learn::is_temporary("tmpk3j_x8aq.smt2", {}));                 // Python's tempfile
   CHECK_FALSE(learn::is_temporary("src/design_top.v", {}));
