@@ -26,6 +26,10 @@ mkdir -p "$work/shims" "$work/project" "$work/home"
 ln -s "$edashim" "$work/shims/true"
 # A project profile with scratch and logging on; the allocator per arm comes from the environment.
 printf 'allocator = "system"\nscratch = true\nprobe = false\n' > "$work/project/.edashim.toml"
+# A user config that explores on every run (issue 15): the draw, a second plan with the
+# candidate, and mimalloc preloaded; compare with the mimalloc line above it.
+mkdir -p "$work/explore/edashim"
+printf 'explore = 1.0\nexplore_profiles = ["mimalloc"]\n' > "$work/explore/edashim/config.toml"
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_STATE_HOME=$work/home/.local/state
 export PATH=$work/shims:/usr/bin:/bin
 cd "$work/project"
@@ -39,6 +43,7 @@ mimalloc=$(ls /usr/lib/*/libmimalloc.so.2 | head -1)
   "edashim, EDASHIM=off|EDASHIM=off|$work/shims/true" \
   "edashim: profile, tmpfs scratch, log; allocator system|X=1|$work/shims/true" \
   "edashim: the same with mimalloc preloaded|EDASHIM_ALLOCATOR=mimalloc|$work/shims/true" \
+  "edashim: the same, exploring every run (explore = 1, candidate mimalloc)|XDG_CONFIG_HOME=$work/explore|$work/shims/true" \
   "edashim: the same with the probe on|EDASHIM_ALLOCATOR=mimalloc;EDASHIM_PROFILE=$here/probe_on.toml|$work/shims/true" \
   "direct with mimalloc preloaded (the allocator's own cost)|LD_PRELOAD=$mimalloc|$true_bin" \
   > "$work/raw.tsv"

@@ -7,9 +7,13 @@
 #include <memory>
 
 #include "bench/analysis.hpp"
+#include "bench/outputs_record.hpp"
 #include "bench/present.hpp"
 #include "bench/runner.hpp"
 #include "commands/measure.hpp"
+#include "commands/report.hpp"
+#include "learn/learned.hpp"
+#include "run/runlog.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
@@ -21,6 +25,22 @@ struct Options {
   std::vector<std::string> compare_lists;  // --compare-outputs values as given: "", "a.v" or "a.v,b.v"
   bench::Exports exports;
 };
+
+// --compare-outputs: which allocators left the reference's outputs, in the user's run log, where
+// `adopt_requires_bench` looks for it (report --recommend, learn/recommend.hpp).
+void record_outputs(const bench::Outcome& outcome, const std::vector<bench::ArmStats>& arms) {
+  auto by = bench::outputs_by_allocator(outcome, arms);
+  std::string log = current_log_path();
+  if (log.empty() || (by.identical.empty() && by.differing.empty())) return;
+  const report::RunRecord* last = nullptr;
+  for (const auto& r : outcome.runs)
+    if (r.ok) last = &r.record;
+  if (!last) return;
+  std::string line = bench::outputs_record_line(last->tool, last->path, learn::cpu_model(), last->start_unix + last->wall_s, by);
+  std::string error;
+  if (!run::append_log_line(log, line, error))
+    std::cerr << "edashim bench: cannot record the outputs' verdict in " << log << ": " << error << "\n";
+}
 
 int run_bench(Options& o) {
   auto& spec = o.spec;
@@ -44,6 +64,7 @@ int run_bench(Options& o) {
   if (spec.arms.size() < 2) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
   auto arms = bench::analyse(spec, *outcome);
   bool written = bench::present(spec, *outcome, arms, o.exports, std::cout, std::cerr);
+  if (spec.compare && !outcome->interrupted) record_outputs(*outcome, arms);
   if (outcome->interrupted) return 130;
   std::size_t ok = 0;
   for (const auto& a : arms) ok += a.ok;

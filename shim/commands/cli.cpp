@@ -8,6 +8,7 @@
 #include "commands/doctor.hpp"
 #include "commands/explain.hpp"
 #include "commands/profiles_cmd.hpp"
+#include "commands/recommend.hpp"
 #include "commands/report.hpp"
 #include "pipeline/run_tool.hpp"
 #include "commands/shims.hpp"
@@ -82,6 +83,7 @@ int cli_main(int argc, char** argv) {
   Subcommand shims_cmd = add_shims_command(app);
   Subcommand doctor_cmd = add_doctor_command(app);
   Subcommand report_cmd = add_report_command(app);
+  Subcommand forget_cmd = add_forget_command(app);
   Subcommand bench_cmd = add_bench_command(app);
   Subcommand tune_cmd = add_tune_command(app);
 
@@ -130,6 +132,7 @@ int cli_main(int argc, char** argv) {
   if (*shims_cmd.app) return shims_cmd.run();
   if (*doctor_cmd.app) return doctor_cmd.run();
   if (*report_cmd.app) return report_cmd.run();
+  if (*forget_cmd.app) return forget_cmd.run();
   for (auto* s : {&bench_cmd, &tune_cmd})
     if (*s->app) {
       s->command->insert(s->command->end(), after_dashes.begin(), after_dashes.end());

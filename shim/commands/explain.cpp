@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "learn/learned.hpp"
+#include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
 #include "util/strings.hpp"
 
@@ -89,6 +91,17 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("  %-20s %-28s from %s\n", name, value.c_str(), o.str().c_str());
   };
   row("allocator", s.allocator.value, s.allocator.origin);
+  if (const auto& l = plan.loaded.learned) {
+    // Applied, overridden by a project file or a flag, or ignored: each said with its evidence.
+    bool used = l->applied && s.allocator.origin.file == l->file;
+    std::printf("  %-20s %s%s\n", "  learned", learn::describe(l->entry).c_str(),
+                used ? "" : l->applied ? " (overridden: a higher layer sets the allocator)" : "");
+    if (!l->note.empty()) std::printf("  %-20s %s\n", "", l->note.c_str());
+    std::printf("  %-20s %s:%d, %s\n", "", l->file.c_str(), l->entry.line, l->entry.date.c_str());
+  } else if (s.adopt.value) {
+    std::printf("  %-20s none for %s on this CPU model (adopt = true from %s)\n", "  learned", plan.inv.tool.c_str(),
+                s.adopt.origin.str().c_str());
+  }
   if (!plan.allocator_library.empty())
     std::printf("  %-20s %s (version %s)\n", "  library", plan.allocator_library.c_str(),
                 plan.allocator_version.empty() ? "unknown" : plan.allocator_version.c_str());
@@ -103,6 +116,16 @@ int explain(const pipeline::Invocation& inv) {
   row("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
   row("probe", s.probe.value ? "on" : "off", s.probe.origin);
   row("log", plan.log_path.empty() ? "off" : plan.log_path, s.log.origin);
+  if (s.explore.value > 0) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%g of runs", s.explore.value);
+    row("explore", share, s.explore.origin);
+    row("  candidates", util::join(s.explore_profiles.value, ", "), s.explore_profiles.origin);
+    std::string why = pipeline::why_not_explore(plan, env);
+    std::printf("  %-20s %s\n", "  this run", why.empty() ? ("may run a candidate instead of " + pipeline::arm_of(plan) +
+                                                              " (the log line's \"explore\" says when it does)").c_str()
+                                                         : ("never explores: " + why).c_str());
+  }
   for (const auto& [family, options] : s.options)
     for (const auto& [name, v] : options)
       std::printf("  %-20s %-28s from %s%s\n", ("[" + family + "] " + name).c_str(),

@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "commands/recommend.hpp"
 #include "run/runlog.hpp"
 #include "util/fs.hpp"
 
@@ -32,9 +33,22 @@ struct Options {
   std::string log, by = "none", format = "text", since, until;
   bool json = false, csv = false, markdown = false;
   report::Filter filter;
+  bool recommend = false;
+  RecommendOptions rec;
 };
 
 int run_report(const Options& o) {
+  if (o.recommend) {
+    RecommendOptions r = o.rec;
+    r.log = o.log;
+    r.tools = o.filter.tools;
+    r.json = o.json;
+    return run_recommend(r);
+  }
+  if (!o.rec.write.empty()) {
+    std::cerr << "edashim report: --write goes with --recommend\n";
+    return 2;
+  }
   report::GroupBy by = o.by == "cwd" ? report::GroupBy::cwd
                        : o.by == "command" ? report::GroupBy::command : report::GroupBy::none;
   report::Filter filter = o.filter;
@@ -87,6 +101,18 @@ std::string current_log_path() {
 
 bool read_log(const std::string& path, const report::Filter& filter, report::Aggregator& agg, ReadStats& st,
               std::string& error) {
+  return scan_log(
+      path,
+      [&](const report::RunRecord& rec) {
+        if (!rec.record.empty() || !filter.accepts(rec)) return;
+        ++st.used;
+        agg.add(rec);
+      },
+      st, error);
+}
+
+bool scan_log(const std::string& path, const std::function<void(const report::RunRecord&)>& each, ReadStats& st,
+              std::string& error) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     error = "cannot open the run log " + path + ": " + std::strerror(errno);
@@ -123,9 +149,7 @@ bool read_log(const std::string& path, const report::Filter& filter, report::Agg
         ++st.malformed;
         continue;
       }
-      if (!filter.accepts(rec)) continue;
-      ++st.used;
-      agg.add(rec);
+      each(rec);
     }
     // Keep the unfinished last line for the next read.
     std::memmove(buf.data(), buf.data() + start, filled - start);
@@ -197,6 +221,13 @@ Subcommand add_report_command(CLI::App& app) {
   auto* j = cmd->add_flag("--json", o->json, "JSON array of rows");
   auto* c = cmd->add_flag("--csv", o->csv, "CSV");
   auto* m = cmd->add_flag("--markdown", o->markdown, "Markdown table");
+  cmd->add_flag("--recommend", o->recommend,
+                 "Per tool and CPU model: which arm beats the current choice, on what evidence (see below); "
+                 "with adopt = true, also updates the learned choices");
+  cmd->add_option("--write", o->rec.write,
+                  "With --recommend: add the recommended settings to this TOML file (merged; a key you set "
+                  "otherwise is never changed)");
+  cmd->add_option("--rss-budget", o->rec.rss_budget, "With --recommend: the largest peak-RSS ratio accepted (default 1.10)");
   j->excludes(c)->excludes(m);
   c->excludes(m);
   cmd->footer(
@@ -208,7 +239,12 @@ Subcommand add_report_command(CLI::App& app) {
       "  edashim report                                  everything in the log\n"
       "  edashim report --tool yosys --since 7d          yosys runs of the last week\n"
       "  edashim report --by command --markdown          one row per command, for a README\n"
-      "  edashim report --cwd ~/chip --json | jq .       one project, machine-readable");
+      "  edashim report --cwd ~/chip --json | jq .       one project, machine-readable\n"
+      "  edashim report --recommend --tool yosys         is another allocator faster for yosys here?\n"
+      "--recommend compares, per tool and CPU model, each arm (allocator and options) with the current\n"
+      "choice over the command signatures both ran, and recommends one only when p < 0.01 (van Elteren,\n"
+      "one-sided), the 95% CI of the median ratio ends below 0.97, peak RSS is within the budget, it\n"
+      "failed no more often on any signature, and each arm has >= 10 runs over >= 3 signatures.");
   return {cmd, [o] { return run_report(*o); }};
 }
 

@@ -1,5 +1,6 @@
 #include "config/load.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,12 +8,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
 #include "alloc/allocators.hpp"
 #include "config/config_file.hpp"
+#include "learn/learned.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -25,7 +28,7 @@ bool Loaded::has_errors() const {
 const std::vector<std::string>& layer_keys() {
   static const std::vector<std::string> keys = {
       "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "scratch_min_free_percent", "probe", "log", "path",
-      "env", "tool", "profile", "log_max_mb", "log_keep", "library_dirs", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
+      "env", "tool", "profile", "log_max_mb", "log_keep", "library_dirs", "explore", "explore_profiles", "adopt", "adopt_requires_bench", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   return keys;
 }
 
@@ -39,6 +42,8 @@ bool is_restricted(const std::string& key, const toml::node& value) {
   if (key == "log_max_mb" || key == "log_keep") return true;
   // Where allocator libraries are looked for chooses what is preloaded, like a library path.
   if (key == "library_dirs") return true;
+  // Turning the user's runs into experiments, or adopting what they taught, is the user's call.
+  if (key == "explore" || key == "explore_profiles" || key == "adopt" || key == "adopt_requires_bench") return true;
   if (key == "allocator") {
     auto s = value.value<std::string>();
     return s && s->find('/') != std::string::npos;
@@ -79,6 +84,14 @@ bool valid_option_name(const std::string& name) {
   });
 }
 
+// A profile name written in explore_profiles, checked once every file has been read (a
+// [profile.X] section in a later file may define it).
+struct ProfileMention {
+  std::string file;
+  int line = 0, column = 0;
+  std::string name;
+};
+
 struct FileContext {
   std::string path;
   std::string kind;
@@ -86,6 +99,7 @@ struct FileContext {
   bool ignored_restricted = false;
   std::vector<Problem>* problems;
   std::vector<std::string> ignored;  // what an untrusted file set that was ignored, for the message
+  std::vector<ProfileMention>* mentions = nullptr;
 };
 
 Origin origin_of(const FileContext& f, const toml::node& n) { return {f.path, int(n.source().begin.line)}; }
@@ -203,6 +217,37 @@ void apply_key(FileContext& f, const std::string& key, const toml::node& n, Sett
     }
     if (!a) return report(f, n, "'library_dirs' must be a list of absolute directories, e.g. [\"/opt/jemalloc/lib\"]");
     return s.library_dirs.set(dirs, o);
+  }
+  if (key == "explore") {
+    std::optional<double> p;
+    if (auto i = n.value_exact<int64_t>()) p = double(*i);
+    else if (auto d = n.value_exact<double>()) p = *d;
+    if (!p || !(*p >= 0) || *p > 1)
+      return report(f, n, "'explore' must be a share of runs between 0 (off) and 1, e.g. 0.1 for one run in ten");
+    return s.explore.set(*p, o);
+  }
+  if (key == "explore_profiles") {
+    auto* a = n.as_array();
+    std::vector<std::string> names;
+    for (size_t i = 0; a && i < a->size(); ++i) {
+      auto v = (*a)[i].value_exact<std::string>();
+      if (!v || v->empty() || v->find('/') != std::string::npos) {
+        report(f, (*a)[i], "'explore_profiles' must list named profiles, e.g. [\"mimalloc\", \"jemalloc\", \"system\"] "
+                           "(\"system\" is glibc's malloc; see `edashim profiles`)");
+        return;
+      }
+      if (std::find(names.begin(), names.end(), *v) != names.end()) continue;
+      names.push_back(*v);
+      if (f.mentions)
+        f.mentions->push_back({f.path, int((*a)[i].source().begin.line), int((*a)[i].source().begin.column), *v});
+    }
+    if (!a) return report(f, n, "'explore_profiles' must be a list of named profiles, e.g. [\"mimalloc\", \"system\"]");
+    return s.explore_profiles.set(names, o);
+  }
+  if (key == "adopt" || key == "adopt_requires_bench") {
+    auto b = get_bool(f, key, n);
+    if (!b) return;
+    return (key == "adopt" ? s.adopt : s.adopt_requires_bench).set(*b, o);
   }
   if (key == "log") {
     auto v = n.value_exact<std::string>();
@@ -417,7 +462,138 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
   }
 }
 
+// A learned option's text as the value a config file would give.
+OptionValue learned_value(const std::string& text) {
+  if (text == "true" || text == "false") return OptionValue(text == "true");
+  char* end = nullptr;
+  long long i = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && end && *end == 0) return OptionValue(int64_t(i));
+  double d = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end && *end == 0) return OptionValue(d);
+  return OptionValue(text);
+}
+
+// The learned layer: between the user's file and project files, only with adopt on, only for
+// this tool on this CPU model, and only while the tool binary it was learned on is unchanged.
+void apply_learned(const LoadRequest& req, Loaded& out) {
+  auto text = util::read_file(req.learned_file, 1 << 20);
+  if (!text) return;  // none learned yet
+  std::string error;
+  auto entries = learn::parse_learned(*text, req.learned_file, error);
+  if (!entries) {
+    out.problems.push_back({req.learned_file, 0, 0, error + " (no learned choice is used; edashim forget rewrites it)", false});
+    return;
+  }
+  std::string cpu;
+  for (const auto& e : *entries) {
+    if (e.tool != req.tool) continue;
+    if (cpu.empty()) cpu = req.cpu_model.empty() ? learn::cpu_model() : req.cpu_model;
+    if (e.cpu != cpu) continue;
+    LearnedLayer layer;
+    layer.entry = e;
+    layer.file = req.learned_file;
+    auto now = learn::identity_of(e.binary.path);
+    if (!now || !(*now == e.binary)) {
+      layer.note = "ignored: " + e.binary.path + (now ? " changed since it was learned (size or time differ)" : " is gone") +
+                   "; report --recommend decides again from the new binary's runs";
+      out.learned = std::move(layer);
+      return;
+    }
+    auto parts = learn::parse_arm(e.arm);
+    auto names = alloc::known_names();
+    if (!parts || std::find(names.begin(), names.end(), parts->allocator) == names.end()) {
+      layer.note = "ignored: '" + e.arm + "' is not an allocator this edashim knows";
+      out.learned = std::move(layer);
+      return;
+    }
+    layer.family = parts->allocator == "system" ? "glibc" : parts->allocator;
+    for (const auto& [name, value] : parts->options) {
+      if (!valid_option_name(name) || alloc::restricted_option(layer.family, name) ||
+          alloc::check_value(layer.family, name, learned_value(value))) {
+        layer.note = "ignored: option " + name + "=" + value + " is not one edashim applies from a learned choice";
+        out.learned = std::move(layer);
+        return;
+      }
+    }
+    Origin o{req.learned_file, e.line};
+    auto& settings = out.settings;
+    layer.allocator_before = settings.allocator;
+    layer.options_before = settings.options[layer.family];
+    settings.allocator.set(parts->allocator, o);
+    for (const auto& [name, value] : parts->options) settings.options[layer.family][util::to_lower(name)].set(learned_value(value), o);
+    layer.applied = true;
+    out.learned = std::move(layer);
+    return;
+  }
+}
+
+// The named profiles a run could select: "system" (glibc's malloc), the shipped and the user's
+// profile files, and the [profile.X] sections of the files read.
+void check_profile_mentions(const std::vector<ProfileMention>& mentions, const LoadRequest& req,
+                            std::vector<std::string> known, std::vector<Problem>& problems) {
+  if (mentions.empty()) return;
+  known.push_back("system");
+  for (const auto& dir : {req.shipped_dir + "/named", req.user_profiles_dir}) {
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (auto* e = ::readdir(d)) {
+        std::string name = e->d_name;
+        if (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0) known.push_back(name.substr(0, name.size() - 5));
+      }
+      ::closedir(d);
+    }
+  }
+  std::sort(known.begin(), known.end());
+  known.erase(std::unique(known.begin(), known.end()), known.end());
+  for (const auto& m : mentions) {
+    if (std::binary_search(known.begin(), known.end(), m.name)) continue;
+    auto near = util::nearest(m.name, known);
+    problems.push_back({m.file, m.line, m.column,
+                        "explore_profiles: no profile named '" + m.name + "'" +
+                            (near ? "; did you mean '" + *near + "'?" : "") + " (known: " + util::join(known, ", ") + ")",
+                        true});
+  }
+}
+
+// A run that explores loads the configuration a second time, with the candidate's profile
+// (pipeline/explore.cpp): the files read again are parsed once per process, keyed by their
+// path and exact bytes (bench/overhead: the second load cost ~0.4 ms, mostly toml++ parsing).
+std::shared_ptr<const ParsedFile> parse_once(const std::string& path, const std::optional<std::string>& content,
+                                             std::vector<Problem>& problems, std::string& note) {
+  static std::map<std::string, std::shared_ptr<const ParsedFile>> parsed;
+  std::string key = content ? path + '\0' + *content : "";
+  if (auto it = parsed.find(key); content && it != parsed.end()) return it->second;
+  auto p = parse(path, content, problems, note);
+  if (!p) return nullptr;
+  auto shared = std::make_shared<const ParsedFile>(std::move(*p));
+  parsed.emplace(std::move(key), shared);
+  return shared;
+}
+
 }  // namespace
+
+void drop_learned(Loaded& loaded, const std::string& why) {
+  if (!loaded.learned || !loaded.learned->applied) return;
+  auto& layer = *loaded.learned;
+  auto& s = loaded.settings;
+  // Only what still comes from the learned file: a project file above it keeps its say.
+  if (s.allocator.origin.file == layer.file) s.allocator = layer.allocator_before;
+  auto& opts = s.options[layer.family];
+  for (auto it = opts.begin(); it != opts.end();) {
+    if (it->second.origin.file != layer.file) {
+      ++it;
+      continue;
+    }
+    auto before = layer.options_before.find(it->first);
+    if (before != layer.options_before.end()) {
+      it->second = before->second;
+      ++it;
+    } else {
+      it = opts.erase(it);
+    }
+  }
+  layer.applied = false;
+  layer.note = "ignored: " + why;
+}
 
 std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because) {
   std::vector<std::string> dirs;
@@ -454,6 +630,8 @@ Loaded load(const LoadRequest& req) {
   std::string trust_problem;  // the trust store cannot be used: said once, nothing is trusted
   // Named-profile sections found in config files, applied after all files, in file order.
   std::vector<std::pair<FileContext, toml::table>> profile_sections;
+  std::vector<ProfileMention> mentions;     // explore_profiles entries, checked at the end
+  std::vector<std::string> section_names;   // every [profile.X] of every file
 
   auto consider = [&](const std::string& path, const std::string& kind, bool must_exist) {
     auto file = read_config_file(path, kind == "project");
@@ -481,12 +659,12 @@ Loaded load(const LoadRequest& req) {
     }
     const std::string& real = file.real;
     std::optional<std::string> content = std::move(file.content);
-    auto parsed = parse(real, content, out.problems, cf.note);
+    auto parsed = parse_once(real, content, out.problems, cf.note);
     if (!parsed) {
       out.files.push_back(cf);
       return;
     }
-    FileContext f{path, kind, true, false, &out.problems, {}};
+    FileContext f{path, kind, true, false, &out.problems, {}, &mentions};
     // Hashing the file and reading the trust store is only needed when there is something to
     // trust; most project files only choose an allocator.
     if (kind == "project" && has_restricted(parsed->table))
@@ -496,6 +674,7 @@ Loaded load(const LoadRequest& req) {
     if (auto* profiles = parsed->table.get("profile")) {
       if (auto* pt = profiles->as_table()) {
         for (const auto& [name, section] : *pt) {
+          section_names.emplace_back(name.str());
           if (auto* st = section.as_table(); st && name.str() == req.chosen.profile) profile_sections.emplace_back(f, *st);
           else if (!section.as_table()) report(f, section, "[profile." + std::string(name.str()) + "] must be a table");
         }
@@ -517,6 +696,9 @@ Loaded load(const LoadRequest& req) {
   if (!req.tool.empty()) consider(req.shipped_dir + "/defaults/" + req.tool + ".toml", "shipped", false);
   consider(req.system_file, "system", false);
   consider(req.user_file, "user", false);
+  // Learned choices rank above the user's and the system's files (they are the user's, learned)
+  // and below project files. adopt is read from the files so far: a project cannot turn it on.
+  if (out.settings.adopt.value && !req.learned_file.empty() && !req.tool.empty()) apply_learned(req, out);
   for (const auto& f : project_files(req.cwd)) consider(f, "project", false);
   if (!trust_problem.empty()) out.problems.push_back({req.trust->path(), 0, 0, trust_problem, false});
 
@@ -564,6 +746,7 @@ Loaded load(const LoadRequest& req) {
     }
   }
   if (!req.log.empty()) out.settings.log.set(req.log, {"EDASHIM_LOG"});
+  check_profile_mentions(mentions, req, section_names, out.problems);
   return out;
 }
 

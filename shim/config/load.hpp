@@ -3,11 +3,13 @@
 // first: shipped defaults, /etc, the user's file, each .edashim.toml from / down to the cwd,
 // the selected named profile, then environment variables.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/settings.hpp"
 #include "config/trust.hpp"
+#include "learn/learned.hpp"
 
 namespace config {
 
@@ -29,7 +31,22 @@ struct LoadRequest {
   std::string user_profiles_dir;    // $XDG_CONFIG_HOME/edashim/profiles
   Selection chosen;                 // a named profile and an allocator override
   std::string log;                  // EDASHIM_LOG; empty: none
+  std::string learned_file;         // $XDG_STATE_HOME/edashim/learned.toml; empty: no learned layer
+  std::string cpu_model;            // this machine's CPU model; empty: read /proc/cpuinfo when needed
   const TrustStore* trust = nullptr;
+};
+
+// The learned choice for this tool on this CPU model, when adopt is on and one exists.
+struct LearnedLayer {
+  learn::Learned entry;
+  std::string file;
+  bool applied = false;
+  std::string note;  // why it is not applied (the tool binary changed, ...)
+  // What the layers below had, for undoing it when the tool turns out not to be the binary it
+  // was learned on (pipeline/plan.cpp knows the tool only after loading).
+  Setting<std::string> allocator_before;
+  std::string family;
+  std::map<std::string, Setting<OptionValue>> options_before;
 };
 
 struct Loaded {
@@ -38,6 +55,7 @@ struct Loaded {
   std::vector<Problem> problems;
   std::vector<std::string> untrusted_files;  // project files whose restricted keys were ignored
   std::map<std::string, std::vector<std::string>> ignored;  // untrusted file -> what of it was ignored
+  std::optional<LearnedLayer> learned;
   bool out_of_descriptors = false;  // a file that exists could not be opened: no descriptor left (EMFILE)
   bool has_errors() const;
 };
@@ -47,6 +65,9 @@ Loaded load(const LoadRequest& request);
 // The .edashim.toml candidates for `cwd`, root first; the walk stops at a filesystem boundary
 // or at a directory owned by someone other than the user or root.
 std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because = nullptr);
+
+// Undoes an applied learned layer (the tool is not the binary it was learned on), saying why.
+void drop_learned(Loaded& loaded, const std::string& why);
 
 // Settings keys, for messages and completion.
 const std::vector<std::string>& layer_keys();

@@ -47,6 +47,15 @@ struct Settings {
   // Absolute directories searched for allocator libraries before the built-in ones; a restricted
   // key (it chooses what is preloaded), so only the user's, the system's or a trusted file sets it.
   Setting<std::vector<std::string>> library_dirs{};
+  // Exploration (issue 15): the share of runs that use a candidate profile instead of the
+  // current choice, and the candidates (named profiles; "system" is the `baseline` profile).
+  // Restricted: a cloned repository must not turn the user's runs into experiments.
+  Setting<double> explore{0};
+  Setting<std::vector<std::string>> explore_profiles{{"mimalloc", "jemalloc", "tcmalloc", "system"}};
+  // Adopting a learned choice (learned.toml), and whether that needs a bench with identical
+  // outputs first. Restricted, as they change what runs.
+  Setting<bool> adopt{false};
+  Setting<bool> adopt_requires_bench{true};
   // family ("mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc") -> option -> value
   std::map<std::string, std::map<std::string, Setting<OptionValue>>> options;
   // variable -> value; nullopt unsets it

@@ -15,6 +15,7 @@ Files Files::discover() {
   p.user_file = config_home + "/config.toml";
   p.user_profiles_dir = config_home + "/profiles";
   p.trust_file = util::xdg_state_home() + "/edashim/trusted";
+  p.learned_file = util::xdg_state_home() + "/edashim/learned.toml";
   return p;
 }
 

@@ -12,6 +12,7 @@ struct Files {
   std::string user_file;          // $XDG_CONFIG_HOME/edashim/config.toml
   std::string user_profiles_dir;  // $XDG_CONFIG_HOME/edashim/profiles
   std::string trust_file;         // $XDG_STATE_HOME/edashim/trusted
+  std::string learned_file;       // $XDG_STATE_HOME/edashim/learned.toml
   std::string probe_library;      // <prefix>/lib/edashim/libedashim_probe.so (may be absent)
   static Files discover();
 };

@@ -1,15 +1,20 @@
 #include "pipeline/log_record.hpp"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 #include "alloc/allocators.hpp"
+#include "learn/signature.hpp"
+#include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
 #include "run/log_schema.hpp"
 #include "run/probe_records.hpp"
 #include "util/fs.hpp"
+#include "util/machine.hpp"
 #include "util/strings.hpp"
 
 namespace pipeline {
@@ -85,6 +90,43 @@ void write_verification(util::JsonWriter& record, const Plan& plan, bool probed,
   record.field(logkey::verification, v.note);
 }
 
+// Where a run's temporary names live: the tool's TMPDIR (a scratch directory), the caller's,
+// and the usual places.
+std::vector<std::string> temp_dirs(const run::EnvPlan& env) {
+  std::vector<std::string> dirs{"/tmp", "/var/tmp", "/dev/shm"};
+  if (auto t = run::lookup(env.env, "TMPDIR"); t && !t->empty()) dirs.push_back(*t);
+  if (const char* t = std::getenv("TMPDIR"); t && *t) dirs.emplace_back(t);
+  return dirs;
+}
+
+// A script named on the command line, for its hash: regular files only (a FIFO or
+// /dev/fd/63 from `<(...)` is the tool's to read, not ours), up to 16 MiB.
+std::optional<std::string> read_script(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return util::read_file(path);
+}
+
+void write_same_work(util::JsonWriter& j, const Plan& plan, const RunSetup& setup) {
+  j.field(logkey::arm, arm_of(plan));
+  if (plan.explored.empty()) {
+    j.key(logkey::explore).null();
+  } else {
+    j.key(logkey::explore).begin_object();
+    j.field(logkey::ran, plan.explored).field(logkey::instead_of, plan.explored_instead_of);
+    j.end_object();
+  }
+  auto m = util::current_machine(&fact_cache());
+  j.key(logkey::machine).begin_object();
+  j.key("cpu").value(m.cpu);
+  j.field("kernel", m.kernel);
+  j.field("cores", m.cores);
+  j.end_object();
+  auto sig = learn::signature({plan.inv.tool, plan.inv.argv, temp_dirs(setup.env), read_script});
+  j.field(logkey::signature, sig.hex);
+  j.field(logkey::signature_text, sig.text);
+}
+
 }  // namespace
 
 void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& started) {
@@ -126,6 +168,7 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
   j.field("note", setup.scratch_note);
   j.end_object();
   write_preflight(j, plan, setup.env);
+  write_same_work(j, plan, setup);
 }
 
 void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,

@@ -68,6 +68,7 @@ config::Loaded load_profile(const Invocation& inv, const paths::Files& files, co
   req.user_profiles_dir = files.user_profiles_dir;
   req.chosen = inv.chosen;
   req.log = run::lookup(env, "EDASHIM_LOG").value_or("");
+  req.learned_file = files.learned_file;
   req.trust = &trust;
   return config::load(req);
 }
@@ -172,6 +173,13 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   plan.inv = inv;
   plan.loaded = load_profile(inv, files, env);
   find_tool(plan, env);
+  // A learned choice belongs to the binary it was learned on, which is known only now.
+  if (auto& l = plan.loaded.learned; l && l->applied) {
+    auto real = plan.tool_path.empty() ? std::string() : util::real_path(plan.tool_path).value_or(plan.tool_path);
+    if (real != l->entry.binary.path)
+      config::drop_learned(plan.loaded, "learned for " + l->entry.binary.path + ", this run's " + plan.inv.tool + " is " +
+                                            (real.empty() ? "not found" : real));
+  }
   choose_allocator(plan);
   respect_callers_preload(plan, env);
   inspect_tool(plan, env);  // 4. may drop the allocator for glibc tunables: before the options check

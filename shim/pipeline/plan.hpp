@@ -33,6 +33,8 @@ struct Plan {
                                    // caller chose it, so edashim adds no allocator or options
   std::string fallback_library;    // not empty: this allocator could not be preloaded (preflight.reason
                                    // says why) and options_family names the glibc tunables used instead
+  std::string explored;            // not empty: this run explores, with this candidate of explore_profiles
+  std::string explored_instead_of; // the arm the run would have run (pipeline/explore.hpp)
 };
 
 // The steps, in order: profile, tool, allocator, pre-flight, options, destinations.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "pipeline/explore.hpp"
 #include "pipeline/log_record.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
@@ -160,8 +161,10 @@ int run_tool(const Invocation& inv) {
   auto env = current_environment();
   if (auto chain = run::lookup(env, kChainVar); chain && !chain->empty()) return run_nested(inv, *chain);
 
-  Plan plan = make_plan(inv, paths::Files::discover(), env);
+  auto files = paths::Files::discover();
+  Plan plan = make_plan(inv, files, env);
   if (int status = check_plan(plan); status >= 0) return status;
+  maybe_explore(plan, files, env);  // after the checks: what they said is of the user's own choice
   run::ProbeFile probe;
   RunSetup setup = set_up(plan, env, probe);
 

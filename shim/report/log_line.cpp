@@ -215,6 +215,43 @@ struct Scanner {
     }
     return skip();
   }
+  // An array of strings into `out` (cleared first).
+  bool strings(std::vector<std::string>& out) {
+    out.clear();
+    if (!eat('[')) return false;
+    if (eat(']')) return true;
+    do {
+      out.emplace_back();
+      if (!string(&out.back())) return false;
+    } while (eat(','));
+    return eat(']');
+  }
+  // "machine": an object whose "cpu" is read; anything else (null) leaves it unknown.
+  bool machine(bool& has, std::string& cpu) {
+    ws();
+    has = false;
+    cpu.clear();
+    if (p >= end || *p != '{') return skip();
+    ++p;
+    has = true;
+    std::string key;
+    if (eat('}')) return true;
+    do {
+      if (!string(&key) || !eat(':')) return false;
+      if (key == logkey::cpu) {
+        if (!string_or_null(cpu)) return false;
+      } else if (!skip()) {
+        return false;
+      }
+    } while (eat(','));
+    return eat('}');
+  }
+  // "explore": null when the run ran the current choice, an object when it explored.
+  bool explore(bool& explored) {
+    ws();
+    explored = p < end && *p == '{';
+    return skip();
+  }
   bool allocator(std::string& requested) {
     ws();
     requested.clear();
@@ -240,6 +277,9 @@ struct Scanner {
 static_assert(logkey::argv[0] == 'a' && logkey::allocator[0] == 'a' && logkey::allocator_verified[0] == 'a');
 static_assert(logkey::cwd[0] == 'c' && logkey::exit_code[0] == 'e' && logkey::max_rss_kb[0] == 'm');
 static_assert(logkey::profile[0] == 'p' && logkey::tool[0] == 't' && logkey::user_s[0] == 'u');
+static_assert(logkey::arm[0] == 'a' && logkey::machine[0] == 'm' && logkey::signature[0] == 's' &&
+              logkey::explore[0] == 'e' && logkey::record[0] == 'r' && logkey::identical_arms[0] == 'i' &&
+              logkey::differing_arms[0] == 'd' && logkey::path[0] == 'p');
 static_assert(logkey::wall_s[0] == 'w' && logkey::start_unix[0] == 's' && logkey::signal[0] == 's' &&
               logkey::status[0] == 's' && logkey::sys_s[0] == 's');
 
@@ -255,6 +295,14 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
   r.signal.reset();
   r.status.reset();
   r.allocator_verified.reset();
+  r.path.clear();
+  r.has_machine = r.explored = false;
+  r.cpu.clear();
+  r.signature.clear();
+  r.arm.clear();
+  r.record.clear();
+  r.identical_arms.clear();
+  r.differing_arms.clear();
   if (!s.eat('{')) return false;
   if (s.eat('}')) return true;
   std::string key;
@@ -266,14 +314,9 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
     switch (key.empty() ? 0 : key[0]) {
       case 'a':
         if (key == logkey::argv) {
-          if (!s.eat('[')) return false;
-          if (!s.eat(']')) {
-            do {
-              r.argv.emplace_back();
-              if (!s.string(&r.argv.back())) return false;
-            } while (s.eat(','));
-            if (!s.eat(']')) return false;
-          }
+          good = s.strings(r.argv);
+        } else if (key == logkey::arm) {
+          good = s.string_or_null(r.arm);
         } else if (key == logkey::allocator_verified) {
           good = s.verified(r.allocator_verified);
         } else if (key == logkey::allocator) {
@@ -283,11 +326,24 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
         }
         break;
       case 'c': good = key == logkey::cwd ? s.string_or_null(r.cwd) : s.skip(); break;
-      case 'e': good = key == logkey::exit_code ? s.optional_long(r.exit_code) : s.skip(); break;
-      case 'm': good = key == logkey::max_rss_kb ? s.number(r.max_rss_kb) : s.skip(); break;
-      case 'p': good = key == logkey::profile ? s.string_or_null(r.profile) : s.skip(); break;
+      case 'd': good = key == logkey::differing_arms ? s.strings(r.differing_arms) : s.skip(); break;
+      case 'e':
+        good = key == logkey::exit_code ? s.optional_long(r.exit_code)
+               : key == logkey::explore ? s.explore(r.explored) : s.skip();
+        break;
+      case 'i': good = key == logkey::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
+      case 'm':
+        good = key == logkey::max_rss_kb ? s.number(r.max_rss_kb)
+               : key == logkey::machine ? s.machine(r.has_machine, r.cpu) : s.skip();
+        break;
+      case 'p':
+        good = key == logkey::profile ? s.string_or_null(r.profile)
+               : key == logkey::path ? s.string_or_null(r.path) : s.skip();
+        break;
+      case 'r': good = key == logkey::record ? s.string_or_null(r.record) : s.skip(); break;
       case 's':
         if (key == logkey::start_unix) good = s.number(r.start_unix);
+        else if (key == logkey::signature) good = s.string_or_null(r.signature);
         else if (key == logkey::signal) good = s.optional_long(r.signal);
         else if (key == logkey::status) good = s.optional_long(r.status);
         else if (key == logkey::sys_s) good = s.number(r.sys_s);

@@ -21,6 +21,15 @@ struct RunRecord {
   double max_rss_kb = 0;
   std::optional<long> exit_code, signal, status;
   std::optional<bool> allocator_verified;  // absent from older logs
+  std::string path;                    // the real tool's canonical path
+  // Issue 15's fields; absent from older logs (has_machine false, signature and arm empty).
+  bool has_machine = false;
+  std::string cpu;                     // machine.cpu; empty when null
+  std::string signature, arm;
+  bool explored = false;               // "explore" is an object, not null
+  // Not a run: the kind of record ("bench_outputs"), with its lists. Empty for a run.
+  std::string record;
+  std::vector<std::string> identical_arms, differing_arms;
   // A run counts as successful when the tool exited with status 0.
   bool ok() const { return exit_code && *exit_code == 0 && !signal; }
 };

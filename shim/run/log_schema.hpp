@@ -30,6 +30,14 @@ inline constexpr std::string_view env_kept = "env_kept";  // the caller's variab
 inline constexpr std::string_view env_set = "env_set";
 inline constexpr std::string_view scratch = "scratch";     // object: dir, kept, note
 inline constexpr std::string_view preflight = "preflight";
+// The key of "same work" (issue 15; README "Same work"): what ran, where, on what command.
+inline constexpr std::string_view arm = "arm";             // "mimalloc[eager_commit_delay=4]", "system"
+inline constexpr std::string_view explore = "explore";     // null, or {"ran": profile, "instead_of": arm}
+inline constexpr std::string_view ran = "ran";
+inline constexpr std::string_view instead_of = "instead_of";
+inline constexpr std::string_view machine = "machine";     // {"cpu": model or null, "kernel", "cores"}
+inline constexpr std::string_view signature = "signature"; // 16 hex digits of the normalised command's SHA-256
+inline constexpr std::string_view signature_text = "signature_text";  // the normalised command
 // Known when the tool has ended.
 inline constexpr std::string_view wall_s = "wall_s";
 inline constexpr std::string_view user_s = "user_s";
@@ -46,5 +54,12 @@ inline constexpr std::string_view verification = "verification";
 // Only when edashim could not start the tool itself and exec'd it in its own place instead
 // (then the times and status are absent: status null).
 inline constexpr std::string_view fallback = "fallback";
+// Issue 15 (README "Learning from your runs"); arm, explore, machine and signature are above.
+inline constexpr std::string_view cpu = "cpu";             // in machine
+// A line that is not a run: its kind. Absent on run lines. "bench_outputs": `edashim bench
+// --compare-outputs` says which allocators gave the reference arm's outputs for a tool.
+inline constexpr std::string_view record = "record";
+inline constexpr std::string_view identical_arms = "identical_arms";  // allocators whose outputs matched
+inline constexpr std::string_view differing_arms = "differing_arms";  // allocators whose outputs differed
 
 }  // namespace logkey

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "util/fs.hpp"
@@ -30,8 +31,12 @@ void rotate(const std::string& path, int64_t keep) {
 
 // Opens PATH and locks it; returns the descriptor once it is locked *and* still the file at
 // PATH (a writer that rotated the log while we waited for the lock has renamed our file away).
+// Gives up only when the file is replaced at least 100 times AND for more than 5 s: a writer
+// starved of CPU among many concurrent ones can lose the race to a rotation 100 times in a
+// row (flock is not fair), and a run must not lose its line for that.
 int open_locked(const std::string& path, struct stat& st, std::string& error, int* open_errno = nullptr) {
-  for (int attempt = 0; attempt < 100; ++attempt) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (int attempt = 0; attempt < 100 || std::chrono::steady_clock::now() < give_up; ++attempt) {
     int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
       if (open_errno) *open_errno = errno;

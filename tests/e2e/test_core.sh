@@ -84,6 +84,8 @@ test_signal_to_the_process_group_reaches_the_tool_once() {
       rm -f "$SB/c" "$SB/pid"
       setsid bash -c 'trap : USR1; '"$pre"' mytool count 10 '"$SB"'/c 0.3 & echo "$! $$" > '"$SB"'/pid; wait; wait' &
       wait_for "$SB/c" ready
+      # The tool can be ready before the shell that started it has written the pids (loaded CI).
+      wait_for "$SB/pid" '[0-9] [0-9]'
       read -r pid group < "$SB/pid"
       kill -USR1 "$pid"; kill -USR1 -- "-$group"
       wait

@@ -286,3 +286,76 @@ TEST_CASE("An untrusted project file cannot say scratch = \"override\"", "[confi
   CHECK_FALSE(loaded.settings.scratch_override.value);
   CHECK(loaded.untrusted_files.size() == 1);
 }
+
+TEST_CASE("Config: explore, explore_profiles, adopt and adopt_requires_bench are read and checked (issue 15 item 1)", "[config][explore]") {
+  TempDir t;
+  t.write("shipped/named/mimalloc.toml", "allocator = \"mimalloc\"\n");
+  t.write("shipped/named/baseline.toml", "allocator = \"system\"\n");
+  t.write("user/profiles/fast.toml", "allocator = \"jemalloc\"\n");
+  auto r = request_in(t);
+  auto loaded = config::load(r);
+  CHECK(loaded.settings.explore.value == 0);  // off unless asked for
+  CHECK(loaded.settings.explore_profiles.value == std::vector<std::string>{"mimalloc", "jemalloc", "tcmalloc", "system"});
+  CHECK(loaded.settings.adopt.value == false);
+  CHECK(loaded.settings.adopt_requires_bench.value == true);
+  t.write("user/config.toml",
+          "explore = 0.1\nexplore_profiles = [\"mimalloc\", \"system\", \"fast\", \"slow\"]\nadopt = true\nadopt_requires_bench = false\n"
+          "[profile.slow]\nallocator = \"system\"\n");
+  loaded = config::load(r);
+  INFO((loaded.problems.empty() ? "" : loaded.problems[0].str()));
+  REQUIRE_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.explore.value == 0.1);
+  CHECK(loaded.settings.explore.origin.str() == r.user_file + ":1");
+  CHECK(loaded.settings.explore_profiles.value == std::vector<std::string>{"mimalloc", "system", "fast", "slow"});
+  CHECK(loaded.settings.adopt.value == true);
+  CHECK(loaded.settings.adopt_requires_bench.value == false);
+  t.write("user/config.toml", "explore = 1.5\n");
+  CHECK(mentions(config::load(r), "config.toml:1:11: error: 'explore' must be a share of runs between 0 (off) and 1"));
+  t.write("user/config.toml", "explore = -0.1\n");
+  CHECK(mentions(config::load(r), "'explore' must be a share of runs between 0 (off) and 1"));
+  t.write("user/config.toml", "explore = 1\n");  // an integer share is fine
+  CHECK(config::load(r).settings.explore.value == 1);
+  t.write("user/config.toml", "explore_profiles = [\"mimalloc\", \"mimaloc\"]\n");
+  CHECK(mentions(config::load(r), "config.toml:1:33: error: explore_profiles: no profile named 'mimaloc'; did you mean 'mimalloc'?"));
+  t.write("user/config.toml", "explore_profiles = \"mimalloc\"\n");
+  CHECK(mentions(config::load(r), "'explore_profiles' must be a list of named profiles"));
+  t.write("user/config.toml", "explore_profiles = [\"/x/y.toml\"]\n");
+  CHECK(mentions(config::load(r), "config.toml:1:21: error: 'explore_profiles' must list named profiles"));
+  t.write("user/config.toml", "adopt = \"yes\"\n");
+  CHECK(mentions(config::load(r), "'adopt' must be true or false"));
+  t.write("user/config.toml", "exploer = 0.1\n");
+  CHECK(mentions(config::load(r), "unknown key 'exploer'; did you mean 'explore'?"));
+}
+
+TEST_CASE("Config: the explore and adopt keys are restricted: ignored from an untrusted project file, honoured once trusted", "[config][explore][trust]") {
+  TempDir t;
+  t.write("shipped/named/mimalloc.toml", "allocator = \"mimalloc\"\n");
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t, "yosys", &store);
+  std::string body = "explore = 0.5\nexplore_profiles = [\"mimalloc\"]\nadopt = true\nadopt_requires_bench = false\n";
+  auto project = t.write("proj/.edashim.toml", body);
+  auto loaded = config::load(r);
+  CHECK(loaded.settings.explore.value == 0);
+  CHECK(loaded.settings.adopt.value == false);
+  CHECK(loaded.settings.adopt_requires_bench.value == true);
+  REQUIRE(loaded.ignored.count(project));
+  // (in the file's key order, as toml++ keeps it: sorted)
+  CHECK(loaded.ignored.at(project) == std::vector<std::string>{"adopt", "adopt_requires_bench", "explore", "explore_profiles"});
+  // In a [tool.X] section too.
+  t.write("proj/.edashim.toml", "[tool.yosys]\nexplore = 0.5\n");
+  loaded = config::load(r);
+  CHECK(loaded.settings.explore.value == 0);
+  CHECK(loaded.ignored.at(project) == std::vector<std::string>{"explore"});
+  // Trusted: honoured.
+  t.write("proj/.edashim.toml", body);
+  std::string error;
+  REQUIRE(store.trust(config::trust_key(project), body, error));
+  loaded = config::load(r);
+  CHECK(loaded.untrusted_files.empty());
+  CHECK(loaded.settings.explore.value == 0.5);
+  CHECK(loaded.settings.adopt.value == true);
+  // The system's file is the administrator's: honoured.
+  t.write("proj/.edashim.toml", "");
+  t.write("etc/config.toml", "explore = 0.2\n");
+  CHECK(config::load(r).settings.explore.value == 0.2);
+}

@@ -5,8 +5,10 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <memory>
 
 #include "alloc/version.hpp"
+#include "pipeline/explore.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
 #include "proof_artefacts.hpp"
@@ -177,4 +179,102 @@ TEST_CASE("The tool is the name of the path the kernel executed, not argv[0]", "
   CHECK(pipeline::invoked_name("/dev/fd/3", "/x/yosys") == "yosys");
   CHECK(pipeline::invoked_name(nullptr, "yosys") == "yosys");
   CHECK(pipeline::invoked_name(nullptr, nullptr) == "edashim");
+}
+
+// Exploration (issue 15 item 1): the decision with an injected random source.
+namespace {
+// A source that returns the given values in turn (then the last again).
+pipeline::RandomSource sequence(std::vector<uint64_t> values) {
+  auto i = std::make_shared<size_t>(0);
+  return [values, i] { return values[std::min((*i)++, values.size() - 1)]; };
+}
+}  // namespace
+
+TEST_CASE("Explore: a drawn run takes a candidate other than the current arm and records both", "[plan][explore]") {
+  PlanFixture f;
+  f.tool("yosys");
+  f.t.write("user/config.toml", "explore = 0.25\nexplore_profiles = [\"jemalloc\", \"mimalloc\"]\n");
+  auto p = f.plan("yosys");
+  REQUIRE(pipeline::arm_of(p) == "jemalloc");  // the shipped yosys profile
+  CHECK(pipeline::why_not_explore(p, f.env()).empty());
+  // 0.3 of the range does not draw with a share of 0.25; 0.2 does.
+  CHECK_FALSE(pipeline::maybe_explore(p, f.files, f.env(), sequence({uint64_t(0.3 * 0x1p64), 0})));
+  CHECK(p.explored.empty());
+  // Drawn: jemalloc is the current arm, so whichever order, mimalloc runs.
+  for (uint64_t order : {0ULL, 1ULL, 2ULL, 12345ULL}) {
+    auto q = f.plan("yosys");
+    REQUIRE(pipeline::maybe_explore(q, f.files, f.env(), sequence({uint64_t(0.2 * 0x1p64), order})));
+    CHECK(q.explored == "mimalloc");
+    CHECK(q.explored_instead_of == "jemalloc");
+    CHECK(pipeline::arm_of(q) == "mimalloc");
+    CHECK(q.inv.chosen.profile == "mimalloc");  // the log's "profile": what ran
+    CHECK(q.allocator_library.find("libmimalloc") != std::string::npos);
+  }
+}
+
+TEST_CASE("Explore: \"system\" changes the allocator alone, and with no candidate but the current arm nothing explores", "[plan][explore]") {
+  PlanFixture f;
+  f.tool("yosys");
+  f.t.write("user/config.toml", "explore = 1\nexplore_profiles = [\"system\"]\n");
+  auto p = f.plan("yosys");
+  REQUIRE(p.loaded.settings.scratch.value);  // the shipped yosys profile
+  REQUIRE(pipeline::maybe_explore(p, f.files, f.env(), sequence({0})));
+  CHECK(p.explored == "system");
+  CHECK(p.inv.chosen.profile.empty());
+  CHECK(pipeline::arm_of(p) == "system");
+  CHECK(p.allocator_library.empty());
+  CHECK(p.loaded.settings.scratch.value);  // not the baseline profile's scratch = false
+  f.t.write("user/config.toml", "explore = 1\nexplore_profiles = [\"jemalloc\"]\n");
+  auto q = f.plan("yosys");
+  CHECK_FALSE(pipeline::maybe_explore(q, f.files, f.env(), sequence({0})));
+  CHECK(q.explored.empty());
+  CHECK(pipeline::arm_of(q) == "jemalloc");
+}
+
+TEST_CASE("Explore: never with EDASHIM_EXPLORE=0, a chosen profile or allocator, the caller's preload, or a blocker", "[plan][explore]") {
+  PlanFixture f;
+  f.tool("yosys");
+  f.tool("staticyosys", "proof_static");
+  f.t.write("user/config.toml", "explore = 1\nexplore_profiles = [\"mimalloc\"]\n[tool.staticyosys]\nallocator = \"jemalloc\"\n");
+  auto always = sequence({0});
+  auto p = f.plan("yosys");
+  CHECK_FALSE(pipeline::maybe_explore(p, f.files, f.env({"EDASHIM_EXPLORE=0"}), always));
+  CHECK(pipeline::why_not_explore(p, f.env({"EDASHIM_EXPLORE=0"})).find("EDASHIM_EXPLORE=0") != std::string::npos);
+  CHECK_FALSE(pipeline::maybe_explore(p, f.files, f.env({"EDASHIM_EXPLORE=maybe"}), always));
+  CHECK(pipeline::maybe_explore(p, f.files, f.env({"EDASHIM_EXPLORE=1"}), always));
+  auto chosen = f.plan("yosys", {}, "tcmalloc");  // --allocator
+  CHECK_FALSE(pipeline::maybe_explore(chosen, f.files, f.env(), always));
+  CHECK(pipeline::why_not_explore(chosen, f.env()).find("--allocator") != std::string::npos);
+  std::string jemalloc = std::string(kLibDir) + "/libjemalloc.so.2";
+  auto preloaded = f.plan("yosys", {"LD_PRELOAD=" + jemalloc});
+  CHECK_FALSE(pipeline::maybe_explore(preloaded, f.files, f.env({"LD_PRELOAD=" + jemalloc}), always));
+  CHECK(pipeline::arm_of(preloaded) == "jemalloc");
+  auto blocked = f.plan("staticyosys");
+  REQUIRE(blocked.preflight.blocker == "static");
+  CHECK(pipeline::arm_of(blocked) == "system");  // the preload could not work
+  CHECK_FALSE(pipeline::maybe_explore(blocked, f.files, f.env(), always));
+  f.t.write("user/config.toml", "explore_profiles = [\"mimalloc\"]\n");  // explore off by default
+  auto off = f.plan("yosys");
+  CHECK_FALSE(pipeline::maybe_explore(off, f.files, f.env(), always));
+}
+
+TEST_CASE("Explore: an untrusted project file cannot turn it on", "[plan][explore][trust]") {
+  PlanFixture f;
+  f.tool("yosys");
+  f.t.write("work/.edashim.toml", "explore = 1\nexplore_profiles = [\"mimalloc\"]\nadopt = true\n");
+  auto p = f.plan("yosys");
+  CHECK(p.loaded.settings.explore.value == 0);
+  CHECK(p.loaded.settings.adopt.value == false);
+  REQUIRE(p.loaded.untrusted_files.size() == 1);
+  CHECK(p.loaded.ignored.at(p.loaded.untrusted_files[0]) == std::vector<std::string>{"adopt", "explore", "explore_profiles"});
+  CHECK_FALSE(pipeline::maybe_explore(p, f.files, f.env(), sequence({0})));
+}
+
+TEST_CASE("Arm: the allocator family with its options sorted by name", "[plan][explore]") {
+  PlanFixture f;
+  f.tool("yosys");
+  f.t.write("user/config.toml", "[tool.yosys]\nallocator = \"mimalloc\"\n[mimalloc]\nlarge_os_pages = false\neager_commit_delay = 4\n");
+  CHECK(pipeline::arm_of(f.plan("yosys")) == "mimalloc[eager_commit_delay=4,large_os_pages=false]");
+  f.t.write("user/config.toml", "[tool.yosys]\nallocator = \"system\"\n");
+  CHECK(pipeline::arm_of(f.plan("yosys")) == "system");
 }

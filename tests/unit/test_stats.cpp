@@ -6,6 +6,7 @@
 
 #include "stats/bootstrap.hpp"
 #include "stats/mann_whitney.hpp"
+#include "stats/stratified.hpp"
 #include "stats/summary.hpp"
 
 using Catch::Matchers::WithinRel;
@@ -142,4 +143,78 @@ TEST_CASE("Bootstrap: CI of the median ratio matches a Python reimplementation a
   auto again = stats::bootstrap_median_ratio(x, y, 0.95, 2000, 20261130);
   CHECK(again.lo == ci.lo);
   CHECK(again.hi == ci.hi);
+}
+
+// Van Elteren's stratified test has no scipy function: the reference is the textbook formula in
+// a few lines of Python over scipy's ranks, independent of our code. With one stratum it must be
+// scipy's Mann-Whitney normal approximation without continuity correction.
+// import numpy as np, scipy.stats as st
+// def ve(strata):
+//     T=E=V=0.0
+//     for c,r in strata:
+//         m,n=len(c),len(r); N=m+n
+//         W=st.rankdata(list(c)+list(r))[:m].sum()
+//         _,k=np.unique(list(c)+list(r),return_counts=True); ties=float((k**3-k).sum())
+//         w=1/(N+1); T+=w*W; E+=w*m*(N+1)/2; V+=w*w*m*n/12*((N+1)-ties/(N*(N-1)))
+//     z=(T-E)/np.sqrt(V); return T,z,st.norm.cdf(z)
+// A=([10.1,9.8,10.4,9.9,10.0,10.3],[10.6,10.9,10.2,11.0,10.8,10.7,10.5])
+// B=([3.2,3.1,3.3,3.0,3.4],[3.3,3.5,3.6,3.2,3.7])          (ties across arms)
+// C=([20.5,21.0,19.8,20.1],[20.0,21.5,22.0,20.9,21.2,20.7])
+// ve([A])     -> (1.6428571428571428, -2.7142857142857144, 0.0033209427382133133)
+// st.mannwhitneyu(A[0],A[1],alternative='less',method='asymptotic',use_continuity=False).pvalue
+//             -> 0.0033209427382133133
+// ve([A,B,C]) -> (4.733766233766234, -3.516194334842069, 0.0002188902109040764)
+namespace {
+const stats::Stratum kA{{10.1, 9.8, 10.4, 9.9, 10.0, 10.3}, {10.6, 10.9, 10.2, 11.0, 10.8, 10.7, 10.5}};
+const stats::Stratum kB{{3.2, 3.1, 3.3, 3.0, 3.4}, {3.3, 3.5, 3.6, 3.2, 3.7}};
+const stats::Stratum kC{{20.5, 21.0, 19.8, 20.1}, {20.0, 21.5, 22.0, 20.9, 21.2, 20.7}};
+}  // namespace
+
+TEST_CASE("Van Elteren: one stratum is scipy's Mann-Whitney normal approximation", "[stats]") {
+  auto r = stats::van_elteren({kA});
+  CHECK(r.strata == 1);
+  CHECK_THAT(r.statistic, WithinRel(1.6428571428571428, 1e-12));
+  CHECK_THAT(r.z, WithinRel(-2.7142857142857144, 1e-12));
+  CHECK_THAT(r.p, WithinRel(0.0033209427382133133, 1e-9));
+  // The same through our Mann-Whitney (scipy's, with continuity correction) differs: not a copy.
+  CHECK(std::abs(stats::mann_whitney_u(kA.candidate, kA.reference, stats::Alternative::less,
+                                       stats::Method::asymptotic).p - r.p) > 1e-4);
+}
+
+TEST_CASE("Van Elteren: three strata with ties match the independent formula", "[stats]") {
+  auto r = stats::van_elteren({kA, kB, kC});
+  CHECK(r.strata == 3);
+  CHECK_THAT(r.statistic, WithinRel(4.733766233766234, 1e-12));
+  CHECK_THAT(r.z, WithinRel(-3.516194334842069, 1e-12));
+  CHECK_THAT(r.p, WithinRel(0.0002188902109040764, 1e-9));
+  // A stratum with an empty side takes no part; none left: no p.
+  auto with_empty = stats::van_elteren({kA, stats::Stratum{{1.0}, {}}, kB, kC});
+  CHECK(with_empty.strata == 3);
+  CHECK_THAT(with_empty.p, WithinRel(0.0002188902109040764, 1e-9));
+  CHECK(std::isnan(stats::van_elteren({stats::Stratum{{}, {1.0}}}).p));
+  // Swapping the arms mirrors the test: p becomes 1 - p.
+  auto swapped = stats::van_elteren({{kA.reference, kA.candidate}, {kB.reference, kB.candidate}, {kC.reference, kC.candidate}});
+  CHECK_THAT(swapped.p, WithinRel(1 - 0.0002188902109040764, 1e-9));
+}
+
+// The combined ratio and its two-level bootstrap, reimplemented in Python with the same
+// SplitMix64 stream (nxt() above, seeded 20261130) and numpy's median/percentile:
+// def comb(S):
+//     ws=[len(c)*len(r)/(len(c)+len(r)) for c,r in S]
+//     return np.exp(np.average([np.log(np.median(c)/np.median(r)) for c,r in S],weights=ws))
+// comb([A,B,C]) -> 0.9387888540578218
+// S=[A,B,C]; rs=[]
+// for _ in range(2000):
+//     d=[]
+//     for _ in S:
+//         c,r=S[nxt()%len(S)]; d.append(([c[nxt()%len(c)] for _ in c],[r[nxt()%len(r)] for _ in r]))
+//     rs.append(comb(d))
+// np.percentile(rs,[2.5,97.5]) -> [0.9025256342417006, 0.9792984677340841]
+TEST_CASE("Stratified ratio: weighted geometric mean of median ratios and its bootstrap CI", "[stats]") {
+  CHECK_THAT(stats::combined_median_ratio({kA, kB, kC}), WithinRel(0.9387888540578218, 1e-12));
+  CHECK(stats::stratum_weight(6, 7) == 42.0 / 13);
+  auto ci = stats::bootstrap_combined_ratio({kA, kB, kC}, 0.95, 2000, 20261130);
+  CHECK_THAT(ci.lo, WithinRel(0.9025256342417006, 1e-12));
+  CHECK_THAT(ci.hi, WithinRel(0.9792984677340841, 1e-12));
+  CHECK(std::isnan(stats::bootstrap_combined_ratio({}, 0.95, 100).lo));
 }

@@ -1,0 +1,50 @@
+#include "bench/outputs_record.hpp"
+
+#include <algorithm>
+
+#include "run/log_schema.hpp"
+#include "util/json_writer.hpp"
+
+namespace bench {
+
+OutputsByAllocator outputs_by_allocator(const Outcome& outcome, const std::vector<ArmStats>& arms) {
+  OutputsByAllocator by;
+  for (std::size_t a = 0; a < arms.size(); ++a) {
+    if (arms[a].ok == 0 || arms[a].outputs.empty()) continue;
+    std::string allocator;
+    for (const auto& r : outcome.runs)
+      if (r.arm == int(a) && r.ok && !r.record.allocator_requested.empty()) allocator = r.record.allocator_requested;
+    if (allocator.empty()) continue;
+    bool same = std::all_of(arms[a].outputs.begin(), arms[a].outputs.end(), [&](const auto& kv) {
+      const OutputVerdict& v = kv.second;
+      return v.kind == OutputVerdict::identical && (a == 0 || v.same_as_first == std::optional<bool>(true));
+    });
+    auto& list = same ? by.identical : by.differing;
+    if (std::find(list.begin(), list.end(), allocator) == list.end()) list.push_back(allocator);
+  }
+  // Once differing, never identical.
+  by.identical.erase(std::remove_if(by.identical.begin(), by.identical.end(),
+                                    [&](const std::string& x) {
+                                      return std::find(by.differing.begin(), by.differing.end(), x) != by.differing.end();
+                                    }),
+                     by.identical.end());
+  return by;
+}
+
+std::string outputs_record_line(const std::string& tool, const std::string& path, const std::string& cpu, double start_unix,
+                                const OutputsByAllocator& by) {
+  util::JsonWriter w;
+  w.begin_object();
+  w.field(logkey::version, logkey::kVersion);
+  w.field(logkey::record, "bench_outputs");
+  w.field(logkey::start_unix, start_unix);
+  w.field(logkey::tool, tool);
+  w.key(logkey::path).string_or_null(path);
+  w.key(logkey::machine).begin_object().key(logkey::cpu).string_or_null(cpu).end_object();
+  w.field(logkey::identical_arms, by.identical);
+  w.field(logkey::differing_arms, by.differing);
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace bench

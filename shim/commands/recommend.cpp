@@ -1,0 +1,375 @@
+#include "commands/recommend.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands/report.hpp"
+#include "config/load.hpp"
+#include "learn/config_edit.hpp"
+#include "learn/learned.hpp"
+#include "learn/recommend.hpp"
+#include "paths/files.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+#include "util/table.hpp"
+
+namespace commands {
+namespace {
+
+std::string num(double v, int digits) { return std::isnan(v) ? "-" : util::fixed(v, digits); }
+
+std::string p_text(double p) {
+  if (std::isnan(p)) return "-";
+  if (p < 0.001) return "<0.001";
+  return util::fixed(p, 3);
+}
+
+// adopt and adopt_requires_bench for `tool`, as a run's learned layer reads them: from the
+// shipped, system and user files only (no cwd: no project file can turn adopt on).
+config::Settings settings_for(const std::string& tool) {
+  auto files = paths::Files::discover();
+  config::TrustStore trust(files.trust_file);
+  config::LoadRequest req;
+  req.tool = tool;
+  req.shipped_dir = files.shipped_dir;
+  req.system_file = files.system_file;
+  req.user_file = files.user_file;
+  req.user_profiles_dir = files.user_profiles_dir;
+  req.trust = &trust;
+  return config::load(req).settings;
+}
+
+std::string now_iso() { return util::iso_time_utc(double(std::time(nullptr))); }
+
+void print_verdict(const learn::Verdict& v, const learn::Rule& rule) {
+  std::cout << "\n" << v.tool << " on " << (v.cpu.empty() ? "an unknown CPU model" : v.cpu);
+  if (v.current.empty()) {
+    std::cout << ": no successful run outside exploration yet, so no current choice to compare with\n";
+    return;
+  }
+  std::cout << " (current choice: " << v.current << ", " << v.current_runs << " successful runs)\n";
+  if (v.candidates.empty()) {
+    std::cout << "  no other arm has run: nothing to compare (explore = 0.1 in your config tries others)\n";
+    return;
+  }
+  util::Table t;
+  t.headers = {"candidate", "runs", "vs", "signatures", "ratio", "95% CI", "p", "RSS", "failures", "verdict"};
+  t.right_aligned = {false, true, true, true, true, true, true, true, true, false};
+  for (const auto& c : v.candidates)
+    t.rows.push_back({c.arm, std::to_string(c.runs), std::to_string(c.current_runs), std::to_string(c.signatures),
+                      num(c.ratio, 2) + (std::isnan(c.ratio) ? "" : "x"),
+                      std::isnan(c.ci.lo) ? "-" : util::fixed(c.ci.lo, 2) + "-" + util::fixed(c.ci.hi, 2), p_text(c.p),
+                      num(c.rss_ratio, 2) + (std::isnan(c.rss_ratio) ? "" : "x"),
+                      std::to_string(c.failures) + " vs " + std::to_string(c.current_failures),
+                      c.holds() ? "meets the rule" : "no"});
+  std::string table = util::render_text(t);
+  for (const auto& line : util::split(table, '\n'))
+    if (!line.empty()) std::cout << "  " << line << "\n";
+  for (const auto& c : v.candidates) {
+    for (const auto& why : c.missing) std::cout << "  " << c.arm << ": " << why << "\n";
+    if (!c.stopped.empty())
+      std::cout << "  " << c.arm << " stopped for signature" << (c.stopped.size() == 1 ? " " : "s ")
+                << util::join(c.stopped, ", ") << "\n";
+  }
+  if (v.recommended < 0) {
+    std::cout << "  => keep " << v.current << ": no candidate meets the rule\n";
+    return;
+  }
+  const auto& best = v.candidates[std::size_t(v.recommended)];
+  std::cout << "  => recommend " << best.arm << " for " << v.tool << ": " << util::fixed(best.ratio, 2) << "x wall time (95% CI "
+            << util::fixed(best.ci.lo, 2) << "-" << util::fixed(best.ci.hi, 2) << ", p " << p_text(best.p) << "), RSS "
+            << util::fixed(best.rss_ratio, 2) << "x, over " << best.runs + best.current_runs << " runs and "
+            << best.signatures << " signatures. To adopt it, in ~/.config/edashim/config.toml:\n";
+  for (const auto& line : util::split(learn::adopt_toml(v.tool, best.arm), '\n'))
+    if (!line.empty()) std::cout << "     " << line << "\n";
+  // bench takes profiles: the shipped named profile of each arm's allocator ("system" is
+  // `baseline`); an arm with options needs a profile file holding them.
+  auto profile = [](const std::string& arm) {
+    auto parts = learn::parse_arm(arm);
+    std::string family = parts ? parts->allocator : arm;
+    return family == "system" ? std::string("baseline") : family;
+  };
+  std::cout << "     An allocator can change a tool's output: confirm first that it does not, e.g.\n"
+            << "     edashim bench --compare-outputs OUTPUT -p " << profile(v.current) << " -p " << profile(best.arm)
+            << " -- " << v.tool << " ...\n";
+  for (const auto* arm : {&v.current, &best.arm})
+    if (arm->find('[') != std::string::npos)
+      std::cout << "     (" << *arm << " has options: to bench it exactly, give -p a profile file that sets them)\n";
+  (void)rule;
+}
+
+nlohmann::json verdict_json(const learn::Verdict& v) {
+  auto nn = [](double d) { return std::isnan(d) ? nlohmann::json(nullptr) : nlohmann::json(d); };
+  nlohmann::json j{{"tool", v.tool}, {"cpu", v.cpu}, {"current", v.current}, {"current_runs", v.current_runs}};
+  j["candidates"] = nlohmann::json::array();
+  for (const auto& c : v.candidates)
+    j["candidates"].push_back({{"arm", c.arm}, {"runs", c.runs}, {"current_runs", c.current_runs},
+                               {"signatures", c.signatures}, {"ratio", nn(c.ratio)}, {"ci", {nn(c.ci.lo), nn(c.ci.hi)}},
+                               {"p", nn(c.p)}, {"rss_ratio", nn(c.rss_ratio)}, {"failures", c.failures},
+                               {"current_failures", c.current_failures}, {"stopped", c.stopped},
+                               {"meets_rule", c.holds()}, {"missing", c.missing}});
+  j["recommended"] = v.recommended < 0 ? nlohmann::json(nullptr) : nlohmann::json(v.candidates[std::size_t(v.recommended)].arm);
+  j["toml"] = v.recommended < 0 ? nlohmann::json(nullptr)
+                                : nlohmann::json(learn::adopt_toml(v.tool, v.candidates[std::size_t(v.recommended)].arm));
+  return j;
+}
+
+// adopt: the recommendation (or the re-check of what was learned) into learned.toml.
+void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn::Run>& runs,
+           const std::vector<learn::BenchRecord>& benches, const learn::Rule& rule, std::ostream& say) {
+  const std::string cpu = learn::cpu_model();
+  const std::string file = learn::learned_file_path();
+  // Which verdicts adopt may act on: adopt on for the tool, and this machine's CPU model
+  // (learned choices are used on the CPU model they were measured on).
+  std::vector<std::pair<const learn::Verdict*, config::Settings>> mine;
+  for (const auto& v : verdicts) {
+    auto settings = settings_for(v.tool);
+    if (!settings.adopt.value) {
+      if (v.recommended >= 0 && v.cpu == cpu)
+        say << "adopt: off for " << v.tool << " (adopt = true in ~/.config/edashim/config.toml would adopt it)\n";
+      continue;
+    }
+    if (v.cpu != cpu) {
+      if (v.recommended >= 0)
+        say << "adopt: " << v.tool << "'s runs on " << (v.cpu.empty() ? "an unknown CPU model" : v.cpu)
+            << " are not this machine's (" << cpu << "); run report --recommend there to adopt it\n";
+      continue;
+    }
+    mine.emplace_back(&v, std::move(settings));
+  }
+  if (mine.empty()) return;
+  std::string error;
+  bool ok = learn::update_learned(
+      file,
+      [&](std::vector<learn::Learned>& entries) {
+        bool changed = false;
+        for (const auto& [shown, settings] : mine) {
+          // Only runs of the binary there is now count for adopting: runs that started before its
+          // modification time were of an older one (an upgrade drops a learned choice, and old
+          // runs must not bring it back).
+          learn::Verdict v = *shown;
+          std::vector<learn::Run> current_binary;
+          auto id = learn::identity_of(v.path);
+          bool filtered = false;
+          if (id) {
+            std::size_t all = 0;
+            for (const auto& r : runs) {
+              if (r.tool != v.tool || r.cpu != v.cpu) continue;
+              ++all;
+              if (r.start_unix >= double(id->mtime_s)) current_binary.push_back(r);
+            }
+            if (current_binary.size() < all) {
+              filtered = true;
+              auto again = learn::recommend(current_binary, rule);
+              if (again.size() == 1) v = again[0];
+              else v.recommended = -1, v.candidates.clear();
+              say << "adopt: " << all - current_binary.size() << " of " << all << " runs of " << v.tool
+                  << " predate its binary (" << shown->path << ", modified " << util::iso_time_utc(double(id->mtime_s))
+                  << ") and do not count for adopting\n";
+            }
+          }
+          auto it = std::find_if(entries.begin(), entries.end(),
+                                 [&](const learn::Learned& l) { return l.tool == v.tool && l.cpu == v.cpu; });
+          if (v.recommended >= 0) {
+            const auto& best = v.candidates[std::size_t(v.recommended)];
+            auto parts = learn::parse_arm(best.arm);
+            if (settings.adopt_requires_bench.value && parts &&
+                !learn::bench_confirms(benches, v.tool, parts->allocator)) {
+              say << "adopt: " << best.arm << " for " << v.tool << " not adopted: no `edashim bench --compare-outputs` in the "
+                  << "log found " << v.tool << "'s outputs identical under " << parts->allocator
+                  << " (adopt_requires_bench = true, from " << settings.adopt_requires_bench.origin.str() << ")\n";
+              continue;
+            }
+            if (!id) {
+              say << "adopt: " << v.tool << " at " << v.path << " is gone: nothing adopted\n";
+              continue;
+            }
+            learn::Learned l;
+            l.tool = v.tool;
+            l.cpu = v.cpu;
+            l.arm = best.arm;
+            l.replaces = v.current;
+            // A re-adoption over a learned arm keeps what that arm replaced, so the re-check
+            // still compares with the original choice.
+            if (it != entries.end() && it->arm == v.current && !it->replaces.empty()) l.replaces = it->replaces;
+            l.binary = *id;
+            l.runs = int64_t(best.runs + best.current_runs);
+            l.signatures = int64_t(best.signatures);
+            l.ratio = best.ratio;
+            l.ci_lo = best.ci.lo;
+            l.ci_hi = best.ci.hi;
+            l.rss_ratio = best.rss_ratio;
+            l.p = best.p;
+            l.date = now_iso();
+            if (it != entries.end()) *it = l;
+            else entries.push_back(l);
+            say << "adopt: " << v.tool << " now runs " << best.arm << " on this CPU model (" << file << ")\n";
+            changed = true;
+            continue;
+          }
+          if (it == entries.end()) continue;
+          // Nothing new wins: is what was learned still supported against what it replaced?
+          if (!id || !(it->binary == *id)) {
+            say << "adopt: dropped the learned " << it->arm << " for " << v.tool << ": " << it->binary.path
+                << (id ? " changed since it was learned" : " is gone") << "\n";
+            entries.erase(it);
+            changed = true;
+            continue;
+          }
+          auto again = learn::compare_arms(filtered ? current_binary : runs, v.tool, v.cpu, it->arm, it->replaces, rule);
+          if (again && !again->holds()) {
+            say << "adopt: dropped the learned " << it->arm << " for " << v.tool << ": "
+                << util::join(again->missing, "; ") << "\n";
+            entries.erase(it);
+            changed = true;
+          } else if (again) {
+            say << "adopt: " << v.tool << " keeps the learned " << it->arm << " (still " << util::fixed(again->ratio, 2)
+                << "x against " << it->replaces << ", CI " << util::fixed(again->ci.lo, 2) << "-"
+                << util::fixed(again->ci.hi, 2) << ")\n";
+          }
+        }
+        return changed;
+      },
+      error);
+  if (!ok) say << "adopt: " << error << "\n";
+}
+
+}  // namespace
+
+int run_recommend(const RecommendOptions& o) {
+  std::string path = o.log.empty() ? current_log_path() : o.log;
+  if (path.empty()) {
+    std::cerr << "edashim report: logging is off (EDASHIM_LOG=off); name a log with --log FILE\n";
+    return 2;
+  }
+  std::vector<learn::Run> runs;
+  std::vector<learn::BenchRecord> benches;
+  std::size_t without_fields = 0, without_status = 0;
+  ReadStats st;
+  std::string error;
+  bool ok = scan_log(
+      path,
+      [&](const report::RunRecord& r) {
+        if (!o.tools.empty() && std::find(o.tools.begin(), o.tools.end(), r.tool) == o.tools.end()) return;
+        if (r.record == "bench_outputs") {
+          benches.push_back({r.tool, r.start_unix, r.identical_arms, r.differing_arms});
+          return;
+        }
+        if (!r.record.empty()) return;
+        if (!r.has_machine || r.signature.empty() || r.arm.empty()) {
+          ++without_fields;
+          return;
+        }
+        if (!r.status && !r.exit_code && !r.signal) {  // edashim exec'd the tool in its place: no figures
+          ++without_status;
+          return;
+        }
+        runs.push_back({r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s, r.max_rss_kb});
+      },
+      st, error);
+  if (!ok) {
+    std::cerr << "edashim report: " << error << "\n";
+    return 1;
+  }
+  learn::Rule rule;
+  rule.rss_max = o.rss_budget;
+  auto verdicts = learn::recommend(runs, rule);
+  if (o.json) {
+    nlohmann::json j{{"rule", learn::rule_text(rule)}, {"log", path}, {"runs_used", runs.size()},
+                     {"runs_without_learning_fields", without_fields}, {"verdicts", nlohmann::json::array()}};
+    for (const auto& v : verdicts) j["verdicts"].push_back(verdict_json(v));
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "Rule: " << learn::rule_text(rule) << ".\n";
+    if (st.malformed) std::cout << st.malformed << " of " << st.lines << " lines are not records and were skipped.\n";
+    if (without_fields)
+      std::cout << without_fields << " run" << (without_fields == 1 ? " has" : "s have")
+                << " no machine, signature or arm (logged before edashim recorded them) and "
+                << (without_fields == 1 ? "was" : "were") << " left out.\n";
+    if (without_status) std::cout << without_status << " runs without a status (edashim exec'd the tool) were left out.\n";
+    if (verdicts.empty()) std::cout << "No runs to compare in " << path << ".\n";
+    for (const auto& v : verdicts) print_verdict(v, rule);
+  }
+  std::ostream& say = o.json ? std::cerr : std::cout;
+  adopt(verdicts, runs, benches, rule, say);
+  if (!o.write.empty()) {
+    std::vector<learn::KeySetting> settings;
+    std::vector<std::string> tools;
+    for (const auto& v : verdicts) {
+      if (v.recommended < 0) continue;
+      auto s = learn::adopt_settings(v.tool, v.candidates[std::size_t(v.recommended)].arm);
+      settings.insert(settings.end(), s.begin(), s.end());
+      tools.push_back(v.tool);
+    }
+    if (settings.empty()) {
+      say << "--write: nothing recommended, " << o.write << " left as it is\n";
+      return 0;
+    }
+    std::string target = util::real_path(o.write).value_or(o.write);  // write through a link, keep the link
+    auto existing = util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>();
+    if (util::exists(target) && !existing) {
+      std::cerr << "edashim report: cannot read " << o.write << " (or it is larger than 1 MiB); nothing written\n";
+      return 1;
+    }
+    auto edit = learn::merge_settings(existing, o.write, settings,
+                                      "added by edashim report --recommend, " + now_iso() + ": " + util::join(tools, ", "));
+    if (!edit.refused.empty()) {
+      std::cerr << "edashim report: not written: " << edit.refused << "\n";
+      return 1;
+    }
+    if (edit.unchanged) {
+      say << "--write: " << o.write << " already says this; unchanged\n";
+      return 0;
+    }
+    struct stat st_mode;
+    mode_t mode = ::stat(target.c_str(), &st_mode) == 0 ? (st_mode.st_mode & 07777) : 0644;
+    if (!util::write_file_atomic(target, edit.text, mode)) {
+      std::cerr << "edashim report: cannot write " << o.write << ": " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    say << "--write: added to " << o.write << "\n";
+  }
+  return 0;
+}
+
+Subcommand add_forget_command(CLI::App& app) {
+  auto tool = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("forget", "Drop learned choices (all tools, or one): runs go back to your configuration");
+  cmd->add_option("tool", *tool, "Only this tool");
+  cmd->footer("Learned choices live in $XDG_STATE_HOME/edashim/learned.toml (adopt = true and edashim report --recommend).");
+  return {cmd, [tool] {
+            std::string file = learn::learned_file_path();
+            std::size_t dropped = 0;
+            std::string error;
+            bool ok = learn::update_learned(
+                file,
+                [&](std::vector<learn::Learned>& entries) {
+                  auto before = entries.size();
+                  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                               [&](const learn::Learned& l) { return tool->empty() || l.tool == *tool; }),
+                                entries.end());
+                  dropped = before - entries.size();
+                  return dropped > 0;
+                },
+                error, /*start_over_if_broken=*/tool->empty());
+            if (!ok) {
+              std::cerr << "edashim forget: " << error << "\n";
+              return 1;
+            }
+            std::cout << "edashim forget: dropped " << dropped << " learned choice" << (dropped == 1 ? "" : "s")
+                      << (tool->empty() ? "" : " for " + *tool) << "\n";
+            return 0;
+          }};
+}
+
+}  // namespace commands

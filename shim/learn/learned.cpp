@@ -1,0 +1,229 @@
+#include "learn/learned.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "util/fs.hpp"
+#include "util/machine.hpp"
+#include "util/strings.hpp"
+
+namespace learn {
+namespace {
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  std::string s = buf;
+  // TOML floats need a '.' or an exponent.
+  if (s.find_first_of(".einf") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\', q += c;
+    else if (c == '\n') q += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
+      q += buf;
+    } else q += c;
+  }
+  return q + "\"";
+}
+
+std::string two(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+}  // namespace
+
+std::optional<Identity> identity_of(const std::string& path) {
+  struct stat st;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return std::nullopt;
+  Identity id;
+  id.path = util::real_path(path).value_or(path);
+  id.size = int64_t(st.st_size);
+  id.mtime_s = int64_t(st.st_mtim.tv_sec);
+  id.mtime_ns = int64_t(st.st_mtim.tv_nsec);
+  return id;
+}
+
+std::optional<ArmParts> parse_arm(const std::string& arm) {
+  ArmParts parts;
+  auto open = arm.find('[');
+  parts.allocator = arm.substr(0, open);
+  if (parts.allocator.empty()) return std::nullopt;
+  if (open == std::string::npos) return parts;
+  if (arm.back() != ']') return std::nullopt;
+  std::string body = arm.substr(open + 1, arm.size() - open - 2);
+  std::size_t pos = 0;
+  while (pos <= body.size() && !body.empty()) {
+    auto comma = body.find(',', pos);
+    std::string item = body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) return std::nullopt;
+    parts.options.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return parts;
+}
+
+std::string learned_file_path() { return util::xdg_state_home() + "/edashim/learned.toml"; }
+
+std::string cpu_model() {
+  // As the log's machine.cpu is written (util::current_machine: the first "model name" of
+  // /proc/cpuinfo), from the file's first 4 KiB: the kernel formats only the first CPU's entry
+  // for them. Read only with adopt on and a learned choice for the tool.
+  int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char buf[4096];
+  ssize_t n;
+  do n = ::read(fd, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n <= 0) return "";
+  return util::cpu_model_of_cpuinfo(std::string_view(buf, std::size_t(n))).value_or("");
+}
+
+std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error) {
+  std::vector<Learned> out;
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    error = name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
+    return std::nullopt;
+  }
+  auto* choices = root.get("choice");
+  if (!choices) return out;
+  auto* arr = choices->as_array();
+  if (!arr) {
+    error = name + ": 'choice' must be an array of tables ([[choice]])";
+    return std::nullopt;
+  }
+  for (auto& node : *arr) {
+    auto* t = node.as_table();
+    int line = int(node.source().begin.line);
+    auto where = name + ":" + std::to_string(line) + ": ";
+    if (!t) {
+      error = where + "each choice must be a table";
+      return std::nullopt;
+    }
+    Learned l;
+    l.line = line;
+    auto str = [&](const char* key, std::string& v, bool required) {
+      if (auto s = (*t)[key].value_exact<std::string>()) return v = *s, true;
+      if (required) error = where + "'" + key + "' must be a string";
+      return !required;
+    };
+    auto integer = [&](const char* key, int64_t& v) {
+      if (auto i = (*t)[key].value_exact<int64_t>()) return v = *i, true;
+      error = where + "'" + key + "' must be an integer";
+      return false;
+    };
+    auto real = [&](const char* key, double& v) {
+      if (auto d = (*t)[key].value<double>()) return v = *d, true;
+      error = where + "'" + key + "' must be a number";
+      return false;
+    };
+    bool ok = str("tool", l.tool, true) && str("cpu", l.cpu, true) && str("arm", l.arm, true) &&
+              str("replaces", l.replaces, false) && str("tool_path", l.binary.path, true) &&
+              integer("tool_size", l.binary.size) && integer("tool_mtime", l.binary.mtime_s) &&
+              integer("tool_mtime_ns", l.binary.mtime_ns) && integer("runs", l.runs) &&
+              integer("signatures", l.signatures) && real("ratio", l.ratio) && real("ci_lo", l.ci_lo) &&
+              real("ci_hi", l.ci_hi) && real("rss_ratio", l.rss_ratio) && real("p", l.p) && str("date", l.date, false);
+    if (!ok) return std::nullopt;
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::string render_learned(const std::vector<Learned>& entries) {
+  std::string out =
+      "# edashim's learned choices: written by `edashim report --recommend` when adopt = true, one per tool\n"
+      "# and CPU model, with the evidence; `edashim forget [TOOL]` drops them. Edits are kept until the next\n"
+      "# recommend or forget rewrites the file.\n";
+  for (const auto& l : entries) {
+    out += "\n[[choice]]\n";
+    out += "tool = " + quoted(l.tool) + "\n";
+    out += "cpu = " + quoted(l.cpu) + "\n";
+    out += "arm = " + quoted(l.arm) + "\n";
+    out += "replaces = " + quoted(l.replaces) + "\n";
+    out += "tool_path = " + quoted(l.binary.path) + "\n";
+    out += "tool_size = " + std::to_string(l.binary.size) + "\n";
+    out += "tool_mtime = " + std::to_string(l.binary.mtime_s) + "\n";
+    out += "tool_mtime_ns = " + std::to_string(l.binary.mtime_ns) + "\n";
+    out += "runs = " + std::to_string(l.runs) + "\n";
+    out += "signatures = " + std::to_string(l.signatures) + "\n";
+    out += "ratio = " + number(l.ratio) + "\n";
+    out += "ci_lo = " + number(l.ci_lo) + "\n";
+    out += "ci_hi = " + number(l.ci_hi) + "\n";
+    out += "rss_ratio = " + number(l.rss_ratio) + "\n";
+    out += "p = " + number(l.p) + "\n";
+    out += "date = " + quoted(l.date) + "\n";
+  }
+  return out;
+}
+
+bool update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change, std::string& error,
+                    bool start_over_if_broken) {
+  if (!util::make_dirs(util::dirname(path), 0700)) {
+    error = "cannot create " + util::dirname(path);
+    return false;
+  }
+  std::string lock_path = path + ".lock";
+  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
+    if (lock >= 0) ::close(lock);
+    error = "cannot lock " + lock_path + ": " + std::strerror(errno);
+    return false;
+  }
+  bool ok = false;
+  std::vector<Learned> entries;
+  auto text = util::read_file(path, 1 << 20);
+  if (text || !util::exists(path)) {
+    auto parsed = text ? parse_learned(*text, path, error) : std::optional<std::vector<Learned>>(entries);
+    bool broken = !parsed && start_over_if_broken;
+    if (broken) parsed.emplace();
+    if (parsed) {
+      entries = std::move(*parsed);
+      ok = true;
+      if (change(entries) || broken) {
+        ok = util::write_file_atomic(path, render_learned(entries), 0600);
+        if (!ok) error = "cannot write " + path + ": " + std::strerror(errno);
+      }
+    } else {
+      error += " (fix or remove the file: edashim forget)";
+    }
+  } else {
+    error = "cannot read " + path;
+  }
+  ::close(lock);
+  return ok;
+}
+
+std::string describe(const Learned& l) {
+  std::string what = "allocator ";
+  auto open = l.arm.find('[');
+  what += open == std::string::npos ? l.arm : l.arm.substr(0, open) + " " + l.arm.substr(open);
+  return what + ": learned from " + std::to_string(l.runs) + " runs over " + std::to_string(l.signatures) +
+         (l.signatures == 1 ? " command" : " commands") + " on this CPU model, " + two(l.ratio) + "x, 95% CI " +
+         two(l.ci_lo) + "-" + two(l.ci_hi) + ", RSS " + two(l.rss_ratio) + "x" +
+         (l.replaces.empty() ? "" : " (against " + l.replaces + ")");
+}
+
+}  // namespace learn

@@ -1,0 +1,411 @@
+// Issue 15: recommend's rule on synthetic runs, the adopting TOML and its merge into a user's
+// file, the learned file, and the learned layer of the configuration. The statistics themselves
+// are checked against scipy in test_stats.cpp.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "bench/outputs_record.hpp"
+#include "config_fixture.hpp"
+#include "learn/config_edit.hpp"
+#include "learn/learned.hpp"
+#include "learn/recommend.hpp"
+#include "report/log_line.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+// `n` runs of `arm` on each signature, wall = base(signature) * factor (base: 2 s for "s1", 3 s
+// for "s2", ...), with a small
+// deterministic spread (+-2%), started after `t0`.
+void add_runs(std::vector<learn::Run>& runs, const std::string& arm, const std::vector<std::string>& signatures, int n,
+              double factor, double t0, bool explored = false, double rss = 1000) {
+  for (std::size_t s = 0; s < signatures.size(); ++s)
+    for (int i = 0; i < n; ++i) {
+      learn::Run r;
+      r.tool = "yosys";
+      r.cpu = "CPU X";
+      r.signature = signatures[s];
+      r.arm = arm;
+      r.path = "/usr/bin/yosys";
+      r.explored = explored;
+      r.ok = true;
+      r.start_unix = t0 + double(s * 100 + std::size_t(i));
+      r.wall_s = (1.0 + double(signatures[s].back() - '0')) * factor * (1 + 0.01 * double((i * 7) % 5 - 2));
+      r.max_rss_kb = rss * (1 + 0.001 * double(i % 3));
+      runs.push_back(r);
+    }
+}
+
+const learn::Comparison* find(const learn::Verdict& v, const std::string& arm) {
+  for (const auto& c : v.candidates)
+    if (c.arm == arm) return &c;
+  return nullptr;
+}
+
+bool says(const learn::Comparison& c, const std::string& text) {
+  for (const auto& m : c.missing)
+    if (m.find(text) != std::string::npos) return true;
+  return false;
+}
+
+const std::vector<std::string> kFour{"s1", "s2", "s3", "s4"};
+
+}  // namespace
+
+TEST_CASE("Recommend: a clearly faster arm over enough runs and signatures is recommended", "[recommend]") {
+  std::vector<learn::Run> runs;
+  add_runs(runs, "mimalloc", kFour, 12, 0.8, 1000, /*explored=*/true);
+  add_runs(runs, "jemalloc", kFour, 12, 1.0, 2000);  // latest non-explored: the current choice
+  auto v = learn::recommend(runs);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].tool == "yosys");
+  CHECK(v[0].cpu == "CPU X");
+  CHECK(v[0].current == "jemalloc");
+  REQUIRE(v[0].recommended == 0);
+  const auto& c = v[0].candidates[0];
+  CHECK(c.arm == "mimalloc");
+  CHECK(c.runs == 48);
+  CHECK(c.current_runs == 48);
+  CHECK(c.signatures == 4);
+  CHECK_THAT(c.ratio, Catch::Matchers::WithinAbs(0.8, 0.01));
+  CHECK(c.ci.hi < 0.97);
+  CHECK(c.p < 0.01);
+  CHECK_THAT(c.rss_ratio, Catch::Matchers::WithinAbs(1.0, 0.01));
+  CHECK(c.holds());
+}
+
+TEST_CASE("Recommend: the current choice is the latest non-explored successful run's arm", "[recommend]") {
+  std::vector<learn::Run> runs;
+  add_runs(runs, "jemalloc", kFour, 12, 1.0, 1000);
+  add_runs(runs, "mimalloc", kFour, 12, 0.8, 2000, /*explored=*/true);  // later, but explored
+  auto v = learn::recommend(runs);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].current == "jemalloc");
+  CHECK(v[0].recommended == 0);
+  // Non-explored: mimalloc is what runs now, and jemalloc, slower, is no recommendation.
+  for (auto& r : runs) r.explored = false;
+  v = learn::recommend(runs);
+  CHECK(v[0].current == "mimalloc");
+  CHECK(v[0].recommended == -1);
+  REQUIRE(find(v[0], "jemalloc"));
+  CHECK(says(*find(v[0], "jemalloc"), "slower: 1.25x"));
+}
+
+TEST_CASE("Recommend: thin evidence is said with its numbers", "[recommend]") {
+  std::vector<learn::Run> runs;
+  add_runs(runs, "mimalloc", {"s1"}, 4, 0.8, 1000, true);
+  add_runs(runs, "jemalloc", {"s1"}, 4, 1.0, 2000);
+  auto v = learn::recommend(runs);
+  REQUIRE(v[0].candidates.size() == 1);
+  CHECK(v[0].recommended == -1);
+  CHECK(says(v[0].candidates[0], "thin evidence: 4 runs of mimalloc and 4 of jemalloc over 1 signature"));
+  // Many runs, too few signatures: still thin.
+  runs.clear();
+  add_runs(runs, "mimalloc", {"s1", "s2"}, 30, 0.8, 1000, true);
+  add_runs(runs, "jemalloc", {"s1", "s2"}, 30, 1.0, 2000);
+  v = learn::recommend(runs);
+  CHECK(v[0].recommended == -1);
+  CHECK(says(v[0].candidates[0], "over 2 signatures"));
+}
+
+TEST_CASE("Recommend: a gain on some commands and a loss on others is mixed", "[recommend]") {
+  std::vector<learn::Run> runs;
+  add_runs(runs, "mimalloc", {"s1", "s2"}, 12, 0.8, 1000, true);
+  add_runs(runs, "mimalloc", {"s3", "s4"}, 12, 1.15, 1000, true);
+  add_runs(runs, "jemalloc", kFour, 12, 1.0, 2000);
+  auto v = learn::recommend(runs);
+  CHECK(v[0].recommended == -1);
+  const auto& c = v[0].candidates[0];
+  CHECK(c.ci.lo < 0.97);
+  CHECK(c.ci.hi > 0.97);
+  CHECK(says(c, "mixed: "));
+  CHECK(says(c, "(needs upper bound < 0.97)"));
+}
+
+TEST_CASE("Recommend: peak RSS over the budget blocks a faster arm", "[recommend]") {
+  std::vector<learn::Run> runs;
+  add_runs(runs, "tcmalloc", kFour, 12, 0.8, 1000, true, 1300);
+  add_runs(runs, "jemalloc", kFour, 12, 1.0, 2000, false, 1000);
+  auto v = learn::recommend(runs);
+  CHECK(v[0].recommended == -1);
+  CHECK_THAT(v[0].candidates[0].rss_ratio, Catch::Matchers::WithinAbs(1.3, 0.01));
+  CHECK(says(v[0].candidates[0], "peak RSS 1.30x over the budget 1.10x"));
+  learn::Rule generous;
+  generous.rss_max = 1.5;
+  CHECK(learn::recommend(runs, generous)[0].recommended == 0);
+}
+
+TEST_CASE("Recommend: a failure where the current choice succeeded stops the candidate for that signature", "[recommend]") {
+  std::vector<learn::Run> runs;
+  add_runs(runs, "mimalloc", kFour, 12, 0.8, 1000, true);
+  add_runs(runs, "jemalloc", kFour, 12, 1.0, 2000);
+  learn::Run bad = runs.front();  // mimalloc on s1
+  bad.ok = false;
+  runs.push_back(bad);
+  auto v = learn::recommend(runs);
+  CHECK(v[0].recommended == -1);
+  const auto& c = v[0].candidates[0];
+  CHECK(c.stopped == std::vector<std::string>{"s1"});
+  CHECK(c.signatures == 3);  // s1 left out of the comparison
+  CHECK(c.failures == 1);
+  CHECK(c.current_failures == 0);
+  CHECK(says(c, "stopped on 1 signature: failed where jemalloc succeeded"));
+  CHECK(says(c, "more failures than jemalloc on 1 signature"));
+}
+
+TEST_CASE("Recommend: arms, their TOML, and a bench's word on outputs", "[recommend]") {
+  auto parts = learn::parse_arm("mimalloc[eager_commit_delay=4,purge_delay=0]");
+  REQUIRE(parts);
+  CHECK(parts->allocator == "mimalloc");
+  REQUIRE(parts->options.size() == 2);
+  CHECK(parts->options[1] == std::pair<std::string, std::string>{"purge_delay", "0"});
+  CHECK_FALSE(learn::parse_arm("mimalloc[eager_commit_delay"));
+  CHECK_FALSE(learn::parse_arm("[x=1]"));
+  CHECK(learn::adopt_toml("yosys", "jemalloc") == "[tool.yosys]\nallocator = \"jemalloc\"\n");
+  CHECK(learn::adopt_toml("vpr", "system[mmap_threshold=4096,x=a b]") ==
+        "[tool.vpr]\nallocator = \"system\"\n[tool.vpr.glibc]\nmmap_threshold = 4096\nx = \"a b\"\n");
+  CHECK(learn::toml_value("0.5") == "0.5");
+  CHECK(learn::toml_value("007") == "\"007\"");
+  CHECK(learn::toml_value("true") == "true");
+  CHECK(learn::toml_value("64M") == "\"64M\"");
+
+  std::vector<learn::BenchRecord> benches{{"yosys", 10, {"system", "mimalloc"}, {"tcmalloc"}},
+                                          {"yosys", 20, {"system", "jemalloc"}, {"mimalloc"}},
+                                          {"vpr", 30, {"system", "tcmalloc"}, {}}};
+  CHECK(learn::bench_confirms(benches, "yosys", "jemalloc"));
+  CHECK_FALSE(learn::bench_confirms(benches, "yosys", "mimalloc"));  // the latest bench of it differed
+  CHECK_FALSE(learn::bench_confirms(benches, "yosys", "tcmalloc"));
+  CHECK(learn::bench_confirms(benches, "vpr", "tcmalloc"));
+  CHECK_FALSE(learn::bench_confirms(benches, "nextpnr-ice40", "tcmalloc"));
+}
+
+TEST_CASE("Recommend --write: merged into the user's file, never over what they set", "[recommend]") {
+  auto settings = learn::adopt_settings("yosys", "mimalloc[eager_commit_delay=4]");
+  REQUIRE(settings.size() == 2);
+  // No file: a new one.
+  auto fresh = learn::merge_settings(std::nullopt, "c.toml", settings, "added");
+  CHECK(fresh.refused.empty());
+  CHECK(fresh.text == "# added\n[tool.yosys]\nallocator = \"mimalloc\"\n[tool.yosys.mimalloc]\neager_commit_delay = 4\n");
+  // The user's comments, keys and order stay; the key goes under their [tool.yosys].
+  std::string mine = "# my settings\nprobe = false  # quiet\n\n[tool.yosys]\nscratch = true\n\n[tool.vpr]\nallocator = \"tcmalloc\"\n";
+  auto merged = learn::merge_settings(mine, "c.toml", settings, "added");
+  CHECK(merged.refused.empty());
+  CHECK(merged.text ==
+        "# my settings\nprobe = false  # quiet\n\n[tool.yosys]\nallocator = \"mimalloc\"\nscratch = true\n\n[tool.vpr]\n"
+        "allocator = \"tcmalloc\"\n\n# added\n[tool.yosys.mimalloc]\neager_commit_delay = 4\n");
+  // Already there: unchanged.
+  auto again = learn::merge_settings(merged.text, "c.toml", settings, "added");
+  CHECK(again.unchanged);
+  CHECK(again.refused.empty());
+  // The user chose another allocator: refused, with the line, nothing changed.
+  auto theirs = learn::merge_settings("\n[tool.yosys]\nallocator = \"jemalloc\"\n", "c.toml", settings, "added");
+  CHECK(theirs.refused.find("c.toml:3: [tool.yosys] already sets allocator") != std::string::npos);
+  CHECK(theirs.text.empty());
+  // Inline tables cannot be added to safely: refused.
+  auto inline_table = learn::merge_settings("tool = { yosys = { scratch = true } }\n", "c.toml", settings, "added");
+  CHECK(inline_table.refused.find("inline or with dotted keys") != std::string::npos);
+  // Not TOML: refused, not overwritten.
+  auto broken = learn::merge_settings("allocator = \n", "c.toml", settings, "added");
+  CHECK(broken.refused.find("c.toml:1: not valid TOML") != std::string::npos);
+}
+
+TEST_CASE("Learned file: written and read back, a broken one is an error", "[recommend]") {
+  learn::Learned l;
+  l.tool = "yosys";
+  l.cpu = "AMD EPYC \"7B13\"";
+  l.arm = "mimalloc[eager_commit_delay=4]";
+  l.replaces = "jemalloc";
+  l.binary = {"/usr/bin/yosys", 123456, 1700000000, 123};
+  l.runs = 143;
+  l.signatures = 9;
+  l.ratio = 0.84;
+  l.ci_lo = 0.8;
+  l.ci_hi = 0.88;
+  l.rss_ratio = 1.04;
+  l.p = 1.5e-7;
+  l.date = "2026-12-01T22:00:00.000Z";
+  std::string error;
+  auto back = learn::parse_learned(learn::render_learned({l, l}), "learned.toml", error);
+  REQUIRE(back);
+  REQUIRE(back->size() == 2);
+  const auto& r = (*back)[0];
+  CHECK(r.cpu == l.cpu);
+  CHECK(r.arm == l.arm);
+  CHECK(r.binary == l.binary);
+  CHECK(r.runs == 143);
+  CHECK(r.p == 1.5e-7);
+  CHECK(r.line > 0);
+  CHECK(learn::describe(r) ==
+        "allocator mimalloc [eager_commit_delay=4]: learned from 143 runs over 9 commands on this CPU model, 0.84x, "
+        "95% CI 0.80-0.88, RSS 1.04x (against jemalloc)");
+  CHECK_FALSE(learn::parse_learned("[[choice]]\ntool = \"yosys\"\n", "learned.toml", error));
+  CHECK(error.find("learned.toml:1: 'cpu' must be a string") != std::string::npos);
+}
+
+TEST_CASE("Learned file: update and forget under a lock, atomically", "[recommend]") {
+  TempDir t;
+  std::string file = t.path + "/state/edashim/learned.toml";
+  learn::Learned a;
+  a.tool = "yosys";
+  a.cpu = "C";
+  a.arm = "mimalloc";
+  learn::Learned b = a;
+  b.tool = "vpr";
+  std::string error;
+  REQUIRE(learn::update_learned(file, [&](std::vector<learn::Learned>& e) { e = {a, b}; return true; }, error));
+  struct stat st;
+  REQUIRE(::stat(file.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  REQUIRE(learn::update_learned(
+      file, [&](std::vector<learn::Learned>& e) { CHECK(e.size() == 2); e.erase(e.begin()); return true; }, error));
+  auto left = learn::parse_learned(*util::read_file(file), file, error);
+  REQUIRE(left);
+  REQUIRE(left->size() == 1);
+  CHECK((*left)[0].tool == "vpr");
+  // A broken file stops an update, but forgetting everything starts it over.
+  t.write("state/edashim/learned.toml", "[[choice]\n");
+  CHECK_FALSE(learn::update_learned(file, [](std::vector<learn::Learned>&) { return true; }, error));
+  CHECK(error.find("learned.toml:1") != std::string::npos);
+  CHECK(learn::update_learned(file, [](std::vector<learn::Learned>& e) { return !e.empty(); }, error, true));
+  auto empty = learn::parse_learned(*util::read_file(file), file, error);
+  REQUIRE(empty);
+  CHECK(empty->empty());
+}
+
+TEST_CASE("Learned layer: used with adopt on, for this tool, CPU model and unchanged binary only", "[recommend]") {
+  TempDir t;
+  std::string tool = t.write("bin/yosys", "binary");
+  auto id = learn::identity_of(tool);
+  REQUIRE(id);
+  learn::Learned l;
+  l.tool = "yosys";
+  l.cpu = "CPU X";
+  l.arm = "mimalloc[eager_commit_delay=4]";
+  l.replaces = "jemalloc";
+  l.binary = *id;
+  l.runs = 48;
+  std::string learned = t.write("state/learned.toml", learn::render_learned({l}));
+  auto req = request_in(t);
+  req.learned_file = learned;
+  req.cpu_model = "CPU X";
+  t.write("user/config.toml", "allocator = \"jemalloc\"\n");
+
+  // adopt off (the default): nothing learned applies.
+  auto off = config::load(req);
+  CHECK(off.settings.allocator.value == "jemalloc");
+  CHECK_FALSE(off.learned);
+
+  t.write("user/config.toml", "allocator = \"jemalloc\"\nadopt = true\n");
+  auto on = config::load(req);
+  CHECK(on.settings.allocator.value == "mimalloc");
+  CHECK(on.settings.allocator.origin.file == learned);
+  CHECK(std::get<int64_t>(on.settings.options["mimalloc"]["eager_commit_delay"].value) == 4);
+  REQUIRE(on.learned);
+  CHECK(on.learned->applied);
+
+  // Undone when the run's tool is another binary: what the user's file said comes back.
+  config::drop_learned(on, "another yosys");
+  CHECK(on.settings.allocator.value == "jemalloc");
+  CHECK_FALSE(on.settings.options["mimalloc"].count("eager_commit_delay"));
+  CHECK(on.learned->note == "ignored: another yosys");
+
+  // A project file ranks above the learned choice.
+  t.write("proj/.edashim.toml", "allocator = \"tcmalloc\"\n");
+  CHECK(config::load(req).settings.allocator.value == "tcmalloc");
+  // An untrusted project cannot turn adopt on (nor off).
+  t.write("proj/.edashim.toml", "adopt = false\n");
+  auto untrusted = config::load(req);
+  CHECK(untrusted.settings.allocator.value == "mimalloc");
+  CHECK(untrusted.settings.adopt.value);
+  ::unlink((t.path + "/proj/.edashim.toml").c_str());
+
+  // Another CPU model, another tool: not this one's.
+  req.cpu_model = "CPU Y";
+  CHECK(config::load(req).settings.allocator.value == "jemalloc");
+  req.cpu_model = "CPU X";
+  req.tool = "vpr";
+  CHECK_FALSE(config::load(req).learned);
+  req.tool = "yosys";
+
+  // The binary changed: ignored, and said why.
+  t.write("bin/yosys", "a newer binary");
+  auto changed = config::load(req);
+  CHECK(changed.settings.allocator.value == "jemalloc");
+  REQUIRE(changed.learned);
+  CHECK_FALSE(changed.learned->applied);
+  CHECK(changed.learned->note.find("changed since it was learned") != std::string::npos);
+}
+
+TEST_CASE("Log line: the learning fields and a bench's outputs record are read", "[recommend]") {
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line(
+      R"({"tool":"yosys","path":"/usr/bin/yosys","machine":{"cpu":"AMD EPYC 7B13","kernel":"6.1","cores":2},)"
+      R"("signature":"0123456789abcdef","signature_text":"yosys -s <script:ab12>","arm":"mimalloc[eager_commit_delay=4]",)"
+      R"("explore":{"ran":"mimalloc","instead_of":"jemalloc"},"exit_code":0,"signal":null,"status":0,"wall_s":1.5})",
+      r));
+  CHECK(r.has_machine);
+  CHECK(r.cpu == "AMD EPYC 7B13");
+  CHECK(r.path == "/usr/bin/yosys");
+  CHECK(r.signature == "0123456789abcdef");
+  CHECK(r.arm == "mimalloc[eager_commit_delay=4]");
+  CHECK(r.explored);
+  CHECK(r.record.empty());
+  REQUIRE(report::parse_run_line(R"({"tool":"yosys","machine":{"cpu":null},"explore":null,"exit_code":0})", r));
+  CHECK(r.has_machine);
+  CHECK(r.cpu.empty());
+  CHECK_FALSE(r.explored);
+  CHECK(r.arm.empty());
+  // An older line: none of them.
+  REQUIRE(report::parse_run_line(R"({"tool":"yosys","exit_code":0})", r));
+  CHECK_FALSE(r.has_machine);
+  REQUIRE(report::parse_run_line(
+      R"({"v":1,"record":"bench_outputs","tool":"yosys","identical_arms":["system","mimalloc"],"differing_arms":[]})", r));
+  CHECK(r.record == "bench_outputs");
+  CHECK(r.identical_arms == std::vector<std::string>{"system", "mimalloc"});
+  CHECK(r.differing_arms.empty());
+}
+
+TEST_CASE("Bench record: allocators whose outputs matched the reference, and those that did not", "[recommend]") {
+  bench::Outcome outcome;
+  auto run = [&](int arm, const std::string& allocator, bool ok) {
+    bench::Run r;
+    r.arm = arm;
+    r.ok = ok;
+    r.record.allocator_requested = allocator;
+    outcome.runs.push_back(r);
+  };
+  run(0, "system", true);
+  run(1, "jemalloc", true);
+  run(2, "tcmalloc", true);
+  run(3, "mimalloc", false);  // no successful run: neither list
+  std::vector<bench::ArmStats> arms(4);
+  for (auto& a : arms) a.ok = 1;
+  arms[3].ok = 0;
+  bench::OutputVerdict same, differs, varies;
+  same.kind = differs.kind = bench::OutputVerdict::identical;
+  same.same_as_first = true;
+  differs.same_as_first = false;
+  varies.kind = bench::OutputVerdict::varies;
+  arms[0].outputs = {{"net.v", bench::OutputVerdict{}}};
+  arms[0].outputs["net.v"].kind = bench::OutputVerdict::identical;
+  arms[1].outputs = {{"net.v", same}};
+  arms[2].outputs = {{"net.v", differs}};
+  arms[3].outputs = {{"net.v", same}};
+  auto by = bench::outputs_by_allocator(outcome, arms);
+  CHECK(by.identical == std::vector<std::string>{"system", "jemalloc"});
+  CHECK(by.differing == std::vector<std::string>{"tcmalloc"});
+  // A reference whose own output varies between runs confirms nothing.
+  arms[0].outputs["net.v"] = varies;
+  by = bench::outputs_by_allocator(outcome, arms);
+  CHECK(std::find(by.identical.begin(), by.identical.end(), "system") == by.identical.end());
+  // The line report --recommend reads back.
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line(bench::outputs_record_line("yosys", "/usr/bin/yosys", "CPU X", 5, {{"jemalloc"}, {"tcmalloc"}}), r));
+  CHECK(r.record == "bench_outputs");
+  CHECK(r.tool == "yosys");
+  CHECK(r.cpu == "CPU X");
+  CHECK(r.identical_arms == std::vector<std::string>{"jemalloc"});
+  CHECK(r.differing_arms == std::vector<std::string>{"tcmalloc"});
+}
