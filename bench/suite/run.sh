@@ -89,6 +89,12 @@ if [[ -n ${PIN_CPU:-} ]]; then
 fi
 arm_args=()
 for a in $arms; do arm_args+=(-p "$a"); done
+bench_arms=("${arm_args[@]}")  # the arms of the next bench_one (a tool may measure fewer)
+# Each bench's JSON (every run's raw record) and Markdown are kept in OUT/data: the pages are
+# made from them, and they are the evidence a reader can re-analyse.
+data=$out/data
+mkdir -p "$data"
+rm -f "$data"/*.json "$data"/*.md
 echo "tool workload json" > "$work/index"
 
 # bench_one TOOL NAME DIR OUTPUTS [BENCH OPTIONS] -- COMMAND...: one edashim bench in DIR (the
@@ -101,10 +107,10 @@ bench_one() {
   while [[ $1 != -- ]]; do compare+=("$1"); shift; done
   shift
   echo "== $tool: $name" >&2
-  (cd "$dir" && ${pin[@]+"${pin[@]}"} "$edashim" bench "${arm_args[@]}" -n "$runs" --warmup "$warmup" "${compare[@]}" \
-      --export-markdown "$work/$tool.$name.md" --export-json "$work/$tool.$name.json" -- "$@") ||
+  (cd "$dir" && ${pin[@]+"${pin[@]}"} "$edashim" bench "${bench_arms[@]}" -n "$runs" --warmup "$warmup" "${compare[@]}" \
+      --export-markdown "$data/$tool.$name.md" --export-json "$data/$tool.$name.json" -- "$@") ||
     echo "   $tool $name: bench failed (status $?); see above" >&2
-  [[ -f $work/$tool.$name.json ]] && echo "$tool $name $work/$tool.$name.json" >> "$work/index"
+  [[ -f $data/$tool.$name.json ]] && echo "$tool $name $data/$tool.$name.json" >> "$work/index"
 }
 have() { [[ " ${present[*]} " == *" $1 "* ]]; }
 
@@ -187,13 +193,37 @@ for t in "${present[@]}"; do
       [[ $t == yices-smt2 ]] && yices_workloads "$d" ;;
     vpr)
       arch=$VTR_ROOT/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml
-      # Circuits by path under vtr_flow/benchmarks/blif without .blif (tseng, 2/alu4, ...).
-      for c in ${VPR_CIRCUITS:-tseng}; do
-        blif=$VTR_ROOT/vtr_flow/benchmarks/blif/$c.blif b=${c##*/}
-        bench_one vpr "${b}_w100" "$d" "$b.net,$b.place,$b.route" --no-compare-stdout -- \
-          "$vpr_bin" "$arch" "$blif" --route_chan_width 100
-        bench_one vpr "${b}_search" "$d" "$b.net,$b.place,$b.route" --no-compare-stdout -- "$vpr_bin" "$arch" "$blif"
-      done ;;
+      # Two baselines. A VPR built with TBB links libtbbmalloc_proxy.so.2, so its own malloc is
+      # TBBmalloc: that binary as built is what VTR users run ("vpr": baseline = TBBmalloc, and
+      # a tbbmalloc arm would only repeat it). A copy with the proxy's DT_NEEDED removed, made
+      # here for the measurement only, is the glibc baseline ("vpr-glibc", every arm).
+      vpr_runs=("vpr $vpr_bin")
+      if readelf -d "$vpr_bin" 2> /dev/null | grep -q 'NEEDED.*libtbbmalloc_proxy'; then
+        if command -v patchelf > /dev/null; then
+          cp "$vpr_bin" "$work/vpr-glibc"
+          patchelf --remove-needed libtbbmalloc_proxy.so.2 "$work/vpr-glibc"
+          vpr_runs+=("vpr-glibc $work/vpr-glibc")
+        else
+          echo "   vpr: links libtbbmalloc_proxy.so.2; its glibc baseline needs patchelf (apt-get install patchelf)" >&2
+        fi
+      fi
+      for run in "${vpr_runs[@]}"; do
+        name=${run%% *} bin=${run#* }
+        bench_arms=("${arm_args[@]}")
+        if [[ $name == vpr && ${#vpr_runs[@]} -gt 1 ]]; then
+          bench_arms=()
+          for a in $arms; do [[ $a == tbbmalloc ]] || bench_arms+=(-p "$a"); done
+        fi
+        # Circuits by path under vtr_flow/benchmarks/blif without .blif (tseng, 2/alu4, ...).
+        for c in ${VPR_CIRCUITS:-tseng frisc}; do
+          blif=$VTR_ROOT/vtr_flow/benchmarks/blif/$c.blif b=${c##*/}
+          bench_one "$name" "${b}_w100" "$d" "$b.net,$b.place,$b.route" --no-compare-stdout -- \
+            "$bin" "$arch" "$blif" --route_chan_width 100
+          bench_one "$name" "${b}_search" "$d" "$b.net,$b.place,$b.route" --no-compare-stdout -- \
+            "$bin" "$arch" "$blif"
+        done
+      done
+      bench_arms=("${arm_args[@]}") ;;
   esac
 done
 
