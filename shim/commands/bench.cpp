@@ -14,6 +14,7 @@
 #include "commands/report.hpp"
 #include "learn/learned.hpp"
 #include "run/runlog.hpp"
+#include "util/machine.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
@@ -36,7 +37,7 @@ void record_outputs(const bench::Outcome& outcome, const std::vector<bench::ArmS
   for (const auto& r : outcome.runs)
     if (r.ok) last = &r.record;
   if (!last) return;
-  std::string line = bench::outputs_record_line(last->tool, last->path, learn::cpu_model(), last->start_unix + last->wall_s, by);
+  std::string line = bench::outputs_record_line(last->tool, last->path, util::cpu_model(nullptr).value_or(""), last->start_unix + last->wall_s, by);
   std::string error;
   if (!run::append_log_line(log, line, error))
     std::cerr << "edashim bench: cannot record the outputs' verdict in " << log << ": " << error << "\n";

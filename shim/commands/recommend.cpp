@@ -20,6 +20,7 @@
 #include "learn/recommend.hpp"
 #include "paths/files.hpp"
 #include "util/fs.hpp"
+#include "util/machine.hpp"
 #include "util/strings.hpp"
 #include "util/table.hpp"
 
@@ -127,8 +128,8 @@ nlohmann::json verdict_json(const learn::Verdict& v) {
 // adopt: the recommendation (or the re-check of what was learned) into learned.toml.
 void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn::Run>& runs,
            const std::vector<learn::BenchRecord>& benches, const learn::Rule& rule, std::ostream& say) {
-  const std::string cpu = learn::cpu_model();
-  const std::string file = learn::learned_file_path();
+  const std::string cpu = util::cpu_model(nullptr).value_or("");
+  const std::string file = paths::Files::discover().learned_file;
   // Which verdicts adopt may act on: adopt on for the tool, and this machine's CPU model
   // (learned choices are used on the CPU model they were measured on).
   std::vector<std::pair<const learn::Verdict*, config::Settings>> mine;
@@ -348,7 +349,7 @@ Subcommand add_forget_command(CLI::App& app) {
   cmd->add_option("tool", *tool, "Only this tool");
   cmd->footer("Learned choices live in $XDG_STATE_HOME/edashim/learned.toml (adopt = true and edashim report --recommend).");
   return {cmd, [tool] {
-            std::string file = learn::learned_file_path();
+            std::string file = paths::Files::discover().learned_file;
             std::size_t dropped = 0;
             std::string error;
             bool ok = learn::update_learned(

@@ -17,6 +17,7 @@
 #include "config/config_file.hpp"
 #include "learn/learned.hpp"
 #include "util/fs.hpp"
+#include "util/machine.hpp"
 #include "util/strings.hpp"
 
 namespace config {
@@ -487,7 +488,7 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
   std::string cpu;
   for (const auto& e : *entries) {
     if (e.tool != req.tool) continue;
-    if (cpu.empty()) cpu = req.cpu_model.empty() ? learn::cpu_model() : req.cpu_model;
+    if (cpu.empty()) cpu = req.cpu_model.empty() ? util::cpu_model(req.facts).value_or("") : req.cpu_model;
     if (e.cpu != cpu) continue;
     LearnedLayer layer;
     layer.entry = e;

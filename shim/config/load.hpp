@@ -11,6 +11,10 @@
 #include "config/trust.hpp"
 #include "learn/learned.hpp"
 
+namespace util {
+class FactCache;
+}
+
 namespace config {
 
 // A profile and an allocator asked for outside the files (flag or environment variable), with
@@ -32,7 +36,8 @@ struct LoadRequest {
   Selection chosen;                 // a named profile and an allocator override
   std::string log;                  // EDASHIM_LOG; empty: none
   std::string learned_file;         // $XDG_STATE_HOME/edashim/learned.toml; empty: no learned layer
-  std::string cpu_model;            // this machine's CPU model; empty: read /proc/cpuinfo when needed
+  std::string cpu_model;            // this machine's CPU model; empty: util::cpu_model(facts) when needed
+  util::FactCache* facts = nullptr; // where the CPU model is remembered across runs (may be null)
   const TrustStore* trust = nullptr;
 };
 

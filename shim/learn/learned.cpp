@@ -82,23 +82,6 @@ std::optional<ArmParts> parse_arm(const std::string& arm) {
   return parts;
 }
 
-std::string learned_file_path() { return util::xdg_state_home() + "/edashim/learned.toml"; }
-
-std::string cpu_model() {
-  // As the log's machine.cpu is written (util::current_machine: the first "model name" of
-  // /proc/cpuinfo), from the file's first 4 KiB: the kernel formats only the first CPU's entry
-  // for them. Read only with adopt on and a learned choice for the tool.
-  int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  char buf[4096];
-  ssize_t n;
-  do n = ::read(fd, buf, sizeof buf);
-  while (n < 0 && errno == EINTR);
-  ::close(fd);
-  if (n <= 0) return "";
-  return util::cpu_model_of_cpuinfo(std::string_view(buf, std::size_t(n))).value_or("");
-}
-
 std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error) {
   std::vector<Learned> out;
   toml::table root;

@@ -48,13 +48,6 @@ struct Learned {
 std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error);
 std::string render_learned(const std::vector<Learned>& entries);
 
-// $XDG_STATE_HOME/edashim/learned.toml.
-std::string learned_file_path();
-
-// The CPU's model name as the run log's machine.cpu records it (util/machine.hpp); "" when
-// unknown.
-std::string cpu_model();
-
 // Reads, changes and writes the file under an exclusive lock on FILE.lock, atomically (a
 // rename); `change` returns false to leave the file as it was. A missing file reads as empty; a
 // file that does not parse is an error, or, with `start_over_if_broken` (forget all), empty.

@@ -69,6 +69,7 @@ config::Loaded load_profile(const Invocation& inv, const paths::Files& files, co
   req.chosen = inv.chosen;
   req.log = run::lookup(env, "EDASHIM_LOG").value_or("");
   req.learned_file = files.learned_file;
+  req.facts = &fact_cache();
   req.trust = &trust;
   return config::load(req);
 }

@@ -1,9 +1,11 @@
 #include "util/machine.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "util/fact_cache.hpp"
@@ -38,28 +40,47 @@ std::optional<std::string> cpu_model_of_cpuinfo(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+
+// The first 4 KiB of /proc/cpuinfo: the kernel formats only the first CPU's entry for it, and
+// the model name is in that entry.
+std::optional<std::string> read_cpu_model() {
+  int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buf[4096];
+  ssize_t n;
+  do n = ::read(fd, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  return cpu_model_of_cpuinfo(std::string_view(buf, size_t(n)));
+}
+
+}  // namespace
+
+std::optional<std::string> cpu_model(FactCache* cache) {
+  struct stat st;
+  bool stamped = cache && ::stat("/proc/cpuinfo", &st) == 0;
+  if (stamped) {
+    if (auto facts = cache->get(FileStamp::of(st))) {
+      if (auto it = facts->find("cpu_model"); it != facts->end())
+        return it->second.empty() ? std::nullopt : std::optional<std::string>(it->second);
+    }
+  }
+  auto model = read_cpu_model();
+  if (stamped) {
+    cache->put(FileStamp::of(st), {{"cpu_model", model.value_or("")}});
+    cache->save();
+  }
+  return model;
+}
+
 Machine current_machine(FactCache* cache) {
   Machine m;
   struct utsname u;
   if (::uname(&u) == 0) m.kernel = u.release;
   m.cores = ::sysconf(_SC_NPROCESSORS_ONLN);
-  struct stat st;
-  const char* file = "/proc/cpuinfo";
-  bool stamped = cache && ::stat(file, &st) == 0;
-  if (stamped) {
-    if (auto facts = cache->get(FileStamp::of(st))) {
-      if (auto it = facts->find("cpu_model"); it != facts->end()) {
-        if (!it->second.empty()) m.cpu = it->second;
-        return m;
-      }
-    }
-  }
-  auto text = read_file(file, 1 << 20);
-  if (text) m.cpu = cpu_model_of_cpuinfo(*text);
-  if (stamped) {
-    cache->put(FileStamp::of(st), {{"cpu_model", m.cpu.value_or("")}});
-    cache->save();
-  }
+  m.cpu = cpu_model(cache);
   return m;
 }
 

@@ -19,6 +19,11 @@ struct Machine {
 // "Processor"/"cpu model"/"uarch" lines other architectures use.
 std::optional<std::string> cpu_model_of_cpuinfo(std::string_view text);
 
+// This machine's CPU model (nullopt: unknown), the one reader of it for the run log, the learned
+// layer, bench's record and recommend. Read from /proc/cpuinfo once and remembered in `cache`
+// (when given) by the file's identity, as below.
+std::optional<std::string> cpu_model(FactCache* cache);
+
 // The machine now. The CPU model is read from /proc/cpuinfo once and remembered in `cache` by
 // the file's identity (procfs gives it a new inode time at each boot): reading the file costs
 // ~25 us (the kernel formats every CPU's entry), and cpuid's brand string more in a VM (~34 us
