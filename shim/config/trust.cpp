@@ -127,21 +127,11 @@ bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) co
   return true;
 }
 
-// Read, change, write under an exclusive lock on a file beside the store (the store itself is
-// replaced by a rename, so a lock on it would be on the old file).
+// Read, change, write under the lock beside the store (it is replaced by a rename).
 template <class Change>
 bool TrustStore::modify(Change change, std::string& error) {
-  if (!util::make_dirs(util::dirname(path_), 0700)) {
-    error = "cannot create " + util::dirname(path_);
-    return false;
-  }
-  std::string lock_path = path_ + ".lock";
-  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
-    if (lock >= 0) ::close(lock);
-    error = "cannot lock " + lock_path;
-    return false;
-  }
+  int lock = util::lock_beside(path_, error);
+  if (lock < 0) return false;
   std::vector<Entry> entries;
   bool ok = read(entries, error);
   if (!ok && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {

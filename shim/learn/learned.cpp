@@ -164,17 +164,8 @@ std::string render_learned(const std::vector<Learned>& entries) {
 
 bool update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change, std::string& error,
                     bool start_over_if_broken) {
-  if (!util::make_dirs(util::dirname(path), 0700)) {
-    error = "cannot create " + util::dirname(path);
-    return false;
-  }
-  std::string lock_path = path + ".lock";
-  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
-    if (lock >= 0) ::close(lock);
-    error = "cannot lock " + lock_path + ": " + std::strerror(errno);
-    return false;
-  }
+  int lock = util::lock_beside(path, error);
+  if (lock < 0) return false;
   bool ok = false;
   std::vector<Learned> entries;
   auto text = util::read_file(path, 1 << 20);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 namespace util {
@@ -37,6 +39,21 @@ std::optional<std::string> read_file(const std::string& path, size_t limit) {
   }
   ::close(fd);
   return out;
+}
+
+int lock_beside(const std::string& path, std::string& error) {
+  if (!make_dirs(dirname(path), 0700)) {
+    error = "cannot create " + dirname(path) + ": " + std::strerror(errno);
+    return -1;
+  }
+  std::string lock_path = path + ".lock";
+  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
+    error = "cannot lock " + lock_path + ": " + std::strerror(errno);
+    if (lock >= 0) ::close(lock);
+    return -1;
+  }
+  return lock;
 }
 
 bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode) {

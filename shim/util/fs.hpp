@@ -21,6 +21,10 @@ std::optional<std::string> read_file(const std::string& path, size_t limit = 16 
 
 // Writes through a temporary file and rename, so a reader never sees half a file.
 bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode = 0644);
+// For a read-change-write of a file replaced by rename (write_file_atomic): an exclusive flock on
+// PATH.lock beside it (a lock on PATH itself would be on the old file after the rename), its
+// directory made first (0700). The descriptor to close when done, or -1 with `error` set.
+int lock_beside(const std::string& path, std::string& error);
 
 bool is_regular_executable(const std::string& path);
 bool is_directory(const std::string& path);
