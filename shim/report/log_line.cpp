@@ -226,20 +226,21 @@ struct Scanner {
     } while (eat(','));
     return eat(']');
   }
-  // "machine": an object whose "cpu" is read; anything else (null) leaves it unknown.
-  bool machine(bool& has, std::string& cpu) {
+  // An object of which one string field is read (`out` empty when absent or null); anything
+  // that is not an object (null) is skipped, and `is_object` says which it was.
+  bool field_of_object(std::string_view want, std::string& out, bool* is_object = nullptr) {
     ws();
-    has = false;
-    cpu.clear();
+    out.clear();
+    if (is_object) *is_object = false;
     if (p >= end || *p != '{') return skip();
     ++p;
-    has = true;
+    if (is_object) *is_object = true;
     std::string key;
     if (eat('}')) return true;
     do {
       if (!string(&key) || !eat(':')) return false;
-      if (key == logkey::cpu) {
-        if (!string_or_null(cpu)) return false;
+      if (key == want) {
+        if (!string_or_null(out)) return false;
       } else if (!skip()) {
         return false;
       }
@@ -251,23 +252,6 @@ struct Scanner {
     ws();
     explored = p < end && *p == '{';
     return skip();
-  }
-  bool allocator(std::string& requested) {
-    ws();
-    requested.clear();
-    if (p >= end || *p != '{') return skip();
-    ++p;
-    std::string key;
-    if (eat('}')) return true;
-    do {
-      if (!string(&key) || !eat(':')) return false;
-      if (key == logkey::requested) {
-        if (!string_or_null(requested)) return false;
-      } else if (!skip()) {
-        return false;
-      }
-    } while (eat(','));
-    return eat('}');
   }
 };
 
@@ -320,7 +304,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
         } else if (key == logkey::allocator_verified) {
           good = s.verified(r.allocator_verified);
         } else if (key == logkey::allocator) {
-          good = s.allocator(r.allocator_requested);
+          good = s.field_of_object(logkey::requested, r.allocator_requested);
         } else {
           good = s.skip();
         }
@@ -334,7 +318,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
       case 'i': good = key == logkey::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
       case 'm':
         good = key == logkey::max_rss_kb ? s.number(r.max_rss_kb)
-               : key == logkey::machine ? s.machine(r.has_machine, r.cpu) : s.skip();
+               : key == logkey::machine ? s.field_of_object(logkey::cpu, r.cpu, &r.has_machine) : s.skip();
         break;
       case 'p':
         good = key == logkey::profile ? s.string_or_null(r.profile)
