@@ -1,6 +1,7 @@
 #include "alloc/option_value.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace alloc {
 
@@ -22,6 +23,16 @@ std::string type_name(const OptionValue& value) {
     case 2: return "float";
     default: return "string";
   }
+}
+
+OptionValue option_from_text(const std::string& text) {
+  if (text == "true" || text == "false") return OptionValue(text == "true");
+  char* end = nullptr;
+  long long i = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && end && *end == 0) return OptionValue(int64_t(i));
+  double d = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end && *end == 0) return OptionValue(d);
+  return OptionValue(text);
 }
 
 }  // namespace alloc

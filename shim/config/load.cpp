@@ -85,6 +85,15 @@ bool valid_option_name(const std::string& name) {
   });
 }
 
+// A TOML integer or float within [lo, hi] as a double; nullopt for anything else (NaN too).
+std::optional<double> number_within(const toml::node& n, double lo, double hi) {
+  std::optional<double> v;
+  if (auto i = n.value_exact<int64_t>()) v = double(*i);
+  else if (auto d = n.value_exact<double>()) v = *d;
+  if (!v || !(*v >= lo) || *v > hi) return std::nullopt;
+  return v;
+}
+
 // A profile name written in explore_profiles, checked once every file has been read (a
 // [profile.X] section in a later file may define it).
 struct ProfileMention {
@@ -184,19 +193,15 @@ void apply_key(FileContext& f, const std::string& key, const toml::node& n, Sett
     return s.scratch_min_free_mb.set(*i, o);
   }
   if (key == "scratch_min_free_percent") {
-    std::optional<double> p;
-    if (auto i = n.value_exact<int64_t>()) p = double(*i);
-    else if (auto d = n.value_exact<double>()) p = *d;
-    if (!p || !(*p >= 0) || *p > 100)
+    auto p = number_within(n, 0, 100);
+    if (!p)
       return report(f, n, "'scratch_min_free_percent' must be a share of RAM between 0 and 100, e.g. 10 or 2.5");
     return s.scratch_min_free_percent.set(*p, o);
   }
   if (key == "log_max_mb") {
     // A number of MiB, fractions allowed (0.5); 0 turns rotation off.
-    std::optional<double> mb;
-    if (auto i = n.value_exact<int64_t>()) mb = double(*i);
-    else if (auto d = n.value_exact<double>()) mb = *d;
-    if (!mb || !(*mb >= 0) || *mb > 1024 * 1024)
+    auto mb = number_within(n, 0, 1024 * 1024);
+    if (!mb)
       return report(f, n, "'log_max_mb' must be a size in MiB between 0 (never rotate) and 1048576, e.g. 64 or 0.5");
     return s.log_max_bytes.set(int64_t(*mb * 1024 * 1024), o);
   }
@@ -220,10 +225,8 @@ void apply_key(FileContext& f, const std::string& key, const toml::node& n, Sett
     return s.library_dirs.set(dirs, o);
   }
   if (key == "explore") {
-    std::optional<double> p;
-    if (auto i = n.value_exact<int64_t>()) p = double(*i);
-    else if (auto d = n.value_exact<double>()) p = *d;
-    if (!p || !(*p >= 0) || *p > 1)
+    auto p = number_within(n, 0, 1);
+    if (!p)
       return report(f, n, "'explore' must be a share of runs between 0 (off) and 1, e.g. 0.1 for one run in ten");
     return s.explore.set(*p, o);
   }
@@ -463,17 +466,6 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
   }
 }
 
-// A learned option's text as the value a config file would give.
-OptionValue learned_value(const std::string& text) {
-  if (text == "true" || text == "false") return OptionValue(text == "true");
-  char* end = nullptr;
-  long long i = std::strtoll(text.c_str(), &end, 10);
-  if (!text.empty() && end && *end == 0) return OptionValue(int64_t(i));
-  double d = std::strtod(text.c_str(), &end);
-  if (!text.empty() && end && *end == 0) return OptionValue(d);
-  return OptionValue(text);
-}
-
 // The learned layer: between the user's file and project files, only with adopt on, only for
 // this tool on this CPU model, and only while the tool binary it was learned on is unchanged.
 void apply_learned(const LoadRequest& req, Loaded& out) {
@@ -510,7 +502,7 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
     layer.family = parts->allocator == "system" ? "glibc" : parts->allocator;
     for (const auto& [name, value] : parts->options) {
       if (!valid_option_name(name) || alloc::restricted_option(layer.family, name) ||
-          alloc::check_value(layer.family, name, learned_value(value))) {
+          alloc::check_value(layer.family, name, alloc::option_from_text(value))) {
         layer.note = "ignored: option " + name + "=" + value + " is not one edashim applies from a learned choice";
         out.learned = std::move(layer);
         return;
@@ -521,7 +513,7 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
     layer.allocator_before = settings.allocator;
     layer.options_before = settings.options[layer.family];
     settings.allocator.set(parts->allocator, o);
-    for (const auto& [name, value] : parts->options) settings.options[layer.family][util::to_lower(name)].set(learned_value(value), o);
+    for (const auto& [name, value] : parts->options) settings.options[layer.family][util::to_lower(name)].set(alloc::option_from_text(value), o);
     layer.applied = true;
     out.learned = std::move(layer);
     return;
@@ -529,24 +521,34 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
 }
 
 // The named profiles a run could select: "system" (glibc's malloc), the shipped and the user's
-// profile files, and the [profile.X] sections of the files read.
+// profile files, and the [profile.X] sections of the files read. Checked by name first (a stat
+// each, on every run of a user who explores); the directories are listed only for a name that
+// is not there, to say what would be right.
 void check_profile_mentions(const std::vector<ProfileMention>& mentions, const LoadRequest& req,
                             std::vector<std::string> known, std::vector<Problem>& problems) {
-  if (mentions.empty()) return;
-  known.push_back("system");
-  for (const auto& dir : {req.shipped_dir + "/named", req.user_profiles_dir}) {
-    if (DIR* d = ::opendir(dir.c_str())) {
-      while (auto* e = ::readdir(d)) {
-        std::string name = e->d_name;
-        if (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0) known.push_back(name.substr(0, name.size() - 5));
-      }
-      ::closedir(d);
-    }
-  }
-  std::sort(known.begin(), known.end());
-  known.erase(std::unique(known.begin(), known.end()), known.end());
+  const std::vector<std::string> dirs{req.shipped_dir + "/named", req.user_profiles_dir};
+  auto exists = [&](const std::string& name) {
+    if (name == "system" || std::find(known.begin(), known.end(), name) != known.end()) return true;
+    return std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return util::exists(d + "/" + name + ".toml"); });
+  };
+  bool listed = false;
   for (const auto& m : mentions) {
-    if (std::binary_search(known.begin(), known.end(), m.name)) continue;
+    if (exists(m.name)) continue;
+    if (!listed) {
+      listed = true;
+      known.push_back("system");
+      for (const auto& dir : dirs) {
+        if (DIR* d = ::opendir(dir.c_str())) {
+          while (auto* e = ::readdir(d)) {
+            std::string name = e->d_name;
+            if (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0) known.push_back(name.substr(0, name.size() - 5));
+          }
+          ::closedir(d);
+        }
+      }
+      std::sort(known.begin(), known.end());
+      known.erase(std::unique(known.begin(), known.end()), known.end());
+    }
     auto near = util::nearest(m.name, known);
     problems.push_back({m.file, m.line, m.column,
                         "explore_profiles: no profile named '" + m.name + "'" +
