@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "alloc/option_value.hpp"
 #include "learn/explore.hpp"
 #include "learn/signature.hpp"
 #include <sys/stat.h>
@@ -217,4 +218,11 @@ TEST_CASE("Machine: the CPU model as /proc/cpuinfo names it, remembered in the f
   REQUIRE(::stat("/proc/cpuinfo", &st) == 0);
   cache.put(util::FileStamp::of(st), {{"cpu_model", "Remembered CPU"}});
   CHECK(util::current_machine(&cache).cpu == "Remembered CPU");
+}
+
+TEST_CASE("Learned arm options: their text is read back as the value render_option wrote", "[learn][learned]") {
+  for (const alloc::OptionValue& v : {alloc::OptionValue(true), alloc::OptionValue(false), alloc::OptionValue(int64_t(4)),
+                                      alloc::OptionValue(int64_t(-1)), alloc::OptionValue(0.5), alloc::OptionValue(std::string("64M"))})
+    CHECK(alloc::option_from_text(alloc::render_option(v, true)) == v);
+  CHECK(alloc::option_from_text("") == alloc::OptionValue(std::string()));
 }
