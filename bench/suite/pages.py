@@ -110,7 +110,7 @@ def main():
     by_tool = OrderedDict()
     for tool, workload, path in rows:
         by_tool.setdefault(tool, []).append((workload, json.load(open(path)), path[:-5] + ".md"))
-    counts = [a["ok"] + a["failed"] for tool_rows in rows for a in json.load(open(tool_rows[2]))["arms"]]
+    counts = [a["ok"] + a["failed"] for items in by_tool.values() for _, j, _ in items for a in j["arms"]]
     runs = min(counts) if counts else 0
     evidence = ("Too few runs per arm for any p below 0.05 (the exact one-sided Mann-Whitney floor with "
                 f"{runs} runs per arm): not evidence for a profile." if runs < 4 else
