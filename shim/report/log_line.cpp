@@ -269,24 +269,7 @@ static_assert(logkey::wall_s[0] == 'w' && logkey::start_unix[0] == 's' && logkey
 
 bool parse_run_line(std::string_view line, RunRecord& r) {
   Scanner s{line.data(), line.data() + line.size()};
-  r.start_unix = r.wall_s = r.user_s = r.sys_s = r.max_rss_kb = 0;
-  r.tool.clear();
-  r.argv.clear();
-  r.cwd.clear();
-  r.profile.clear();
-  r.allocator_requested.clear();
-  r.exit_code.reset();
-  r.signal.reset();
-  r.status.reset();
-  r.allocator_verified.reset();
-  r.path.clear();
-  r.has_machine = r.explored = false;
-  r.cpu.clear();
-  r.signature.clear();
-  r.arm.clear();
-  r.record.clear();
-  r.identical_arms.clear();
-  r.differing_arms.clear();
+  r = RunRecord{};  // every field to its default: nothing of a previous line survives
   if (!s.eat('{')) return false;
   if (s.eat('}')) return true;
   std::string key;
