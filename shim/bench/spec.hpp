@@ -39,13 +39,22 @@ struct Spec {
 };
 
 // One run of one arm. The figures are the inner `edashim run`'s own log line, as
-// `edashim report` reads it: one record type for both.
+// `edashim report` reads it: one record type for both. The machine it ran on is in the record
+// (record.host, record.cpu): on a farm, runs of one bench land on different nodes.
 struct Run {
   int arm = 0, round = 0, order = 0;  // order: position in the schedule
   bool ok = false;                    // the tool ran and exited 0
   std::string failure;                // why a run is not ok
   report::RunRecord record;           // times, peak RSS, status, allocator verification
   std::map<std::string, std::string> hashes;  // output name ("stdout" or a file) -> sha256 / "missing"
+};
+
+// A round of a benchmark run by a farm executor (slurm, parallel): one task, one node. A local
+// bench has every round done (or not started, when interrupted) and lists none.
+struct RoundState {
+  int round = 0;
+  std::string state;   // "done", "partial" (some runs, the task ended), "missing", "pending", "running"
+  std::string detail;  // the scheduler's word ("CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY") and the host
 };
 
 // What a benchmark gave.
@@ -56,6 +65,7 @@ struct Outcome {
   int physical_cores = 0;
   bool interrupted = false;
   std::vector<std::string> warnings;
+  std::vector<RoundState> rounds;  // farm executors only: every round's state, in round order
 };
 
 // What `edashim run --strict -p PROFILE -- COMMAND` would do, found out without running it.

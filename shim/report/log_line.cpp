@@ -263,7 +263,7 @@ static_assert(logkey::cwd[0] == 'c' && logkey::exit_code[0] == 'e' && logkey::ma
 static_assert(logkey::profile[0] == 'p' && logkey::tool[0] == 't' && logkey::user_s[0] == 'u');
 static_assert(logkey::arm[0] == 'a' && logkey::machine[0] == 'm' && logkey::signature[0] == 's' &&
               logkey::explore[0] == 'e' && logkey::record[0] == 'r' && logkey::identical_arms[0] == 'i' &&
-              logkey::differing_arms[0] == 'd' && logkey::path[0] == 'p');
+              logkey::differing_arms[0] == 'd' && logkey::path[0] == 'p' && logkey::host[0] == 'h');
 static_assert(logkey::wall_s[0] == 'w' && logkey::start_unix[0] == 's' && logkey::signal[0] == 's' &&
               logkey::status[0] == 's' && logkey::sys_s[0] == 's');
 
@@ -298,6 +298,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
         good = key == logkey::exit_code ? s.optional_long(r.exit_code)
                : key == logkey::explore ? s.explore(r.explored) : s.skip();
         break;
+      case 'h': good = key == logkey::host ? s.string_or_null(r.host) : s.skip(); break;
       case 'i': good = key == logkey::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
       case 'm':
         good = key == logkey::max_rss_kb ? s.number(r.max_rss_kb)

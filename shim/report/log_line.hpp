@@ -25,6 +25,7 @@ struct RunRecord {
   // Issue 15's fields; absent from older logs (has_machine false, signature and arm empty).
   bool has_machine = false;
   std::string cpu;                     // machine.cpu; empty when null
+  std::string host;                    // the machine's name (gethostname); empty in older logs
   std::string signature, arm;
   bool explored = false;               // "explore" is an object, not null
   // Not a run: the kind of record ("bench_outputs"), with its lists. Empty for a run.

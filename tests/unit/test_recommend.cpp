@@ -341,12 +341,13 @@ TEST_CASE("Learned layer: used with adopt on, for this tool, CPU model and uncha
 TEST_CASE("Log line: the learning fields and a bench's outputs record are read", "[recommend]") {
   report::RunRecord r;
   REQUIRE(report::parse_run_line(
-      R"({"tool":"yosys","path":"/usr/bin/yosys","machine":{"cpu":"AMD EPYC 7B13","kernel":"6.1","cores":2},)"
+      R"({"tool":"yosys","path":"/usr/bin/yosys","host":"node-7","machine":{"cpu":"AMD EPYC 7B13","kernel":"6.1","cores":2},)"
       R"("signature":"0123456789abcdef","signature_text":"yosys -s <script:ab12>","arm":"mimalloc[eager_commit_delay=4]",)"
       R"("explore":{"ran":"mimalloc","instead_of":"jemalloc"},"exit_code":0,"signal":null,"status":0,"wall_s":1.5})",
       r));
   CHECK(r.has_machine);
   CHECK(r.cpu == "AMD EPYC 7B13");
+  CHECK(r.host == "node-7");
   CHECK(r.path == "/usr/bin/yosys");
   CHECK(r.signature == "0123456789abcdef");
   CHECK(r.arm == "mimalloc[eager_commit_delay=4]");
@@ -360,6 +361,7 @@ TEST_CASE("Log line: the learning fields and a bench's outputs record are read",
   // An older line: none of them.
   REQUIRE(report::parse_run_line(R"({"tool":"yosys","exit_code":0})", r));
   CHECK_FALSE(r.has_machine);
+  CHECK(r.host.empty());
   REQUIRE(report::parse_run_line(
       R"({"v":1,"record":"bench_outputs","tool":"yosys","identical_arms":["system","mimalloc"],"differing_arms":[]})", r));
   CHECK(r.record == "bench_outputs");
