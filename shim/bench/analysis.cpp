@@ -161,6 +161,11 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
   j["physical_cores"] = o.physical_cores;
   j["interrupted"] = o.interrupted;
   j["warnings"] = o.warnings;
+  if (!o.rounds.empty()) {  // a farm's: every round's state; "round" counts from 1 as the runs' do
+    auto& rounds = j["rounds"] = nlohmann::json::array();
+    for (const auto& r : o.rounds)
+      rounds.push_back({{"round", r.round + 1}, {"task_index", r.round}, {"state", r.state}, {"detail", r.detail}});
+  }
   j["statistics"] = {{"percentiles", "linear interpolation (numpy default)"},
                      {"p_value", "one-sided Mann-Whitney U vs the first arm, H1: this arm is faster; exact without ties when an "
                                  "arm has <= 8 runs, else normal approximation with tie correction and continuity correction"},
@@ -200,7 +205,8 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
       const auto& rec = r.record;
       nlohmann::json jr = {{"round", r.round + 1},    {"order", r.order},         {"ok", r.ok},
                            {"wall_s", rec.wall_s},    {"user_s", rec.user_s},     {"sys_s", rec.sys_s},
-                           {"max_rss_kb", rec.max_rss_kb}, {"start_unix", rec.start_unix}};
+                           {"max_rss_kb", rec.max_rss_kb}, {"start_unix", rec.start_unix},
+                           {"host", rec.host},        {"cpu", rec.cpu}};
       jr["exit_code"] = rec.exit_code ? nlohmann::json(*rec.exit_code) : nlohmann::json(nullptr);
       jr["signal"] = rec.signal ? nlohmann::json(*rec.signal) : nlohmann::json(nullptr);
       jr["allocator_verified"] =

@@ -94,6 +94,11 @@ std::string copy_target(const std::string& file) {
   return rel;
 }
 
+// Where a --fresh-copy input is copied from: where it is, or a farm's snapshot of it.
+std::string copy_source(const Spec& spec, const std::string& file) {
+  return spec.fresh_copy_from.empty() ? file : spec.fresh_copy_from + "/" + copy_target(file);
+}
+
 // Variables that would override the arm's profile or make the inner edashim step aside, and
 // edashim's internal markers (__EDASHIM_*): none of the caller's may reach a run.
 bool stripped(const std::string& name) {
@@ -223,7 +228,7 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
     }
   }
   for (const auto& f : spec.fresh_copy)
-    if (!util::exists(f)) problems.push_back("--fresh-copy " + f + ": no such file");
+    if (!util::exists(copy_source(spec, f))) problems.push_back("--fresh-copy " + copy_source(spec, f) + ": no such file");
   for (const auto& f : spec.compare_outputs)
     if (f.empty() || f == "stdout")
       problems.push_back("--compare-outputs '" + f + "': not a file name" + (f.empty() ? "" : " (a file named stdout: ./stdout)"));
@@ -321,7 +326,7 @@ Run Session::execute(const Job& job, std::string* log_line) {
   if (!s.fresh.empty()) {
     workdir = s.fresh + rundir.substr(s.work.size());
     for (const auto& f : spec.fresh_copy)
-      if (!copy_file(f, workdir + "/" + copy_target(f))) {
+      if (!copy_file(copy_source(spec, f), workdir + "/" + copy_target(f))) {
         r.failure = "cannot copy " + f + " into " + workdir;
         return r;
       }

@@ -28,6 +28,8 @@ struct Spec {
   int warmup = 1;       // unmeasured runs per arm, interleaved, before the measured ones
   int jobs = 1;         // runs at the same time
   std::vector<std::string> fresh_copy;  // inputs copied into a new directory for every run
+  std::string fresh_copy_from;           // "": copied from where they are; else from this directory
+                                         // (a farm's snapshot of them, taken at submission)
   std::string on = "disk";               // where those directories are: disk or tmpfs
   bool compare = false;                  // --compare-outputs: hash outputs after every run
   std::vector<std::string> compare_outputs;  // output files hashed after every run
@@ -53,8 +55,10 @@ struct Run {
 // bench has every round done (or not started, when interrupted) and lists none.
 struct RoundState {
   int round = 0;
-  std::string state;   // "done", "partial" (some runs, the task ended), "missing", "pending", "running"
+  std::string state;   // "done", "running", "pending", "partial" (the task ended mid-round),
+                       // "failed" (the task could not run it), "missing" (no task ran it)
   std::string detail;  // the scheduler's word ("CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY") and the host
+  std::string reason;  // Slurm's reason for a waiting task (Resources, JobHeldUser), "" when none
 };
 
 // What a benchmark gave.

@@ -10,7 +10,10 @@
 #include "bench/outputs_record.hpp"
 #include "bench/present.hpp"
 #include "bench/runner.hpp"
+#include "commands/bench_farm.hpp"
 #include "commands/measure.hpp"
+#include "farm/executors.hpp"
+#include "farm/round_task.hpp"
 #include "commands/report.hpp"
 #include "learn/learned.hpp"
 #include "run/runlog.hpp"
@@ -19,13 +22,6 @@
 
 namespace commands {
 namespace {
-
-struct Options {
-  bench::Spec spec;
-  std::vector<std::string> profiles;
-  std::vector<std::string> compare_lists;  // --compare-outputs values as given: "", "a.v" or "a.v,b.v"
-  bench::Exports exports;
-};
 
 // --compare-outputs: which allocators left the reference's outputs, in the user's run log, where
 // `adopt_requires_bench` looks for it (report --recommend, learn/recommend.hpp).
@@ -43,7 +39,75 @@ void record_outputs(const bench::Outcome& outcome, const std::vector<bench::ArmS
     std::cerr << "edashim bench: cannot record the outputs' verdict in " << log << ": " << error << "\n";
 }
 
+
+struct Options {
+  bench::Spec spec;
+  std::vector<std::string> profiles;
+  std::vector<std::string> compare_lists;  // --compare-outputs values as given: "", "a.v" or "a.v,b.v"
+  bench::Exports exports;
+  FarmOptions farm;
+  // bench collect DIR [--resubmit] [--wait]; bench round DIR ROUND (what a farm task runs)
+  std::string collect_dir, round_dir;
+  int round = -1;
+  bool resubmit = false;
+};
+
+void say(const std::string& error) {
+  for (const auto& line : util::split(error, '\n')) std::cerr << "edashim bench: " << line << "\n";
+}
+
+// The figures, exports and exit status of a finished outcome: one path for local and farm runs.
+int finish(Options& o, const bench::Outcome& outcome) {
+  const auto& spec = o.spec;
+  auto arms = bench::analyse(spec, outcome);
+  bool written = bench::present(spec, outcome, arms, o.exports, std::cout, std::cerr);
+  if (spec.compare && !outcome.interrupted) record_outputs(outcome, arms);
+  if (outcome.interrupted) return 130;
+  std::size_t ok = 0;
+  for (const auto& a : arms) ok += a.ok;
+  if (ok == 0) return 1;
+  return written ? 0 : 1;
+}
+
+// `bench collect DIR`: whatever has finished, analysed as a local bench's runs are; with
+// --resubmit the unfinished rounds go to the scheduler again first. Exit status: 0 when every
+// round is done, 3 when some are not (figures from the done ones still printed), 1 when none is.
+int run_collect(Options& o) {
+  std::string dir = o.collect_dir, error;
+  auto e = farm::load(dir, version(), error);
+  if (!e) {
+    say(error);
+    return 2;
+  }
+  if (auto bad = bench::check_exports(o.exports); !bad.empty()) {
+    say(bad);
+    return 2;
+  }
+  bool interrupted = false;
+  auto c = collect_farm(dir, *e, false, interrupted);
+  if (o.resubmit) {
+    if (!resubmit(dir, *e, c, std::cerr)) return 1;
+    c = collect_farm(dir, *e, o.farm.wait, interrupted);
+  } else if (o.farm.wait) {
+    c = collect_farm(dir, *e, true, interrupted);
+  }
+  o.spec = e->spec;
+  if (interrupted) {
+    std::cerr << "edashim bench: stopped waiting; the tasks keep running (collect later: edashim bench collect " << dir
+              << "; cancel them: " << farm::cancel_hint(farm::read_submissions(dir)) << ")\n";
+  }
+  say_rounds(dir, c, e->spec.runs, std::cerr);
+  if (c.outcome.runs.empty()) {
+    std::cerr << "edashim bench: no round of " << dir << " is done yet: nothing to analyse\n";
+    return c.finished() ? 1 : 3;
+  }
+  int rc = finish(o, c.outcome);
+  return rc != 0 ? rc : c.count["done"] == e->spec.runs ? 0 : 3;
+}
+
 int run_bench(Options& o) {
+  if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, preview_arm, std::cerr);
+  if (!o.collect_dir.empty()) return run_collect(o);
   auto& spec = o.spec;
   for (const auto& p : o.profiles) spec.arms.push_back({bench::arm_name(p), p});
   spec.compare = !o.compare_lists.empty();
@@ -56,21 +120,40 @@ int run_bench(Options& o) {
   }
   // Everything is checked before the first run: a usage error runs nothing and writes nothing.
   std::string error = bench::check_exports(o.exports);
-  std::optional<bench::Outcome> outcome;
-  if (error.empty()) outcome = bench::run(spec, preview_arm, error);
-  if (!outcome) {
-    for (const auto& line : util::split(error, '\n')) std::cerr << "edashim bench: " << line << "\n";
+  if (error.empty()) error = check_farm_options(o.farm, spec, "bench");
+  if (!error.empty()) {
+    say(error);
     return 2;
   }
   if (spec.arms.size() < 2) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
-  auto arms = bench::analyse(spec, *outcome);
-  bool written = bench::present(spec, *outcome, arms, o.exports, std::cout, std::cerr);
-  if (spec.compare && !outcome->interrupted) record_outputs(*outcome, arms);
-  if (outcome->interrupted) return 130;
-  std::size_t ok = 0;
-  for (const auto& a : arms) ok += a.ok;
-  if (ok == 0) return 1;
-  return written ? 0 : 1;
+  if (o.farm.executor == "local") {
+    auto outcome = bench::run(spec, preview_arm, error);
+    if (!outcome) {
+      say(error);
+      return 2;
+    }
+    return finish(o, *outcome);
+  }
+  // A farm: everything a task will check is checked here first, then the rounds go out.
+  if (auto checked = bench::check(spec, preview_arm, error); !checked) {
+    say(error);
+    return 2;
+  }
+  auto e = start_farm(spec, o.farm, error);
+  if (!e) {
+    say(error);
+    return 1;
+  }
+  std::string dir = farm_dir(o.farm);
+  auto subs = farm::read_submissions(dir);
+  std::cerr << "edashim bench: " << spec.runs << " rounds submitted to " << (e->executor == "slurm" ? "Slurm" : "GNU parallel")
+            << (subs.empty() ? "" : (e->executor == "slurm" ? " as job " : ", pid ") + subs.back().job) << "; results in " << dir << "\n";
+  if (!o.farm.wait) {
+    std::cerr << "edashim bench: see progress and figures: edashim bench collect " << dir << " (--wait waits for the rest)\n";
+    return 0;
+  }
+  o.collect_dir = dir;
+  return run_collect(o);
 }
 
 }  // namespace
@@ -80,8 +163,7 @@ Subcommand add_bench_command(CLI::App& app) {
   auto& s = o->spec;
   auto& x = o->exports;
   auto* cmd = app.add_subcommand("bench", "Compare profiles on one command: interleaved runs, statistics, exports, a plot");
-  cmd->add_option("-p,--profile", o->profiles, "Profile or profile file; repeat for each arm; the first is the reference")
-      ->required();
+  cmd->add_option("-p,--profile", o->profiles, "Profile or profile file; repeat for each arm; the first is the reference");
   add_spec_options(cmd, s);
   // One value per use (a comma list allowed), so that it never takes the command's first word.
   cmd->add_option("--compare-outputs", o->compare_lists,
@@ -101,7 +183,21 @@ Subcommand add_bench_command(CLI::App& app) {
   cmd->add_flag_function("--csv", [&x](std::int64_t) { x.csv.push_back("-"); }, "Same as --export-csv -");
   cmd->add_option("--plot", x.plot, "Write an SVG of the run-time and peak-memory distributions");
   cmd->add_option("--log", s.keep_log, "Also append the measured runs' log lines to this file (for edashim report)");
+  add_farm_options(cmd, o->farm);
   cmd->add_option("command", s.command, "TOOL [ARGS...] (after --)");
+  auto* collect = cmd->add_subcommand("collect", "Analyse a farm experiment's finished rounds (--resubmit: run the unfinished again)");
+  collect->add_option("dir", o->collect_dir, "The experiment directory (bench --dir)")->required();
+  collect->add_flag("--resubmit", o->resubmit, "Submit the partial, failed and missing rounds again first");
+  collect->add_flag("--wait", o->farm.wait, "Wait until no round is pending or running");
+  collect->add_option("--export-json", x.json, "Write every run's raw figures and the statistics as JSON to FILE (- = stdout)");
+  collect->add_option("--export-markdown", x.markdown, "Write the table as Markdown to FILE (- = stdout)");
+  collect->add_option("--export-csv", x.csv, "Write the table as CSV to FILE (- = stdout)");
+  collect->add_flag_function("--json", [&x](std::int64_t) { x.json.push_back("-"); }, "Same as --export-json -");
+  collect->add_option("--plot", x.plot, "Write an SVG of the run-time and peak-memory distributions");
+  auto* round = cmd->add_subcommand("round", "Run one round of a farm experiment here (what each Slurm or parallel task runs)");
+  round->add_option("dir", o->round_dir, "The experiment directory")->required();
+  round->add_option("round", o->round, "The round, 0-based (Slurm: $SLURM_ARRAY_TASK_ID)")->required();
+  round->group("");  // not for users: the scheduler runs it
   cmd->footer(
       "Each run is `edashim run --strict -p ARM -- COMMAND`, timed by the inner edashim (wait4) and read back from its\n"
       "log line. Rounds run every arm once in shuffled order; every arm's environment is padded (EDASHIM_PAD) to the\n"
@@ -116,7 +212,11 @@ Subcommand add_bench_command(CLI::App& app) {
       "      --compare-outputs design.route,design.place --no-compare-stdout \\\n"
       "      -- vpr arch.xml design.blif --route_chan_width 128\n"
       "  edashim bench -p baseline -p mimalloc -n 10 --export-markdown bench.md --export-json bench.json \\\n"
-      "      --plot bench.svg --compare-outputs net.v -- yosys -q -p 'read_verilog top.v; synth -top top; write_verilog net.v'");
+      "      --plot bench.svg --compare-outputs net.v -- yosys -q -p 'read_verilog top.v; synth -top top; write_verilog net.v'\n"
+      "On a farm (a round per task, every arm once on one node; DIR on storage every node shares):\n"
+      "  edashim bench -p baseline -p jemalloc -n 20 --executor slurm --dir /shared/b1 \\\n"
+      "      --slurm-args '--partition=eda --exclusive' --wait -- yosys -q -s flow.ys\n"
+      "  edashim bench collect /shared/b1 [--resubmit] [--wait]");
   return {cmd, [o] { return run_bench(*o); }, &s.command};
 }
 

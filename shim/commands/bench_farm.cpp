@@ -1,0 +1,182 @@
+#include "commands/bench_farm.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ostream>
+#include <thread>
+
+#include "bench/runner.hpp"
+#include "commands/measure.hpp"
+#include "farm/executors.hpp"
+#include "farm/scheduler.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+#ifndef EDASHIM_VERSION
+#define EDASHIM_VERSION "unknown"
+#endif
+
+namespace commands {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_interrupt(int) { g_stop = true; }
+
+std::string absolute(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + path : path;
+}
+
+std::vector<std::string> words_of(const std::string& option, const std::string& text, std::string& error) {
+  std::string why;
+  auto w = farm::shell_words(text, why);
+  if (!w) error += option + ": " + why + "\n";
+  return w.value_or(std::vector<std::string>{});
+}
+
+}  // namespace
+
+std::string version() { return EDASHIM_VERSION; }
+
+std::string farm_dir(const FarmOptions& f) { return absolute(f.dir); }
+
+void add_farm_options(CLI::App* cmd, FarmOptions& f) {
+  cmd->add_option("--executor", f.executor,
+                  "Where rounds run: local (here, one after another), slurm (one Slurm array task per round), parallel "
+                  "(one GNU parallel job per round, --sshlogin hosts)")
+      ->check(CLI::IsMember({"local", "slurm", "parallel"}))
+      ->capture_default_str();
+  cmd->add_option("--dir", f.dir, "With slurm/parallel: a new directory on shared storage for the experiment and its results");
+  cmd->add_option("--slurm-args", f.slurm_args, "Options for sbatch, as one string: '--partition=eda --exclusive --time=1:00:00'");
+  cmd->add_option("--parallel-args", f.parallel_args,
+                  "Options for GNU parallel, as one string (default --sshlogin : = this machine): '--sshlogin n1,n2'");
+  cmd->add_flag("--wait", f.wait, "With slurm/parallel: wait for every round and print the result (else: bench collect DIR)");
+}
+
+std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, const std::string& who) {
+  std::string e;
+  if (f.executor == "local") {
+    if (!f.dir.empty()) e += "--dir goes with --executor slurm or --executor parallel (a local " + who + " keeps nothing)\n";
+    if (!f.slurm_args.empty()) e += "--slurm-args goes with --executor slurm\n";
+    if (!f.parallel_args.empty()) e += "--parallel-args goes with --executor parallel\n";
+    if (f.wait && who == "bench") e += "--wait goes with --executor slurm or --executor parallel (a local bench always waits)\n";
+  } else {
+    if (f.dir.empty())
+      e += "--executor " + f.executor + " needs --dir DIR: a new directory on storage every node shares, where the rounds' "
+           "results are collected\n";
+    else if (util::exists(farm::experiment_path(absolute(f.dir))))
+      e += "--dir " + f.dir + " already holds an experiment: see it with edashim bench collect " + f.dir +
+           " (--resubmit runs its missing rounds), or choose a new directory\n";
+    if (f.executor == "slurm" && !f.parallel_args.empty()) e += "--parallel-args goes with --executor parallel\n";
+    if (f.executor == "parallel" && !f.slurm_args.empty()) e += "--slurm-args goes with --executor slurm\n";
+    std::string words_error;
+    auto words = words_of("--slurm-args", f.slurm_args, words_error);
+    e += words_error;
+    if (auto bad = farm::reserved_slurm_option(words)) e += "--slurm-args " + *bad + "\n";
+    words_of("--parallel-args", f.parallel_args, e);
+    if (!spec.keep_log.empty())
+      e += "--log is for a local bench: on a farm every node would append to one file (the runs' records are in --dir, "
+           "and --export-json gives them all)\n";
+    if (spec.jobs > 1) e += "--jobs is for a local bench: on a farm each task runs one round, its arms one after another\n";
+  }
+  if (!e.empty()) e.pop_back();
+  return e;
+}
+
+std::optional<farm::Experiment> start_farm(const bench::Spec& spec, const FarmOptions& f, std::string& error) {
+  farm::Experiment e;
+  e.executor = f.executor;
+  std::string words_error;
+  e.executor_args = words_of("", f.executor == "slurm" ? f.slurm_args : f.parallel_args, words_error);
+  e.edashim = util::self_exe();
+  e.version = version();
+  char buf[4096];
+  e.cwd = ::getcwd(buf, sizeof buf) ? buf : ".";
+  e.spec = spec;
+  std::string dir = farm_dir(f);
+  auto made = farm::create(dir, e, error);
+  if (!made) return std::nullopt;
+  std::vector<int> rounds;
+  for (int r = 0; r < spec.runs; ++r) rounds.push_back(r);
+  if (!farm::submit(dir, *made, rounds, error)) return std::nullopt;
+  return made;
+}
+
+farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, bool wait, bool& interrupted) {
+  struct sigaction sa {}, old_int {}, old_term {};
+  sa.sa_handler = on_interrupt;
+  ::sigemptyset(&sa.sa_mask);
+  if (wait) {
+    g_stop = false;
+    ::sigaction(SIGINT, &sa, &old_int);
+    ::sigaction(SIGTERM, &sa, &old_term);
+  }
+  bool tty = ::isatty(STDERR_FILENO);
+  std::string last;
+  farm::Collected c;
+  for (int poll = 0;; ++poll) {
+    std::string note;
+    auto subs = farm::read_submissions(dir);
+    auto states = farm::task_states(dir, subs, note);
+    c = farm::collect(e, farm::read_rounds(dir, e), states);
+    if (!note.empty()) c.outcome.warnings.push_back(note);
+    if (!wait || c.finished() || g_stop) break;
+    std::string line = "edashim bench: " + farm::progress_line(c, e.spec.runs);
+    if (tty) {
+      std::string s = "\r\x1b[K" + line;
+      if (::write(STDERR_FILENO, s.data(), s.size()) < 0) {
+      }
+    } else if (line != last) {
+      line += "\n";
+      if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
+      }
+    }
+    last = line;
+    // Poll every 2 s, backing off to 15 s on long runs: scontrol is cheap, but a farm's
+    // controller serves everyone.
+    int wait_ms = std::min(15000, 2000 + poll * 250);
+    for (int t = 0; t < wait_ms && !g_stop; t += 100) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (tty && wait && ::write(STDERR_FILENO, "\r\x1b[K", 4) < 0) {
+  }
+  if (wait) {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+  }
+  interrupted = wait && g_stop;
+  return c;
+}
+
+void say_rounds(const std::string& dir, const farm::Collected& c, int rounds, std::ostream& err) {
+  err << "edashim bench: " << farm::progress_line(c, rounds) << " (figures from the done rounds only)\n";
+  for (const auto& r : c.outcome.rounds)
+    if (r.state != "done")
+      err << "edashim bench:   round " << r.round + 1 << " (task " << r.round << "): " << r.state << (r.detail.empty() ? "" : ": " + r.detail) << "\n";
+  if (!c.resubmittable.empty())
+    err << "edashim bench: run the " << c.resubmittable.size() << " unfinished round(s) again: edashim bench collect " << dir
+        << " --resubmit\n";
+  else if (!c.finished())
+    err << "edashim bench: collect again when they have run: edashim bench collect " << dir << " (or add --wait)\n";
+}
+
+bool resubmit(const std::string& dir, const farm::Experiment& e, const farm::Collected& c, std::ostream& err) {
+  if (c.resubmittable.empty()) {
+    err << "edashim bench: nothing to resubmit: " << farm::progress_line(c, e.spec.runs) << "\n";
+    return true;
+  }
+  std::string error;
+  auto s = farm::submit(dir, e, c.resubmittable, error);
+  if (!s) {
+    err << "edashim bench: " << error << "\n";
+    return false;
+  }
+  err << "edashim bench: resubmitted task(s) " << farm::index_ranges(c.resubmittable) << " as "
+      << (s->executor == "slurm" ? "Slurm job " : "GNU parallel, pid ") << s->job << "\n";
+  return true;
+}
+
+}  // namespace commands

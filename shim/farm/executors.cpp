@@ -1,0 +1,173 @@
+#include "farm/executors.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "run/runlog.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
+
+namespace farm {
+namespace {
+
+std::string submissions_path(const std::string& dir) { return dir + "/submissions.jsonl"; }
+
+// /proc/PID/stat's start time (field 22), 0 when there is no such process or it is a zombie.
+long long start_time(int pid) {
+  auto stat = util::read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return 0;
+  auto close = stat->rfind(')');
+  if (close == std::string::npos) return 0;
+  auto f = util::split(stat->substr(close + 2), ' ');  // f[0] is field 3, the state
+  if (f.size() < 20 || f[0] == "Z") return 0;
+  return std::atoll(f[19].c_str());
+}
+
+void reap_if_ours(int pid) {
+  int status;
+  ::waitpid(pid, &status, WNOHANG);  // a parallel we started and that ended: not a zombie any more
+}
+
+std::string task_script(const std::string& dir, const std::string& edashim) {
+  return "#!/bin/sh\n"
+         "# One round of the edashim experiment in this directory; Slurm runs it as array task N = the round.\n"
+         "exec " + util::shell_quote(edashim) + " bench round " + util::shell_quote(dir) + " \"$SLURM_ARRAY_TASK_ID\"\n";
+}
+
+std::optional<Submission> submit_slurm(const std::string& dir, const Experiment& e, const std::vector<int>& rounds,
+                                       std::string& error) {
+  if (!util::exists(dir + "/task.sh") && !util::write_file_atomic(dir + "/task.sh", task_script(dir, e.edashim), 0755)) {
+    error = "cannot write " + dir + "/task.sh";
+    return std::nullopt;
+  }
+  util::make_dirs(dir + "/slurm");
+  auto argv = sbatch_argv(dir, rounds, e.executor_args);
+  auto c = util::capture(argv);
+  std::string job = c.out.substr(0, c.out.find_first_of(";\n"));  // --parsable: "JOBID" or "JOBID;CLUSTER"
+  if (c.status != 0 || job.empty()) {
+    std::string why = !c.start_error.empty() ? c.start_error : c.err.empty() ? c.out : c.err;
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    error = "sbatch failed: " + why + "\n  the command was: " + util::join(argv, " ");
+    if (!c.start_error.empty()) error += "\n  is Slurm's client installed here (Debian: slurm-client)?";
+    return std::nullopt;
+  }
+  return Submission{0, "slurm", job, 0, rounds};
+}
+
+std::optional<Submission> submit_parallel(const std::string& dir, const Experiment& e, const std::vector<int>& rounds,
+                                          int seq, std::string& error) {
+  util::make_dirs(dir + "/parallel");
+  std::string n = std::to_string(seq);  // one joblog and output file per submission
+  auto argv = parallel_argv(dir, e.edashim, rounds, e.executor_args, dir + "/parallel/joblog-" + n);
+  std::string why;
+  int pid = util::spawn_detached(argv, dir + "/parallel/output-" + n, why);
+  if (pid < 0) {
+    error = "cannot start GNU parallel: " + why + " (Debian: apt-get install parallel)";
+    return std::nullopt;
+  }
+  return Submission{0, "parallel", std::to_string(pid), start_time(pid), rounds};
+}
+
+std::map<int, TaskState> slurm_states(const Submission& s, std::string& note) {
+  std::map<int, TaskState> out;
+  auto c = util::capture({"scontrol", "-o", "show", "job", s.job});
+  if (c.status == 0) out = parse_scontrol(c.out, s.job);
+  std::vector<int> unknown;
+  for (int r : s.rounds)
+    if (!out.count(r)) unknown.push_back(r);
+  if (unknown.empty()) return out;
+  // Slurm forgets ended jobs after MinJobAge (5 minutes by default): accounting remembers them.
+  auto a = util::capture({"sacct", "-n", "-P", "-X", "-j", s.job, "-o", "JobID,State,NodeList"});
+  if (a.status == 0)
+    for (auto& [r, t] : parse_sacct(a.out, s.job)) out.emplace(r, t);
+  bool listed = !out.empty();
+  for (int r : unknown) {
+    if (out.count(r)) continue;
+    // A task cancelled while still pending leaves no record in the controller at all.
+    out[r] = listed ? TaskState{"GONE", "Slurm lists the job's other tasks but not this one: cancelled before it started", ""}
+                    : TaskState{"GONE", "Slurm no longer lists job " + s.job + " and has no accounting of it", ""};
+  }
+  if (a.status != 0 && !listed) {
+    std::string why = a.start_error.empty() ? a.err.substr(0, a.err.find('\n')) : a.start_error;
+    note = "Slurm no longer lists job " + s.job + " and sacct cannot say more (" + why + "): states of its ended tasks are unknown";
+  }
+  return out;
+}
+
+std::map<int, TaskState> parallel_states(const std::string& dir, const Submission& s) {
+  std::map<int, TaskState> out;
+  int pid = std::atoi(s.job.c_str());
+  reap_if_ours(pid);
+  bool alive = pid > 0 && s.started != 0 && start_time(pid) == s.started;
+  auto ended = parse_joblog(util::read_file(dir + "/parallel/joblog-" + std::to_string(s.seq)).value_or(""));
+  for (int r : s.rounds) {
+    if (auto it = ended.find(r); it != ended.end()) out[r] = it->second;
+    else if (alive) out[r] = {"PENDING", "", ""};  // collect says "running" once the round's file exists
+    else out[r] = {"ENDED", "GNU parallel ended without running it", ""};
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Submission> submit(const std::string& dir, const Experiment& e, const std::vector<int>& rounds,
+                                 std::string& error) {
+  int seq = int(read_submissions(dir).size()) + 1;
+  auto s = e.executor == "slurm" ? submit_slurm(dir, e, rounds, error) : submit_parallel(dir, e, rounds, seq, error);
+  if (!s) return std::nullopt;
+  s->seq = seq;
+  nlohmann::json j{{"seq", s->seq},         {"executor", s->executor}, {"job", s->job},
+                   {"started", s->started}, {"rounds", s->rounds},     {"time", double(std::time(nullptr))}};
+  std::string werr;
+  if (!run::append_log_line(submissions_path(dir), j.dump(), werr)) {
+    error = "submitted (" + s->executor + " " + s->job + ") but cannot record it in " + submissions_path(dir) + ": " + werr +
+            "; collect will not know these tasks";
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::vector<Submission> read_submissions(const std::string& dir) {
+  std::vector<Submission> out;
+  for (const auto& line : util::split(util::read_file(submissions_path(dir)).value_or(""), '\n')) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    Submission s;
+    s.seq = j.value("seq", 0);
+    s.executor = j.value("executor", "");
+    s.job = j.value("job", "");
+    s.started = j.value("started", 0LL);
+    if (j.contains("rounds") && j["rounds"].is_array())
+      for (const auto& r : j["rounds"])
+        if (r.is_number_integer()) s.rounds.push_back(r.get<int>());
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::map<int, TaskState> task_states(const std::string& dir, const std::vector<Submission>& subs, std::string& note) {
+  std::map<int, TaskState> out;
+  for (const auto& s : subs) {  // in order: a later submission of a round replaces an earlier one's word
+    auto states = s.executor == "slurm" ? slurm_states(s, note) : parallel_states(dir, s);
+    for (int r : s.rounds) {
+      auto it = states.find(r);
+      out[r] = it != states.end() ? it->second : TaskState{"UNKNOWN", "", ""};
+    }
+  }
+  return out;
+}
+
+std::string cancel_hint(const std::vector<Submission>& subs) {
+  std::vector<std::string> slurm, pids;
+  for (const auto& s : subs) (s.executor == "slurm" ? slurm : pids).push_back(s.job);
+  std::string out;
+  if (!slurm.empty()) out = "scancel " + util::join(slurm, " ");
+  if (!pids.empty()) out += (out.empty() ? "" : "; ") + std::string("kill ") + util::join(pids, " ");
+  return out;
+}
+
+}  // namespace farm

@@ -1,0 +1,152 @@
+#include "farm/round_task.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <ostream>
+
+#include "bench/runner.hpp"
+#include "farm/experiment.hpp"
+#include "util/fs.hpp"
+#include "util/machine.hpp"
+
+#ifndef EDASHIM_VERSION
+#define EDASHIM_VERSION "unknown"
+#endif
+
+namespace farm {
+namespace {
+
+constexpr uint64_t kWarmupSalt = 0x5741524dULL;
+
+// On SIGTERM (scancel, a time limit, a preemption) the round's file says so before the task
+// dies: collect then lists the round as partial with the reason, not just "missing".
+int g_part_fd = -1;
+char g_term_line[] =
+    "{\"error\":\"the task was terminated (SIGTERM: scancel, a time limit or preemption)\",\"terminated\":true}\n";
+
+void on_term(int sig) {
+  if (g_part_fd >= 0 && ::write(g_part_fd, g_term_line, sizeof g_term_line - 1) < 0) {
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+bool append(int fd, const std::string& line) {
+  std::size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += std::size_t(n);
+  }
+  return true;
+}
+
+std::string host_name() {
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+// An earlier attempt's partial file is kept beside the new one (never overwritten): what it
+// ran is evidence of what killed it.
+void set_aside(const std::string& dir, int round) {
+  std::string part = round_path(dir, round, false);
+  if (!util::exists(part)) return;
+  for (int k = 1; k < 10000; ++k) {
+    std::string to = part.substr(0, part.size() - 5) + ".attempt-" + std::to_string(k);
+    if (!util::exists(to)) {
+      ::rename(part.c_str(), to.c_str());
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::string task_name() {
+  const char* job = std::getenv("SLURM_ARRAY_JOB_ID");
+  const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (job && task) return std::string("slurm ") + job + "_" + task;
+  if (const char* j = std::getenv("SLURM_JOB_ID")) return std::string("slurm ") + j;
+  if (const char* seq = std::getenv("PARALLEL_SEQ")) return std::string("parallel ") + seq;
+  return "";
+}
+
+int run_round(const std::string& dir, int round, const bench::Previewer& preview, std::ostream& err) {
+  auto text = util::read_file(experiment_path(dir));
+  std::string error;
+  auto e = text ? from_json(*text, error) : std::nullopt;
+  if (!e) {
+    err << "edashim bench round: " << (text ? experiment_path(dir) + ": " + error : dir + " holds no experiment (is it on storage this node shares?)") << "\n";
+    return 1;
+  }
+  if (round < 0 || round >= e->spec.runs) {
+    err << "edashim bench round: round " << round << " is not one of the experiment's rounds 0-" << e->spec.runs - 1 << "\n";
+    return 2;
+  }
+  if (util::exists(round_path(dir, round, true))) {
+    err << "edashim bench round: round " << round << " is already complete in " << dir << "; nothing to do\n";
+    return 0;
+  }
+  set_aside(dir, round);
+  std::string part = round_path(dir, round, false);
+  int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    err << "edashim bench round: cannot create " << part << ": " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  auto fail = [&](const std::string& message) {
+    append(fd, error_line(message));
+    ::close(fd);
+    err << "edashim bench round: round " << round << ": " << message << "\n";
+    return 1;
+  };
+  append(fd, header_line(round, e->fingerprint, host_name(), util::cpu_model(nullptr).value_or(""), task_name()));
+  if (e->version != EDASHIM_VERSION)
+    return fail("this node's edashim is version " + std::string(EDASHIM_VERSION) + ", the experiment's is " + e->version +
+                ": install the same edashim on every node, at " + e->edashim);
+  if (::chdir(e->cwd.c_str()) != 0)
+    return fail("cannot enter the command's directory " + e->cwd + " on this node: " + std::strerror(errno) +
+                " (it must be on storage every node shares)");
+  auto checked = bench::check(e->spec, preview, error);
+  if (!checked) return fail(error);
+  auto session = bench::Session::open(e->spec, *checked, error);
+  if (!session) return fail(error);
+
+  g_part_fd = fd;
+  struct sigaction sa {};
+  sa.sa_handler = on_term;
+  ::sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+
+  // Warm-up runs first (their own shuffle), then the round's measured runs in the order the
+  // whole schedule gives them: the same order a local bench would run this round in.
+  std::vector<bench::Job> jobs;
+  int index = 0;
+  for (auto [arm, r] : bench::schedule(int(e->spec.arms.size()), e->spec.warmup, e->spec.seed ^ kWarmupSalt ^ uint64_t(round)))
+    jobs.push_back({arm, r, true, ++index, -1});
+  auto measured = bench::schedule(int(e->spec.arms.size()), e->spec.runs, e->spec.seed);
+  for (std::size_t i = 0; i < measured.size(); ++i)
+    if (measured[i].second == round) jobs.push_back({measured[i].first, round, false, ++index, int(i)});
+  for (const auto& job : jobs) {
+    std::string line;
+    RoundRun r{session->execute(job, &line), job.warmup};
+    r.run.round = round;
+    if (!append(fd, run_line(r, line))) return fail("cannot write " + part + ": " + std::strerror(errno));
+  }
+  g_part_fd = -1;
+  ::signal(SIGTERM, SIG_DFL);
+  bool synced = ::fsync(fd) == 0 || errno == EINVAL;
+  ::close(fd);
+  if (!synced || ::rename(part.c_str(), round_path(dir, round, true).c_str()) != 0) {
+    err << "edashim bench round: cannot complete " << part << ": " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace farm
