@@ -114,6 +114,22 @@ TEST_CASE("Mann-Whitney: ties correct the variance and force the asymptotic meth
 // def nxt(): global s; s=(s+0x9E3779B97F4A7C15)&M; z=s; z=((z^(z>>30))*0xBF58476D1CE4E5B9)&M;
 //            z=((z^(z>>27))*0x94D049BB133111EB)&M; return z^(z>>31)
 // [nxt() for _ in range(3)] -> [6457827717110365317, 3203168211198807973, 9817491932198370423]
+// Two-sided, scipy's default alternative:
+// st.mannwhitneyu(x,y) -> 1.0, 0.008658008658008658; st.mannwhitneyu(y,x) -> 29.0, the same p
+// st.mannwhitneyu(x3,y3) -> 23.5, 0.027640884214298913 (asymptotic, ties)
+// st.mannwhitneyu([5.0,6.0,7.0],[1.0,2.0,8.0,9.0]) -> 6.0, 1.0 (2 x 0.571..., capped)
+TEST_CASE("Mann-Whitney: two-sided doubles the larger U's tail, capped at 1", "[stats]") {
+  std::vector<double> x{1.1, 2.3, 0.7, 1.9, 2.8}, y{3.0, 2.5, 4.1, 3.3, 2.9, 3.8};
+  auto xy = stats::mann_whitney_u(x, y, stats::Alternative::two_sided);
+  CHECK(xy.exact);
+  CHECK(xy.u == 1.0);
+  CHECK_THAT(xy.p, WithinRel(0.008658008658008658, 1e-12));
+  CHECK_THAT(stats::mann_whitney_u(y, x, stats::Alternative::two_sided).p, WithinRel(0.008658008658008658, 1e-12));
+  std::vector<double> x3{1, 2, 2, 3, 3, 3, 4, 5, 5, 6}, y3{2, 3, 4, 4, 5, 6, 6, 7, 7, 8, 9};
+  CHECK_THAT(stats::mann_whitney_u(x3, y3, stats::Alternative::two_sided).p, WithinRel(0.027640884214298913, 1e-9));
+  CHECK(stats::mann_whitney_u({5, 6, 7}, {1, 2, 8, 9}, stats::Alternative::two_sided).p == 1.0);
+}
+
 TEST_CASE("Bootstrap: the generator is SplitMix64 as published", "[stats]") {
   stats::SplitMix64 g(1234567);
   CHECK(g.next() == 6457827717110365317ULL);
@@ -144,6 +160,22 @@ TEST_CASE("Bootstrap: CI of the median ratio matches a Python reimplementation a
   auto again = stats::bootstrap_median_ratio(x, y, 0.95, 2000, 20261130);
   CHECK(again.lo == ci.lo);
   CHECK(again.hi == ci.hi);
+}
+
+// The same generator (nxt, seeded 20261131), one sample:
+// x=[0.91,0.88,0.95,0.85,0.93,1.02,0.87,0.90,0.89,0.97]; ms=[]
+// for _ in range(1999): r=[x[nxt()%len(x)] for _ in x]; ms.append(np.median(r))
+// np.percentile(ms,[2.5,97.5]) -> [0.88, 0.95]
+// st.bootstrap((x,), np.median, method='percentile', n_resamples=10000, random_state=1) -> (0.88, 0.95)
+TEST_CASE("Bootstrap: CI of one sample's median matches a Python reimplementation and scipy", "[stats]") {
+  std::vector<double> x{0.91, 0.88, 0.95, 0.85, 0.93, 1.02, 0.87, 0.90, 0.89, 0.97};
+  auto ci = stats::bootstrap_median(x, 0.95, 1999, 20261131);
+  CHECK_THAT(ci.lo, WithinRel(0.88, 1e-12));
+  CHECK_THAT(ci.hi, WithinRel(0.95, 1e-12));
+  auto big = stats::bootstrap_median(x, 0.95, 10000, 7);
+  CHECK_THAT(big.lo, WithinRel(0.88, 0.01));
+  CHECK_THAT(big.hi, WithinRel(0.95, 0.01));
+  CHECK(std::isnan(stats::bootstrap_median({}).lo));
 }
 
 // Van Elteren's stratified test has no scipy function: the reference is the textbook formula in
