@@ -508,6 +508,25 @@ TEST_CASE("Paired: an arm that gains on one CPU model only is warned about, with
   CHECK(w.find("p = 0.0022") != std::string::npos);
   CHECK(w.find("--constraint=") != std::string::npos);
 
+  // The report shows both tables and the warning; the JSON the same figures.
+  auto arms = bench::analyse(spec, two_models(), 100);
+  auto text = bench::render_report(spec, two_models(), arms, false);
+  CHECK(text.find("Paired by round") != std::string::npos);
+  CHECK(text.find("By node") != std::string::npos);
+  CHECK(text.find("Warning: gains: ") != std::string::npos);
+  CHECK(text.find("0.799x (6)") != std::string::npos);
+  auto j = nlohmann::json::parse(bench::bench_json(spec, two_models(), arms));
+  REQUIRE(j["paired"]["arms"].size() == 2);
+  CHECK(j["paired"]["reference"] == "baseline");
+  CHECK(j["paired"]["arms"][0]["name"] == "gains");
+  CHECK(j["paired"]["arms"][0]["rounds"].size() == 12);
+  CHECK(j["paired"]["arms"][0]["rounds"][1]["round"] == 2);  // 1-based, as the runs'
+  CHECK(j["paired"]["arms"][0]["rounds"][1]["host"] == "node-b");
+  CHECK(j["paired"]["arms"][0]["wilcoxon"]["method"] == "exact");
+  CHECK(j["by_node"]["hosts"].size() == 2);
+  CHECK(j["by_node"]["cpus"][0]["cpu"] == "Model A");
+  CHECK(j["by_node"]["cpus"][0]["arms"][0]["pairs"] == 6);
+  CHECK(j["by_node"]["warnings"].size() == 1);
 }
 
 TEST_CASE("Paired: a round with a run missing or failed is left out of that arm's pairs and counted", "[bench][paired]") {
@@ -543,7 +562,56 @@ TEST_CASE("Paired: a round with a run missing or failed is left out of that arm'
   CHECK(mi_arm.left_out[0].why == "baseline failed");
   CHECK(mi_arm.left_out[1].why == "mimalloc failed");
   CHECK_THAT(mi_arm.rss_ratio, WithinRel(2.0, 1e-12));
+  // The table counts what was left out; the JSON lists it.
+  auto table = util::render_text(bench::paired_table(p));
+  CHECK(table.find("3 (3 left out)") != std::string::npos);
+  auto j = nlohmann::json::parse(bench::bench_json(spec, o, bench::analyse(spec, o, 100)));
+  CHECK(j["paired"]["arms"][0]["pairs"] == 3);
+  CHECK(j["paired"]["arms"][0]["left_out"][0] == nlohmann::json({{"round", 2}, {"why", "no run of jemalloc"}}));
   // Unknown nodes: one group, no breakdown to show.
   CHECK(p.by_host.size() == 1);
   CHECK(p.by_host[0].name == "unknown");
+  CHECK_FALSE(bench::several_nodes(p));
+}
+
+TEST_CASE("Paired: the same input gives the same JSON, whatever order the runs arrived in", "[bench][paired]") {
+  auto spec = three_arms();
+  auto o = two_models();
+  auto first = bench::bench_json(spec, o, bench::analyse(spec, o, 100));
+  CHECK(bench::bench_json(spec, o, bench::analyse(spec, o, 100)) == first);
+  // A farm collects rounds as they finish: the paired figures do not depend on that order.
+  auto shuffled = o;
+  std::reverse(shuffled.runs.begin(), shuffled.runs.end());
+  auto j1 = nlohmann::json::parse(first), j2 = nlohmann::json::parse(bench::bench_json(spec, shuffled, bench::analyse(spec, shuffled, 100)));
+  CHECK(j1["paired"] == j2["paired"]);
+  CHECK(j1["by_node"] == j2["by_node"]);
+}
+
+TEST_CASE("Paired: a local bench (one host) shows the paired table and no by-node table", "[bench][paired]") {
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}};
+  spec.command = {"yosys"};
+  bench::Outcome o;
+  for (int r = 0; r < 4; ++r) {
+    o.runs.push_back(placed(0, r, 2.0 + 0.1 * r, 1000, "here", "Some CPU"));
+    o.runs.push_back(placed(1, r, 1.8 + 0.1 * r, 1000, "here", "Some CPU"));
+  }
+  auto text = bench::render_report(spec, o, bench::analyse(spec, o, 100), false);
+  CHECK(text.find("Paired by round") != std::string::npos);
+  CHECK(text.find("By node") == std::string::npos);
+  auto md = bench::render_report(spec, o, bench::analyse(spec, o, 100), true);
+  CHECK(md.find("| arm | pairs | paired ratio | 95% CI | Wilcoxon p (faster) | RSS ratio |") != std::string::npos);
+  // A round whose runs name two hosts is "mixed", and with a second host the breakdown shows.
+  o.runs[0].record.host = "elsewhere";
+  auto p = bench::analyse_paired(spec, o, 100);
+  REQUIRE(p.by_host.size() == 2);
+  CHECK(p.by_host[1].name == "mixed");
+  CHECK(p.by_host[1].rounds == 1);
+  CHECK(bench::several_nodes(p));
+  // One arm: nothing to pair.
+  spec.arms.pop_back();
+  bench::Outcome alone;
+  for (int r = 0; r < 3; ++r) alone.runs.push_back(run(0, r, 1, 1000));
+  auto single = bench::render_report(spec, alone, bench::analyse(spec, alone, 100), false);
+  CHECK(single.find("Paired by round") == std::string::npos);
 }
