@@ -126,6 +126,106 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
   return t;
 }
 
+util::Table paired_table(const Paired& p) {
+  util::Table t;
+  t.headers = {"arm", "pairs", "paired ratio", "95% CI", "Wilcoxon p (faster)", "RSS ratio"};
+  t.right_aligned = {false, true, true, true, true, true};
+  for (std::size_t a = 1; a < p.arms.size(); ++a) {
+    const auto& arm = p.arms[a];
+    std::string pairs = std::to_string(arm.pairs.size());
+    if (!arm.left_out.empty()) pairs += " (" + std::to_string(arm.left_out.size()) + " left out)";
+    std::string test = arm.test.method == stats::SignedRankMethod::none
+                           ? "-"
+                           : p_value(arm.test.p) + (arm.test.method == stats::SignedRankMethod::exact ? " exact" : "");
+    t.rows.push_back({arm.name, pairs, ratio(arm.ratio),
+                      arm.ci ? util::fixed(arm.ci->lo, 3) + " - " + util::fixed(arm.ci->hi, 3) : "-", test,
+                      ratio(arm.rss_ratio)});
+  }
+  return t;
+}
+
+namespace {
+
+// A group's row: its name (and CPU model), rounds, each arm's "0.850x (6)".
+util::Table groups_table(const Paired& p, const std::vector<NodeGroup>& groups, bool with_cpu) {
+  util::Table t;
+  t.headers = {with_cpu ? "host" : "CPU model"};
+  if (with_cpu) t.headers.push_back("CPU model");
+  t.headers.push_back("rounds");
+  for (std::size_t a = 1; a < p.arms.size(); ++a) t.headers.push_back(p.arms[a].name);
+  t.right_aligned.assign(t.headers.size(), true);
+  t.right_aligned[0] = false;
+  if (with_cpu) t.right_aligned[1] = false;
+  for (const auto& g : groups) {
+    std::vector<std::string> row{g.name};
+    if (with_cpu) row.push_back(g.cpu);
+    row.push_back(std::to_string(g.rounds));
+    for (std::size_t a = 1; a < p.arms.size(); ++a) {
+      const auto& ga = g.arms[a];
+      row.push_back(ga.pairs ? ratio(ga.ratio) + " (" + std::to_string(ga.pairs) + ")" : "-");
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+nlohmann::json groups_json(const Paired& p, const std::vector<NodeGroup>& groups, bool hosts) {
+  auto out = nlohmann::json::array();
+  for (const auto& g : groups) {
+    nlohmann::json jg;
+    jg[hosts ? "host" : "cpu"] = g.name;
+    if (hosts) jg["cpu"] = g.cpu;
+    jg["rounds"] = g.rounds;
+    auto& arms = jg["arms"] = nlohmann::json::array();
+    for (std::size_t a = 1; a < p.arms.size(); ++a)
+      arms.push_back({{"name", p.arms[a].name}, {"pairs", g.arms[a].pairs}, {"ratio", num(g.arms[a].ratio)}});
+    out.push_back(std::move(jg));
+  }
+  return out;
+}
+
+nlohmann::json paired_json(const Paired& p) {
+  nlohmann::json j;
+  j["reference"] = p.reference;
+  auto& arms = j["arms"] = nlohmann::json::array();
+  for (std::size_t a = 1; a < p.arms.size(); ++a) {
+    const auto& arm = p.arms[a];
+    nlohmann::json ja;
+    ja["name"] = arm.name;
+    ja["pairs"] = arm.pairs.size();
+    ja["ratio"] = num(arm.ratio);
+    ja["ci95"] = arm.ci ? nlohmann::json::array({num(arm.ci->lo), num(arm.ci->hi)}) : nlohmann::json(nullptr);
+    const auto& w = arm.test;
+    ja["wilcoxon"] = {{"statistic", num(w.statistic)},
+                      {"p_faster", num(w.p)},
+                      {"n", w.n},
+                      {"zeros", w.zeros},
+                      {"ties", w.ties},
+                      {"method", stats::method_name(w.method)},
+                      {"why_none", w.why_none.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.why_none)}};
+    ja["rss_ratio"] = num(arm.rss_ratio);
+    auto& left = ja["left_out"] = nlohmann::json::array();
+    for (const auto& l : arm.left_out) left.push_back({{"round", l.round + 1}, {"why", l.why}});
+    auto& rounds = ja["rounds"] = nlohmann::json::array();
+    for (const auto& r : arm.pairs)
+      rounds.push_back({{"round", r.round + 1},
+                        {"host", r.host},
+                        {"cpu", r.cpu},
+                        {"ratio", num(r.ratio)},
+                        {"log_ratio", num(r.log_ratio)},
+                        {"rss_ratio", num(r.rss_ratio)}});
+    arms.push_back(std::move(ja));
+  }
+  return j;
+}
+
+}  // namespace
+
+util::Table hosts_table(const Paired& p) { return groups_table(p, p.by_host, true); }
+util::Table cpus_table(const Paired& p) { return groups_table(p, p.by_cpu, false); }
+
+bool several_nodes(const Paired& p) { return p.by_host.size() > 1 || p.by_cpu.size() > 1; }
+
 util::Table outputs_table(const Spec& spec, const std::vector<ArmStats>& arms) {
   util::Table t;
   t.headers = {"output"};
@@ -169,7 +269,16 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
   j["statistics"] = {{"percentiles", "linear interpolation (numpy default)"},
                      {"p_value", "one-sided Mann-Whitney U vs the first arm, H1: this arm is faster; exact without ties when an "
                                  "arm has <= 8 runs, else normal approximation with tie correction and continuity correction"},
-                     {"ci", "percentile bootstrap, 10000 resamples, of median(arm)/median(first arm)"}};
+                     {"ci", "percentile bootstrap, 10000 resamples, of median(arm)/median(first arm)"},
+                     {"paired", "per round (runs of one round share a node and a moment): ratio = median over rounds of "
+                                "wall(arm)/wall(first arm) in the same round; ci95: percentile bootstrap, 10000 resamples "
+                                "of rounds, of that median; p_faster: one-sided Wilcoxon signed-rank on the rounds' log "
+                                "ratios, H1: the arm is faster, zero differences dropped, exact with <= 50 rounds and no "
+                                "ties, else normal approximation with tie correction, no continuity correction"},
+                     {"by_node", "rounds grouped by host and by CPU model (from the runs' records; unknown: none named, "
+                                 "mixed: a round's runs named several); warning when two CPU models with >= 3 pairs "
+                                 "each differ by two-sided Mann-Whitney p < 0.05 on the log ratios and by more than 5% "
+                                 "in median ratio"}};
   auto& out = j["arms"] = nlohmann::json::array();
   for (std::size_t a = 0; a < arms.size(); ++a) {
     const auto& s = arms[a];
@@ -217,6 +326,11 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
     }
     out.push_back(std::move(arm));
   }
+  auto paired = analyse_paired(spec, o);
+  j["paired"] = paired_json(paired);
+  j["by_node"] = {{"hosts", groups_json(paired, paired.by_host, true)},
+                  {"cpus", groups_json(paired, paired.by_cpu, false)},
+                  {"warnings", paired.warnings}};
   return j.dump(2);
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/outputs.hpp"
+#include "bench/paired.hpp"
 #include "bench/spec.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/mann_whitney.hpp"
@@ -43,7 +44,21 @@ util::Table outputs_table(const Spec& spec, const std::vector<ArmStats>& arms);
 // otherwise one column each, for CSV.
 util::Table bench_table(const std::vector<ArmStats>& arms, bool compare_outputs, bool compact);
 
-// Everything, including every run's raw figures.
+// The paired analysis as a table: a row per arm but the reference (pairs, paired ratio, CI,
+// Wilcoxon p, RSS ratio).
+util::Table paired_table(const Paired& paired);
+
+// Per-node breakdown: a row per host (its CPU model, rounds, each arm's paired ratio and pairs),
+// and a row per CPU model.
+util::Table hosts_table(const Paired& paired);
+util::Table cpus_table(const Paired& paired);
+
+// Whether the rounds ran on more than one host or CPU model (a farm), so the breakdown says
+// something a local bench's would not.
+bool several_nodes(const Paired& paired);
+
+// Everything, including every run's raw figures, the paired analysis ("paired") and the
+// per-node breakdown ("by_node").
 std::string bench_json(const Spec& spec, const Outcome& outcome, const std::vector<ArmStats>& arms);
 
 // Ratio as "0.85x", "-" for NaN.

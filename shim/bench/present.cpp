@@ -87,6 +87,19 @@ std::string render_report(const Spec& spec, const Outcome& o, const std::vector<
   s += "Ratios are to the first arm (" + (arms.empty() ? std::string() : arms[0].name) +
        "). p (faster): one-sided Mann-Whitney U, H1: the arm's times are smaller. CI: bootstrap 95% of the median "
        "ratio. Failed runs are excluded.\n";
+  if (arms.size() > 1) {
+    auto paired = analyse_paired(spec, o);
+    s += "\nPaired by round (each arm against " + arms[0].name + " in the same round, on the same node):\n\n" +
+         render(paired_table(paired)) + "\n";
+    s += "Paired ratio: median over rounds of the arm's time / " + arms[0].name +
+         "'s time. CI: bootstrap 95%, resampling rounds. Wilcoxon p: one-sided signed-rank on the rounds' log ratios, "
+         "H1: the arm is faster. A round where either run failed or is missing is left out.\n";
+    if (several_nodes(paired)) {
+      s += "\nBy node (paired ratio, pairs in parentheses):\n\n" + render(hosts_table(paired)) + "\n" +
+           render(cpus_table(paired));
+      for (const auto& w : paired.warnings) s += "\nWarning: " + w + "\n";
+    }
+  }
   if (spec.compare) {
     s += "\nOutputs, over each arm's successful runs (identical: one content in every run; varies: more than one; "
          "missing: no run left it)";

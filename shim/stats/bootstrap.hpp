@@ -1,5 +1,5 @@
 #pragma once
-// Bootstrap confidence interval of a ratio of medians, reproducible from a seed.
+// Bootstrap confidence intervals of a median and of a ratio of medians, reproducible from a seed.
 #include <cstdint>
 #include <vector>
 
@@ -33,5 +33,12 @@ inline constexpr uint64_t kDefaultSeed = 20261130;
 // NaN bounds when either sample is empty.
 Interval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<double>& y, double level = 0.95,
                                 int resamples = 10000, uint64_t seed = kDefaultSeed);
+
+// Percentile bootstrap interval of median(x): each resample draws len(x) values of x with
+// replacement from one SplitMix64 stream; bounds as above. For paired data x holds one value per
+// pair (a round's ratio of two runs), so a resample redraws whole pairs and keeps what pairing
+// cancels (the node, the moment) cancelled. NaN bounds for an empty sample.
+Interval bootstrap_median(const std::vector<double>& x, double level = 0.95, int resamples = 10000,
+                          uint64_t seed = kDefaultSeed);
 
 }  // namespace stats

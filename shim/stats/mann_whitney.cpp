@@ -82,8 +82,9 @@ MannWhitney mann_whitney_u(const std::vector<double>& x, const std::vector<doubl
   const double u1 = rank_sum_x - dn1 * (dn1 + 1) / 2;
   const double u2 = dn1 * dn2 - u1;
   r.u = u1;
-  // scipy: 'greater' tests U1 in the upper tail, 'less' tests U2 in the upper tail.
-  const double u = alt == Alternative::greater ? u1 : u2;
+  // scipy: 'greater' tests U1 in the upper tail, 'less' tests U2 in the upper tail, two-sided
+  // the larger of them, doubled below.
+  const double u = alt == Alternative::greater ? u1 : alt == Alternative::less ? u2 : std::max(u1, u2);
 
   bool use_exact = method == Method::exact;
   if (method == Method::automatic) use_exact = (n1 <= 8 || n2 <= 8) && !r.ties;
@@ -105,6 +106,7 @@ MannWhitney mann_whitney_u(const std::vector<double>& x, const std::vector<doubl
     double z = (u - mu - 0.5) / s;  // continuity correction, as scipy's use_continuity=True
     r.p = s > 0 ? normal_sf(z) : std::numeric_limits<double>::quiet_NaN();
   }
+  if (alt == Alternative::two_sided) r.p *= 2;
   r.p = std::clamp(r.p, 0.0, 1.0);
   return r;
 }

@@ -9,6 +9,7 @@ namespace stats {
 enum class Alternative {
   less,     // x tends to be smaller than y (for run times: x is faster)
   greater,  // x tends to be larger than y
+  two_sided,  // either: twice the upper tail of max(U of x, U of y), capped at 1, as scipy
 };
 
 enum class Method {
@@ -19,7 +20,7 @@ enum class Method {
 
 struct MannWhitney {
   double u = 0;        // U of x: pairs (xi, yj) with xi > yj, ties counting 1/2 (scipy's statistic)
-  double p = 1;        // one-sided p-value
+  double p = 1;        // p-value of the alternative asked for
   bool exact = false;  // which method produced p
   bool ties = false;   // whether the pooled sample had ties
 };

@@ -40,6 +40,27 @@ test_bench_json_has_every_run_and_report_reproduces_its_medians() {
   expect_contains "$("$BIN" report --log bench.jsonl --markdown)" "| yosys | jemalloc | 3 | 0 |" "markdown row"
 }
 
+# --- Paired by round (issue 16 item 2): a real yosys bench, one host.
+test_bench_pairs_runs_by_round_and_exports_every_rounds_ratio() {
+  "$BIN" bench -p baseline -p jemalloc -n 3 --warmup 0 --export-json p.json \
+    -- yosys -q -p "$SYNTH" > table.txt 2> err.txt || fail "bench failed: $(cat err.txt)"
+  expect_contains "$(cat table.txt)" "Paired by round" "the paired table"
+  expect_eq "$(grep -c '^jemalloc  *3  ' table.txt)" 2 "a row per table for jemalloc, 3 pairs in the paired one"
+  expect_eq "$(grep -c 'By node' table.txt || true)" 0 "one host: no by-node table"
+  expect_eq "$(py 'j["paired"]["reference"]' p.json)" baseline "the reference arm"
+  expect_eq "$(py '[a["name"] for a in j["paired"]["arms"]]' p.json)" "['jemalloc']" "one paired arm"
+  expect_eq "$(py 'len(j["paired"]["arms"][0]["rounds"])' p.json)" 3 "a ratio per round"
+  expect_eq "$(py 'sorted(r["round"] for r in j["paired"]["arms"][0]["rounds"])' p.json)" "[1, 2, 3]" "round indices"
+  expect_eq "$(py 'len({r["host"] for r in j["paired"]["arms"][0]["rounds"]})' p.json)" 1 "one host, from the records"
+  expect_eq "$(py 'j["paired"]["arms"][0]["rounds"][0]["host"] != "unknown"' p.json)" True "the host is recorded"
+  # Each round's ratio is its two runs' wall times, as the raw runs in the same file say.
+  expect_eq "$(py 'all(abs(r["ratio"] - [x["wall_s"] for x in j["arms"][1]["runs"] if x["round"] == r["round"]][0] / [x["wall_s"] for x in j["arms"][0]["runs"] if x["round"] == r["round"]][0]) < 1e-12 for r in j["paired"]["arms"][0]["rounds"])' p.json)" \
+    True "ratio = wall(jemalloc) / wall(baseline) in the same round"
+  expect_eq "$(py 'j["paired"]["arms"][0]["wilcoxon"]["method"]' p.json)" exact "exact p for 3 rounds"
+  expect_eq "$(py 'j["paired"]["arms"][0]["wilcoxon"]["p_faster"] >= 0.125' p.json)" True "3 rounds: p is at least 1/8"
+  expect_eq "$(py 'len(j["by_node"]["hosts"])' p.json)" 1 "one host in the breakdown"
+}
+
 test_bench_text_markdown_csv_and_plot() {
   "$BIN" bench -p baseline -p mimalloc -n 2 --warmup 0 --plot p.svg --markdown -- sh -c 'exit 0' > out.md 2> err.txt
   expect_contains "$(cat out.md)" "| arm | ok | failed | mean s | median s |" "markdown header"

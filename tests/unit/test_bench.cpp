@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -11,6 +13,7 @@
 
 #include "bench/analysis.hpp"
 #include "bench/outputs.hpp"
+#include "bench/paired.hpp"
 #include "bench/present.hpp"
 #include "bench/runner.hpp"
 #include "bench/svg.hpp"
@@ -416,4 +419,199 @@ TEST_CASE("Bench: exports are checked first, written whole, and never half over 
   CHECK_FALSE(bench::present(spec, o, arms, into_missing, out3, err3));
   CHECK(err3.str().find("cannot write the CSV") != std::string::npos);
   util::remove_tree(dir);
+}
+
+// --- Paired by round (issue 16 item 2).
+namespace {
+
+bench::Run placed(int arm, int round, double wall, double rss, std::string host, std::string cpu, bool ok = true) {
+  bench::Run r = run(arm, round, wall, rss, ok);
+  r.record.host = std::move(host);
+  r.record.cpu = std::move(cpu);
+  return r;
+}
+
+// Twelve rounds on two nodes of different CPU models: "gains" is 0.8x on model A only, "even"
+// 0.9x on both. scipy 1.10.1, the log ratios of "gains" (lA: node-a rounds, lB: node-b rounds):
+// refA=[10.0,10.2,9.9,10.1,10.3,9.8]; armA=[8.0,8.3,7.9,8.1,8.1,7.7]
+// refB=[10.0,10.1,9.9,10.2,10.0,9.7]; armB=[10.1,9.9,10.0,10.3,9.8,9.8]
+// np.median(armA/refA) -> 0.798989898989899; np.median(armB/refB) -> 1.0099019607843138
+// st.mannwhitneyu(lA, lB) -> statistic=0.0, pvalue=0.0021645021645021645 (two-sided, exact)
+// np.median(ratios of all 12) -> 0.8968627450980393
+// st.wilcoxon(lA+lB, alternative='less') -> statistic=10.0, pvalue=0.010498046875
+// "even": st.mannwhitneyu(two-sided) -> pvalue=0.9359624729209428: no warning
+bench::Outcome two_models() {
+  const double refA[] = {10.0, 10.2, 9.9, 10.1, 10.3, 9.8}, armA[] = {8.0, 8.3, 7.9, 8.1, 8.1, 7.7},
+               refB[] = {10.0, 10.1, 9.9, 10.2, 10.0, 9.7}, armB[] = {10.1, 9.9, 10.0, 10.3, 9.8, 9.8},
+               evA[] = {9.0, 9.2, 8.9, 9.1, 9.3, 8.8}, evB[] = {9.1, 9.0, 8.95, 9.2, 9.0, 8.7};
+  bench::Outcome o;
+  for (int i = 0; i < 6; ++i) {
+    // Rounds alternate between the nodes, as a scheduler would hand them out.
+    int ra = 2 * i, rb = 2 * i + 1;
+    o.runs.push_back(placed(0, ra, refA[i], 1000, "node-a", "Model A"));
+    o.runs.push_back(placed(1, ra, armA[i], 1100, "node-a", "Model A"));
+    o.runs.push_back(placed(2, ra, evA[i], 900, "node-a", "Model A"));
+    o.runs.push_back(placed(2, rb, evB[i], 900, "node-b", "Model B"));
+    o.runs.push_back(placed(1, rb, armB[i], 1100, "node-b", "Model B"));
+    o.runs.push_back(placed(0, rb, refB[i], 1000, "node-b", "Model B"));
+  }
+  return o;
+}
+
+bench::Spec three_arms() {
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"gains", "gains"}, {"even", "even"}};
+  spec.command = {"yosys", "-q"};
+  spec.runs = 12;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("Paired: an arm that gains on one CPU model only is warned about, with both models", "[bench][paired]") {
+  auto spec = three_arms();
+  auto p = bench::analyse_paired(spec, two_models(), 1000);
+  REQUIRE(p.arms.size() == 3);
+  CHECK(p.reference == "baseline");
+  const auto& gains = p.arms[1];
+  CHECK(gains.pairs.size() == 12);
+  CHECK(gains.left_out.empty());
+  CHECK_THAT(gains.ratio, WithinRel(0.8968627450980393, 1e-12));
+  CHECK(gains.test.method == stats::SignedRankMethod::exact);
+  CHECK(gains.test.statistic == 10.0);
+  CHECK_THAT(gains.test.p, WithinRel(0.010498046875, 1e-12));
+  CHECK_THAT(gains.rss_ratio, WithinRel(1.1, 1e-12));
+  REQUIRE(gains.ci.has_value());
+  CHECK(gains.ci->lo <= gains.ratio);
+  CHECK(gains.ci->hi >= gains.ratio);
+  // Pairs in round order, each with its round's node.
+  CHECK(gains.pairs[0].round == 0);
+  CHECK(gains.pairs[0].host == "node-a");
+  CHECK(gains.pairs[1].cpu == "Model B");
+  CHECK_THAT(gains.pairs[0].log_ratio, WithinRel(std::log(0.8), 1e-12));
+
+  REQUIRE(p.by_host.size() == 2);
+  CHECK(p.by_host[0].name == "node-a");
+  CHECK(p.by_host[0].cpu == "Model A");
+  CHECK(p.by_host[0].rounds == 6);
+  REQUIRE(p.by_cpu.size() == 2);
+  CHECK(p.by_cpu[1].name == "Model B");
+  CHECK(p.by_cpu[0].arms[1].pairs == 6);
+  CHECK_THAT(p.by_cpu[0].arms[1].ratio, WithinRel(0.798989898989899, 1e-12));
+  CHECK_THAT(p.by_cpu[1].arms[1].ratio, WithinRel(1.0099019607843138, 1e-12));
+
+  REQUIRE(p.warnings.size() == 1);  // "gains" only; "even" is 0.90x on both
+  const auto& w = p.warnings[0];
+  CHECK(w.rfind("gains: ", 0) == 0);
+  CHECK(w.find("0.799x on Model A (6 rounds)") != std::string::npos);
+  CHECK(w.find("1.010x on Model B (6 rounds)") != std::string::npos);
+  CHECK(w.find("p = 0.0022") != std::string::npos);
+  CHECK(w.find("--constraint=") != std::string::npos);
+
+  // The report shows both tables and the warning; the JSON the same figures.
+  auto arms = bench::analyse(spec, two_models(), 100);
+  auto text = bench::render_report(spec, two_models(), arms, false);
+  CHECK(text.find("Paired by round") != std::string::npos);
+  CHECK(text.find("By node") != std::string::npos);
+  CHECK(text.find("Warning: gains: ") != std::string::npos);
+  CHECK(text.find("0.799x (6)") != std::string::npos);
+  auto j = nlohmann::json::parse(bench::bench_json(spec, two_models(), arms));
+  REQUIRE(j["paired"]["arms"].size() == 2);
+  CHECK(j["paired"]["reference"] == "baseline");
+  CHECK(j["paired"]["arms"][0]["name"] == "gains");
+  CHECK(j["paired"]["arms"][0]["rounds"].size() == 12);
+  CHECK(j["paired"]["arms"][0]["rounds"][1]["round"] == 2);  // 1-based, as the runs'
+  CHECK(j["paired"]["arms"][0]["rounds"][1]["host"] == "node-b");
+  CHECK(j["paired"]["arms"][0]["wilcoxon"]["method"] == "exact");
+  CHECK(j["by_node"]["hosts"].size() == 2);
+  CHECK(j["by_node"]["cpus"][0]["cpu"] == "Model A");
+  CHECK(j["by_node"]["cpus"][0]["arms"][0]["pairs"] == 6);
+  CHECK(j["by_node"]["warnings"].size() == 1);
+}
+
+TEST_CASE("Paired: a round with a run missing or failed is left out of that arm's pairs and counted", "[bench][paired]") {
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}, {"mimalloc", "mimalloc"}};
+  bench::Outcome o;
+  // Five rounds; jemalloc has no run in round 2 (index 1), the reference failed in round 4
+  // (index 3), mimalloc failed in round 5 (index 4). Round 6 (index 5) never ran: the farm
+  // says it was cancelled.
+  const double ref[] = {10, 11, 12, 13, 14}, je[] = {9, 0, 10.5, 11, 12.7}, mi[] = {9.5, 10, 11, 12, 1};
+  for (int r = 0; r < 5; ++r) {
+    o.runs.push_back(run(0, r, ref[r], 1000, r != 3));
+    if (r != 1) o.runs.push_back(run(1, r, je[r], 1000));
+    o.runs.push_back(run(2, r, mi[r], 2000, r != 4));
+  }
+  for (int r = 0; r < 6; ++r) o.rounds.push_back({r, r == 5 ? "missing" : "done", r == 5 ? "CANCELLED" : ""});
+  auto p = bench::analyse_paired(spec, o, 1000);
+  const auto& je_arm = p.arms[1];
+  REQUIRE(je_arm.pairs.size() == 3);  // rounds 1, 3, 5
+  CHECK(je_arm.pairs[1].round == 2);
+  REQUIRE(je_arm.left_out.size() == 3);
+  CHECK(je_arm.left_out[0].round == 1);
+  CHECK(je_arm.left_out[0].why == "no run of jemalloc");
+  CHECK(je_arm.left_out[1].why == "baseline failed");
+  CHECK(je_arm.left_out[2].why == "no run of baseline; no run of jemalloc (round missing, CANCELLED)");
+  // Ratios 0.9, 0.875, 0.907: median 0.9; all three below 1: exact p = 1/8 (st.wilcoxon(..., 'less')).
+  CHECK_THAT(je_arm.ratio, WithinRel(0.9, 1e-12));
+  CHECK(je_arm.test.n == 3);
+  CHECK_THAT(je_arm.test.p, WithinRel(0.125, 1e-12));
+  const auto& mi_arm = p.arms[2];
+  CHECK(mi_arm.pairs.size() == 3);  // rounds 1, 2, 3
+  CHECK(mi_arm.left_out.size() == 3);
+  CHECK(mi_arm.left_out[0].why == "baseline failed");
+  CHECK(mi_arm.left_out[1].why == "mimalloc failed");
+  CHECK_THAT(mi_arm.rss_ratio, WithinRel(2.0, 1e-12));
+  // The table counts what was left out; the JSON lists it.
+  auto table = util::render_text(bench::paired_table(p));
+  CHECK(table.find("3 (3 left out)") != std::string::npos);
+  auto j = nlohmann::json::parse(bench::bench_json(spec, o, bench::analyse(spec, o, 100)));
+  CHECK(j["paired"]["arms"][0]["pairs"] == 3);
+  CHECK(j["paired"]["arms"][0]["left_out"][0] == nlohmann::json({{"round", 2}, {"why", "no run of jemalloc"}}));
+  // Unknown nodes: one group, no breakdown to show.
+  CHECK(p.by_host.size() == 1);
+  CHECK(p.by_host[0].name == "unknown");
+  CHECK_FALSE(bench::several_nodes(p));
+}
+
+TEST_CASE("Paired: the same input gives the same JSON, whatever order the runs arrived in", "[bench][paired]") {
+  auto spec = three_arms();
+  auto o = two_models();
+  auto first = bench::bench_json(spec, o, bench::analyse(spec, o, 100));
+  CHECK(bench::bench_json(spec, o, bench::analyse(spec, o, 100)) == first);
+  // A farm collects rounds as they finish: the paired figures do not depend on that order.
+  auto shuffled = o;
+  std::reverse(shuffled.runs.begin(), shuffled.runs.end());
+  auto j1 = nlohmann::json::parse(first), j2 = nlohmann::json::parse(bench::bench_json(spec, shuffled, bench::analyse(spec, shuffled, 100)));
+  CHECK(j1["paired"] == j2["paired"]);
+  CHECK(j1["by_node"] == j2["by_node"]);
+}
+
+TEST_CASE("Paired: a local bench (one host) shows the paired table and no by-node table", "[bench][paired]") {
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}};
+  spec.command = {"yosys"};
+  bench::Outcome o;
+  for (int r = 0; r < 4; ++r) {
+    o.runs.push_back(placed(0, r, 2.0 + 0.1 * r, 1000, "here", "Some CPU"));
+    o.runs.push_back(placed(1, r, 1.8 + 0.1 * r, 1000, "here", "Some CPU"));
+  }
+  auto text = bench::render_report(spec, o, bench::analyse(spec, o, 100), false);
+  CHECK(text.find("Paired by round") != std::string::npos);
+  CHECK(text.find("By node") == std::string::npos);
+  auto md = bench::render_report(spec, o, bench::analyse(spec, o, 100), true);
+  CHECK(md.find("| arm | pairs | paired ratio | 95% CI | Wilcoxon p (faster) | RSS ratio |") != std::string::npos);
+  // A round whose runs name two hosts is "mixed", and with a second host the breakdown shows.
+  o.runs[0].record.host = "elsewhere";
+  auto p = bench::analyse_paired(spec, o, 100);
+  REQUIRE(p.by_host.size() == 2);
+  CHECK(p.by_host[1].name == "mixed");
+  CHECK(p.by_host[1].rounds == 1);
+  CHECK(bench::several_nodes(p));
+  // One arm: nothing to pair.
+  spec.arms.pop_back();
+  bench::Outcome alone;
+  for (int r = 0; r < 3; ++r) alone.runs.push_back(run(0, r, 1, 1000));
+  auto single = bench::render_report(spec, alone, bench::analyse(spec, alone, 100), false);
+  CHECK(single.find("Paired by round") == std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include "stats/mann_whitney.hpp"
 #include "stats/stratified.hpp"
 #include "stats/summary.hpp"
+#include "stats/wilcoxon.hpp"
 
 using Catch::Matchers::WithinRel;
 
@@ -113,6 +114,22 @@ TEST_CASE("Mann-Whitney: ties correct the variance and force the asymptotic meth
 // def nxt(): global s; s=(s+0x9E3779B97F4A7C15)&M; z=s; z=((z^(z>>30))*0xBF58476D1CE4E5B9)&M;
 //            z=((z^(z>>27))*0x94D049BB133111EB)&M; return z^(z>>31)
 // [nxt() for _ in range(3)] -> [6457827717110365317, 3203168211198807973, 9817491932198370423]
+// Two-sided, scipy's default alternative:
+// st.mannwhitneyu(x,y) -> 1.0, 0.008658008658008658; st.mannwhitneyu(y,x) -> 29.0, the same p
+// st.mannwhitneyu(x3,y3) -> 23.5, 0.027640884214298913 (asymptotic, ties)
+// st.mannwhitneyu([5.0,6.0,7.0],[1.0,2.0,8.0,9.0]) -> 6.0, 1.0 (2 x 0.571..., capped)
+TEST_CASE("Mann-Whitney: two-sided doubles the larger U's tail, capped at 1", "[stats]") {
+  std::vector<double> x{1.1, 2.3, 0.7, 1.9, 2.8}, y{3.0, 2.5, 4.1, 3.3, 2.9, 3.8};
+  auto xy = stats::mann_whitney_u(x, y, stats::Alternative::two_sided);
+  CHECK(xy.exact);
+  CHECK(xy.u == 1.0);
+  CHECK_THAT(xy.p, WithinRel(0.008658008658008658, 1e-12));
+  CHECK_THAT(stats::mann_whitney_u(y, x, stats::Alternative::two_sided).p, WithinRel(0.008658008658008658, 1e-12));
+  std::vector<double> x3{1, 2, 2, 3, 3, 3, 4, 5, 5, 6}, y3{2, 3, 4, 4, 5, 6, 6, 7, 7, 8, 9};
+  CHECK_THAT(stats::mann_whitney_u(x3, y3, stats::Alternative::two_sided).p, WithinRel(0.027640884214298913, 1e-9));
+  CHECK(stats::mann_whitney_u({5, 6, 7}, {1, 2, 8, 9}, stats::Alternative::two_sided).p == 1.0);
+}
+
 TEST_CASE("Bootstrap: the generator is SplitMix64 as published", "[stats]") {
   stats::SplitMix64 g(1234567);
   CHECK(g.next() == 6457827717110365317ULL);
@@ -143,6 +160,22 @@ TEST_CASE("Bootstrap: CI of the median ratio matches a Python reimplementation a
   auto again = stats::bootstrap_median_ratio(x, y, 0.95, 2000, 20261130);
   CHECK(again.lo == ci.lo);
   CHECK(again.hi == ci.hi);
+}
+
+// The same generator (nxt, seeded 20261131), one sample:
+// x=[0.91,0.88,0.95,0.85,0.93,1.02,0.87,0.90,0.89,0.97]; ms=[]
+// for _ in range(1999): r=[x[nxt()%len(x)] for _ in x]; ms.append(np.median(r))
+// np.percentile(ms,[2.5,97.5]) -> [0.88, 0.95]
+// st.bootstrap((x,), np.median, method='percentile', n_resamples=10000, random_state=1) -> (0.88, 0.95)
+TEST_CASE("Bootstrap: CI of one sample's median matches a Python reimplementation and scipy", "[stats]") {
+  std::vector<double> x{0.91, 0.88, 0.95, 0.85, 0.93, 1.02, 0.87, 0.90, 0.89, 0.97};
+  auto ci = stats::bootstrap_median(x, 0.95, 1999, 20261131);
+  CHECK_THAT(ci.lo, WithinRel(0.88, 1e-12));
+  CHECK_THAT(ci.hi, WithinRel(0.95, 1e-12));
+  auto big = stats::bootstrap_median(x, 0.95, 10000, 7);
+  CHECK_THAT(big.lo, WithinRel(0.88, 0.01));
+  CHECK_THAT(big.hi, WithinRel(0.95, 0.01));
+  CHECK(std::isnan(stats::bootstrap_median({}).lo));
 }
 
 // Van Elteren's stratified test has no scipy function: the reference is the textbook formula in
@@ -217,4 +250,123 @@ TEST_CASE("Stratified ratio: weighted geometric mean of median ratios and its bo
   CHECK_THAT(ci.lo, WithinRel(0.9025256342417006, 1e-12));
   CHECK_THAT(ci.hi, WithinRel(0.9792984677340841, 1e-12));
   CHECK(std::isnan(stats::bootstrap_combined_ratio({}, 0.95, 100).lo));
+}
+
+// Wilcoxon signed-rank, against scipy 1.10.1 (/usr/bin/python3, Debian 12's python3-scipy):
+// import scipy.stats as st
+// ex=[-0.12,-0.05,0.03,-0.20,-0.08,-0.15,0.01,-0.09,-0.30,-0.04]
+// st.wilcoxon(ex, alternative='less')    -> statistic=3.0, pvalue=0.0048828125 (exact: n=10, no ties)
+// st.wilcoxon(ex)                        -> statistic=3.0, pvalue=0.009765625
+// st.wilcoxon(ex, alternative='greater') -> statistic=3.0, pvalue=0.9970703125
+namespace {
+using stats::SignedRankAlternative;
+using stats::SignedRankMethod;
+const std::vector<double> kSigned{-0.12, -0.05, 0.03, -0.20, -0.08, -0.15, 0.01, -0.09, -0.30, -0.04};
+}  // namespace
+
+TEST_CASE("Wilcoxon: small samples without ties use the exact distribution", "[stats]") {
+  auto less = stats::wilcoxon_signed_rank(kSigned, SignedRankAlternative::less);
+  CHECK(less.method == SignedRankMethod::exact);
+  CHECK(less.n == 10);
+  CHECK(less.statistic == 3.0);  // R+: ranks 2 (0.03) + 1 (0.01)
+  CHECK_THAT(less.p, WithinRel(0.0048828125, 1e-12));
+  auto two = stats::wilcoxon_signed_rank(kSigned, SignedRankAlternative::two_sided);
+  CHECK(two.statistic == 3.0);  // min(R+, R-)
+  CHECK_THAT(two.p, WithinRel(0.009765625, 1e-12));
+  // Mirrored: the one-sided p of the opposite direction, st.wilcoxon(ex, alternative='greater').
+  std::vector<double> mirrored;
+  for (double v : kSigned) mirrored.push_back(-v);
+  CHECK_THAT(stats::wilcoxon_signed_rank(mirrored).p, WithinRel(0.9970703125, 1e-12));
+  // big=[((i*37)%101-40.25)/100 for i in range(1,61)]  (60 distinct |d|)
+  // st.wilcoxon(big[:50], alternative='less') -> 867.0, 0.9872499584101826 (exact, n=50)
+  // st.wilcoxon(big)                          -> 564.0, 0.009768369815048953 (approx, n=60 > 50)
+  std::vector<double> big;
+  for (int i = 1; i <= 60; ++i) big.push_back((double((i * 37) % 101) - 40.25) / 100);
+  auto fifty = stats::wilcoxon_signed_rank(std::vector<double>(big.begin(), big.begin() + 50));
+  CHECK(fifty.method == SignedRankMethod::exact);
+  CHECK(fifty.statistic == 867.0);
+  CHECK_THAT(fifty.p, WithinRel(0.9872499584101826, 1e-12));
+  auto sixty = stats::wilcoxon_signed_rank(big, SignedRankAlternative::two_sided);
+  CHECK(sixty.method == SignedRankMethod::approx);
+  CHECK(sixty.statistic == 564.0);
+  CHECK_THAT(sixty.p, WithinRel(0.009768369815048953, 1e-9));
+}
+
+// ties=[-0.1,-0.1,0.2,-0.3,-0.3,-0.3,0.1,-0.5,-0.2,-0.4,0.05,-0.05]
+// st.wilcoxon(ties, alternative='less', method='approx') -> statistic=12.0, pvalue=0.01674131083281334
+// st.wilcoxon(ties, method='approx')                     -> statistic=12.0, pvalue=0.03348262166562668
+// (scipy 1.10's 'auto' keeps the exact distribution here: pvalue=0.01708984375, see wilcoxon.hpp)
+TEST_CASE("Wilcoxon: ties correct the variance and take the normal approximation", "[stats]") {
+  std::vector<double> ties{-0.1, -0.1, 0.2, -0.3, -0.3, -0.3, 0.1, -0.5, -0.2, -0.4, 0.05, -0.05};
+  auto less = stats::wilcoxon_signed_rank(ties);
+  CHECK(less.ties);
+  CHECK(less.method == SignedRankMethod::approx);
+  CHECK(less.statistic == 12.0);
+  CHECK_THAT(less.p, WithinRel(0.01674131083281334, 1e-9));
+  CHECK_THAT(stats::wilcoxon_signed_rank(ties, SignedRankAlternative::two_sided).p, WithinRel(0.03348262166562668, 1e-9));
+  // Forced exact reproduces scipy 1.10's own 'auto' figure (R+ = 12 is an integer here).
+  CHECK_THAT(stats::wilcoxon_signed_rank(ties, SignedRankAlternative::less, SignedRankMethod::exact).p,
+             WithinRel(0.01708984375, 1e-12));
+}
+
+// z=[0.0,-0.2,-0.1,0.0,-0.4,0.3,-0.25,-0.15]; nz=[v for v in z if v!=0]
+// st.wilcoxon(nz, alternative='less')                  -> statistic=5.0, pvalue=0.15625 (exact, n=6)
+// st.wilcoxon(nz)                                      -> statistic=5.0, pvalue=0.3125
+// st.wilcoxon(z, alternative='less', method='approx')  -> statistic=5.0, pvalue=0.12443193746896103
+//   (scipy 1.10's 'auto' on z gives the same: any zero sends it to the approximation)
+TEST_CASE("Wilcoxon: zero differences are dropped before ranking", "[stats]") {
+  std::vector<double> z{0.0, -0.2, -0.1, 0.0, -0.4, 0.3, -0.25, -0.15};
+  auto less = stats::wilcoxon_signed_rank(z);
+  CHECK(less.zeros == 2);
+  CHECK(less.n == 6);
+  CHECK(less.method == SignedRankMethod::exact);
+  CHECK(less.statistic == 5.0);
+  CHECK_THAT(less.p, WithinRel(0.15625, 1e-12));
+  CHECK_THAT(stats::wilcoxon_signed_rank(z, SignedRankAlternative::two_sided).p, WithinRel(0.3125, 1e-12));
+  auto approx = stats::wilcoxon_signed_rank(z, SignedRankAlternative::less, SignedRankMethod::approx);
+  CHECK(approx.n == 6);
+  CHECK_THAT(approx.p, WithinRel(0.12443193746896103, 1e-9));
+}
+
+// n = 1..3, st.wilcoxon(d, alternative='less') and st.wilcoxon(d):
+// [-0.5] -> 0.0, 0.5 and 0.0, 1.0     [0.5] -> 1.0, 1.0 and 0.0, 1.0
+// [-0.5,-0.2] -> 0.0, 0.25 and 0.0, 0.5     [-0.5,0.2] -> 1.0, 0.5 and 1.0, 1.0
+// [-0.1,-0.3,-0.2] -> 0.0, 0.125 and 0.0, 0.25     [0.1,-0.3,-0.2] -> 1.0, 0.25 and 1.0, 0.5
+// Three rounds all faster can never be significant at 0.05 (1/8): the table must not pretend.
+TEST_CASE("Wilcoxon: one to three differences give scipy's exact p-values", "[stats]") {
+  struct Case {
+    std::vector<double> d;
+    double stat_less, p_less, stat_two, p_two;
+  };
+  for (const auto& c : std::vector<Case>{{{-0.5}, 0, 0.5, 0, 1.0},
+                                         {{0.5}, 1, 1.0, 0, 1.0},
+                                         {{-0.5, -0.2}, 0, 0.25, 0, 0.5},
+                                         {{-0.5, 0.2}, 1, 0.5, 1, 1.0},
+                                         {{-0.1, -0.3, -0.2}, 0, 0.125, 0, 0.25},
+                                         {{0.1, -0.3, -0.2}, 1, 0.25, 1, 0.5}}) {
+    CAPTURE(c.d);
+    auto less = stats::wilcoxon_signed_rank(c.d);
+    CHECK(less.method == SignedRankMethod::exact);
+    CHECK(less.statistic == c.stat_less);
+    CHECK_THAT(less.p, WithinRel(c.p_less, 1e-12));
+    auto two = stats::wilcoxon_signed_rank(c.d, SignedRankAlternative::two_sided);
+    CHECK(two.statistic == c.stat_two);
+    CHECK_THAT(two.p, WithinRel(c.p_two, 1e-12));
+  }
+}
+
+// st.wilcoxon([0.0,0.0,0.0], alternative='less') -> ValueError("zero_method 'wilcox' and 'pratt' do
+// not work if x - y is zero for all elements."): no test, said so, no crash.
+TEST_CASE("Wilcoxon: all differences zero, or none, is no test and says why", "[stats]") {
+  auto zero = stats::wilcoxon_signed_rank({0.0, 0.0, 0.0});
+  CHECK(zero.method == SignedRankMethod::none);
+  CHECK(std::isnan(zero.p));
+  CHECK(zero.n == 0);
+  CHECK(zero.zeros == 3);
+  CHECK(zero.why_none.find("every difference is zero") != std::string::npos);
+  CHECK(std::string(stats::method_name(zero.method)) == "none");
+  auto empty = stats::wilcoxon_signed_rank({}, SignedRankAlternative::two_sided);
+  CHECK(empty.method == SignedRankMethod::none);
+  CHECK(std::isnan(empty.p));
+  CHECK(empty.why_none == "no differences");
 }
