@@ -32,6 +32,7 @@ namespace {
 
 constexpr long kTmpfsMagic = 0x01021994;
 constexpr const char* kPadVar = "EDASHIM_PAD";
+constexpr uint64_t kWarmupSalt = 0x5741524dULL;  // warm-up rounds' shuffle: not the measured rounds' own
 
 std::atomic<bool> g_interrupted{false};
 void on_interrupt(int) { g_interrupted = true; }
@@ -158,12 +159,6 @@ std::string fmt_duration(double s) {
   return buf;
 }
 
-struct Job {
-  int arm, round;
-  bool warmup;
-  int index;  // unique, for directory names
-};
-
 }  // namespace
 
 std::vector<std::pair<int, int>> schedule(int arms, int rounds, uint64_t seed) {
@@ -264,6 +259,144 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
   return out;
 }
 
+struct Session::Impl {
+  explicit Impl(const Spec& sp) : spec(sp) {}
+  const Spec& spec;
+  std::optional<std::regex> stdout_filter;
+  std::string self, cwd, work, fresh;
+  std::vector<std::string> command, base_env, pads;
+  std::vector<std::size_t> env_bytes;
+  std::mutex log_mu;  // keep_log appends, from several runs at once
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Session::~Session() {
+  util::remove_tree(impl_->work);
+  if (!impl_->fresh.empty()) util::remove_tree(impl_->fresh);
+}
+
+const std::vector<std::size_t>& Session::env_bytes() const { return impl_->env_bytes; }
+
+std::unique_ptr<Session> Session::open(const Spec& spec, const Checked& checked, std::string& error) {
+  auto s = std::make_unique<Impl>(spec);
+  s->self = util::self_exe();
+  s->cwd = current_dir();
+  s->work = work_template();
+  if (!spec.stdout_filter.empty()) s->stdout_filter.emplace(spec.stdout_filter);
+  s->command = run_command(spec, s->cwd);
+  if (!::mkdtemp(s->work.data())) {
+    error = "cannot create a directory in " + temp_root() + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  if (!spec.fresh_copy.empty()) {
+    auto base = fresh_base(spec.on, error);
+    if (!base) {
+      util::remove_tree(s->work);
+      return nullptr;
+    }
+    s->fresh = *base;
+  }
+  s->base_env = base_environment();
+  // Padding: every arm's tool gets an environment of the largest arm's size.
+  const auto& sizes = checked.tool_env_bytes;
+  std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
+  for (std::size_t size : sizes) {
+    s->pads.push_back(std::string(kPadVar) + "=" + std::string(largest - size + 8, 'x'));  // 8: never empty
+    s->env_bytes.push_back(largest + 8);
+  }
+  return std::unique_ptr<Session>(new Session(std::move(s)));
+}
+
+Run Session::execute(const Job& job, std::string* log_line) {
+  const Impl& s = *impl_;
+  const Spec& spec = s.spec;
+  Run r;
+  r.arm = job.arm;
+  r.round = job.round;
+  r.order = job.order;
+  std::string rundir = run_dir(s.work, job.index);
+  ::mkdir(rundir.c_str(), 0700);
+  std::string workdir = s.cwd;
+  if (!s.fresh.empty()) {
+    workdir = s.fresh + rundir.substr(s.work.size());
+    for (const auto& f : spec.fresh_copy)
+      if (!copy_file(f, workdir + "/" + copy_target(f))) {
+        r.failure = "cannot copy " + f + " into " + workdir;
+        return r;
+      }
+    if (!util::is_directory(workdir)) util::make_dirs(workdir, 0700);
+  }
+  std::vector<std::string> env = s.base_env;
+  env.push_back("EDASHIM_LOG=" + rundir + "/log.jsonl");
+  env.push_back(s.pads[std::size_t(job.arm)]);
+  std::vector<std::string> args{s.self, "run", "--strict", "-p", spec.arms[std::size_t(job.arm)].profile, "--"};
+  args.insert(args.end(), s.command.begin(), s.command.end());
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string out_path = rundir + "/stdout", err_path = rundir + "/stderr";
+  // The child's 0, 1 and 2 are opened by the spawn itself: no descriptor of ours exists for
+  // it to inherit, whatever other threads have open (theirs are all close-on-exec).
+  posix_spawn_file_actions_t fa;
+  ::posix_spawn_file_actions_init(&fa);
+  ::posix_spawn_file_actions_addchdir_np(&fa, workdir.c_str());
+  ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, s.self.c_str(), &fa, nullptr, argv.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.failure = "cannot start " + s.self + " in " + workdir + ": " + std::strerror(rc);
+    util::remove_tree(rundir);
+    if (!s.fresh.empty()) util::remove_tree(workdir);
+    return r;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  auto line = util::read_file(rundir + "/log.jsonl").value_or("");
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  report::RunRecord& rec = r.record;
+  if (line.empty() || !report::parse_run_line(line, rec)) {
+    r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);
+  } else {
+    r.ok = rec.ok() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!r.ok) {
+      std::string why = rec.signal ? "killed by signal " + std::to_string(*rec.signal)
+                                   : "exit status " + std::to_string(rec.exit_code.value_or(WEXITSTATUS(status)));
+      r.failure = why + ": " + tail_line(err_path);
+    }
+    if (!job.warmup && !spec.keep_log.empty()) {
+      std::string err;
+      std::lock_guard lock(impl_->log_mu);
+      run::append_log_line(spec.keep_log, line, err);
+    }
+    if (log_line) *log_line = line;
+  }
+  const std::regex* filter = s.stdout_filter ? &*s.stdout_filter : nullptr;
+  if (spec.compare && spec.compare_stdout) r.hashes["stdout"] = hash_output(out_path, filter);
+  if (spec.compare)
+    for (const auto& f : spec.compare_outputs) r.hashes[f] = hash_output(f[0] == '/' ? f : workdir + "/" + f, nullptr);
+  if (!s.fresh.empty()) util::remove_tree(workdir);
+  util::remove_tree(rundir);
+  return r;
+}
+
+std::vector<Job> jobs_of(const Spec& spec) {
+  std::vector<Job> jobs;
+  int index = 0;
+  for (auto [arm, round] : schedule(int(spec.arms.size()), spec.warmup, spec.seed ^ kWarmupSalt))
+    jobs.push_back({arm, round, true, ++index, 0});
+  for (auto [arm, round] : schedule(int(spec.arms.size()), spec.runs, spec.seed))
+    jobs.push_back({arm, round, false, ++index, 0});
+  for (std::size_t j = 0; j < jobs.size(); ++j) jobs[j].order = int(j);
+  return jobs;
+}
+
 std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error) {
   auto checked = check(spec, preview, error);
   if (!checked) return std::nullopt;
@@ -271,44 +404,12 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   out.physical_cores = physical_cores();
   out.machine = machine_description();
   out.warnings = checked->warnings;
-  std::optional<std::regex> stdout_filter;
-  if (!spec.stdout_filter.empty()) stdout_filter.emplace(spec.stdout_filter);
-
-  const std::string self = util::self_exe();
-  const std::string cwd = current_dir();
-  const std::vector<std::string> command = run_command(spec, cwd);
-  std::string work = work_template();
-  if (!::mkdtemp(work.data())) {
-    error = "cannot create a directory in " + temp_root() + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
-  std::string fresh;
-  if (!spec.fresh_copy.empty()) {
-    auto base = fresh_base(spec.on, error);
-    if (!base) {
-      util::remove_tree(work);
-      return std::nullopt;
-    }
-    fresh = *base;
-  }
-  const std::vector<std::string> base_env = base_environment();
-  // Padding: every arm's tool gets an environment of the largest arm's size.
-  const auto& sizes = checked->tool_env_bytes;
-  std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
-  std::vector<std::string> pads;
-  for (std::size_t s : sizes) {
-    pads.push_back(std::string(kPadVar) + "=" + std::string(largest - s + 8, 'x'));  // 8: never empty
-    out.env_bytes.push_back(largest + 8);
-  }
+  auto session = Session::open(spec, *checked, error);
+  if (!session) return std::nullopt;
+  out.env_bytes = session->env_bytes();
 
   // The whole schedule: warm-up rounds, then measured rounds, each round shuffled.
-  std::vector<Job> jobs;
-  int index = 0;
-  for (auto [arm, round] : schedule(int(spec.arms.size()), spec.warmup, spec.seed ^ 0x5741524dULL))
-    jobs.push_back({arm, round, true, ++index});
-  for (auto [arm, round] : schedule(int(spec.arms.size()), spec.runs, spec.seed))
-    jobs.push_back({arm, round, false, ++index});
-
+  const std::vector<Job> jobs = jobs_of(spec);
   std::vector<Run> results(jobs.size());
   std::mutex mu;
   std::atomic<std::size_t> next{0};
@@ -334,80 +435,6 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   ::sigaction(SIGTERM, &sa, &old_term);
   g_interrupted = false;
 
-  auto execute = [&](std::size_t j) {
-    const Job& job = jobs[j];
-    Run& r = results[j];
-    r.arm = job.arm;
-    r.round = job.round;
-    r.order = int(j);
-    std::string rundir = run_dir(work, job.index);
-    ::mkdir(rundir.c_str(), 0700);
-    std::string workdir = cwd;
-    if (!fresh.empty()) {
-      workdir = fresh + rundir.substr(work.size());
-      for (const auto& f : spec.fresh_copy)
-        if (!copy_file(f, workdir + "/" + copy_target(f))) {
-          r.failure = "cannot copy " + f + " into " + workdir;
-          return;
-        }
-      if (!util::is_directory(workdir)) util::make_dirs(workdir, 0700);
-    }
-    std::vector<std::string> env = base_env;
-    env.push_back("EDASHIM_LOG=" + rundir + "/log.jsonl");
-    env.push_back(pads[std::size_t(job.arm)]);
-    std::vector<std::string> args{self, "run", "--strict", "-p", spec.arms[std::size_t(job.arm)].profile, "--"};
-    args.insert(args.end(), command.begin(), command.end());
-    std::vector<char*> argv, envp;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::string out_path = rundir + "/stdout", err_path = rundir + "/stderr";
-    // The child's 0, 1 and 2 are opened by the spawn itself: no descriptor of ours exists for
-    // it to inherit, whatever other threads have open (theirs are all close-on-exec).
-    posix_spawn_file_actions_t fa;
-    ::posix_spawn_file_actions_init(&fa);
-    ::posix_spawn_file_actions_addchdir_np(&fa, workdir.c_str());
-    ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    ::posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid = 0;
-    int rc = ::posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), envp.data());
-    ::posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-      r.failure = "cannot start " + self + " in " + workdir + ": " + std::strerror(rc);
-      util::remove_tree(rundir);
-      if (!fresh.empty()) util::remove_tree(workdir);
-      return;
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    auto line = util::read_file(rundir + "/log.jsonl").value_or("");
-    while (!line.empty() && line.back() == '\n') line.pop_back();
-    report::RunRecord& rec = r.record;
-    if (line.empty() || !report::parse_run_line(line, rec)) {
-      r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);
-    } else {
-      r.ok = rec.ok() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      if (!r.ok) {
-        std::string why = rec.signal ? "killed by signal " + std::to_string(*rec.signal)
-                                     : "exit status " + std::to_string(rec.exit_code.value_or(WEXITSTATUS(status)));
-        r.failure = why + ": " + tail_line(err_path);
-      }
-      if (!job.warmup && !spec.keep_log.empty()) {
-        std::string err;
-        std::lock_guard lock(mu);
-        run::append_log_line(spec.keep_log, line, err);
-      }
-    }
-    if (spec.compare && spec.compare_stdout) r.hashes["stdout"] = hash_output(out_path, stdout_filter ? &*stdout_filter : nullptr);
-    if (spec.compare)
-      for (const auto& f : spec.compare_outputs) r.hashes[f] = hash_output(f[0] == '/' ? f : workdir + "/" + f, nullptr);
-    if (!fresh.empty()) util::remove_tree(workdir);
-    util::remove_tree(rundir);
-  };
-
   auto worker = [&] {
     for (;;) {
       if (g_interrupted) return;
@@ -417,7 +444,7 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
         std::lock_guard lock(mu);
         draw(spec.arms[std::size_t(jobs[j].arm)].name + (jobs[j].warmup ? " (warm-up)" : ""));
       }
-      execute(j);
+      results[j] = session->execute(jobs[j]);
       std::lock_guard lock(mu);
       ++done;
       draw("");
@@ -447,8 +474,6 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
     out.runs.push_back(results[j]);
   }
   if (warm_failed) out.warnings.push_back(std::to_string(warm_failed) + " warm-up run(s) failed");
-  util::remove_tree(work);
-  if (!fresh.empty()) util::remove_tree(fresh);
   return out;
 }
 

@@ -5,6 +5,7 @@
 // the same log line `edashim report` reads. The cost, one more exec per run, falls outside the
 // timed window: the inner edashim times the tool alone. Nothing bench opens reaches the tool:
 // runs start with posix_spawn and file actions, and every descriptor is close-on-exec.
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,6 +29,38 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
 // Checks (as check()), then runs the schedule. nullopt with `error` when the benchmark cannot
 // start at all; nothing has run then.
 std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error);
+
+// One run of a schedule.
+struct Job {
+  int arm = 0, round = 0;
+  bool warmup = false;
+  int index = 0;  // unique within a session: names the run's directories
+  int order = 0;  // position in the schedule
+};
+
+// The whole schedule of a local bench: warm-up rounds, then the measured rounds, each round
+// every arm once in shuffled order (schedule()).
+std::vector<Job> jobs_of(const Spec& spec);
+
+// What every run of one benchmark shares, set up once: the command as runs give it, the
+// environment without the caller's edashim variables, the padding that gives every arm's tool
+// an environment of one size, and the temporary directories (removed with the session). A
+// local bench and a farm's round task both run through it, so a run on a node is the same run.
+class Session {
+ public:
+  static std::unique_ptr<Session> open(const Spec& spec, const Checked& checked, std::string& error);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  // Runs one job (thread-safe); `log_line`, when given, receives the inner run's log line.
+  Run execute(const Job& job, std::string* log_line = nullptr);
+  const std::vector<std::size_t>& env_bytes() const;  // per arm, after padding
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 // Physical cores (distinct package/core pairs), falling back to the logical count.
 int physical_cores();
