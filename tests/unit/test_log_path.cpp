@@ -10,7 +10,7 @@
 #include "temp_dir.hpp"
 #include "util/fs.hpp"
 
-TEST_CASE("Log path: {host} is replaced by the host name, every time it appears; no placeholder, no change", "[log_path]") {
+TEST_CASE("Log path: {host} is replaced by the host name, every time it appears, and nothing without it", "[log_path]") {
   CHECK(config::expand_log_path("/shared/edashim-logs/{host}.jsonl", "node1") == "/shared/edashim-logs/node1.jsonl");
   CHECK(config::expand_log_path("/shared/{host}/{host}.jsonl", "n2.farm.example") == "/shared/n2.farm.example/n2.farm.example.jsonl");
   CHECK(config::expand_log_path("/home/me/runs.jsonl", "node1") == "/home/me/runs.jsonl");
@@ -59,7 +59,7 @@ TEST_CASE("Log path: any placeholder but {host}, or a stray brace, is refused wi
   CHECK(config::log_placeholder_problem("/x/{user}", "EDASHIM_LOG").find("in EDASHIM_LOG;") != std::string::npos);
 }
 
-TEST_CASE("Log path: an unknown placeholder in a config file is an error at its file and line; the setting is not taken", "[log_path][config]") {
+TEST_CASE("Log path: an unknown placeholder in a config file is an error at its file and line, and the setting is not taken", "[log_path][config]") {
   TempDir t;
   auto file = t.write("user/config.toml", "probe = true\nlog = \"/shared/{user}.jsonl\"\n");
   auto loaded = config::load(request_in(t));
