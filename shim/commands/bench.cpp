@@ -27,7 +27,7 @@ namespace {
 // `adopt_requires_bench` looks for it (report --recommend, learn/recommend.hpp).
 void record_outputs(const bench::Outcome& outcome, const std::vector<bench::ArmStats>& arms) {
   auto by = bench::outputs_by_allocator(outcome, arms);
-  std::string log = current_log_path();
+  std::string log = current_log_path("bench");
   if (log.empty() || (by.identical.empty() && by.differing.empty())) return;
   const report::RunRecord* last = nullptr;
   for (const auto& r : outcome.runs)

@@ -116,6 +116,8 @@ int explain(const pipeline::Invocation& inv) {
   row("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
   row("probe", s.probe.value ? "on" : "off", s.probe.origin);
   row("log", plan.log_path.empty() ? "off" : plan.log_path, s.log.origin);
+  if (plan.log_path != s.log.value && !plan.log_path.empty() && !s.log.value.empty())
+    std::printf("  %-20s %s, {host} = %s (this machine's name)\n", "  as written", s.log.value.c_str(), plan.host.c_str());
   if (s.explore.value > 0) {
     char share[32];
     std::snprintf(share, sizeof share, "%g of runs", s.explore.value);

@@ -248,18 +248,13 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
 }  // namespace
 
 int run_recommend(const RecommendOptions& o) {
-  std::string path = o.log.empty() ? current_log_path() : o.log;
-  if (path.empty()) {
-    std::cerr << "edashim report: logging is off (EDASHIM_LOG=off); name a log with --log FILE\n";
-    return 2;
-  }
+  auto logs = select_logs(o.logs, "report");
+  if (logs.status == 2) return 2;
   std::vector<learn::Run> runs;
   std::vector<learn::BenchRecord> benches;
   std::size_t without_fields = 0, without_status = 0;
-  ReadStats st;
-  std::string error;
-  bool ok = scan_log(
-      path,
+  auto reads = scan_logs(
+      logs.files,
       [&](const report::RunRecord& r) {
         if (!o.tools.empty() && std::find(o.tools.begin(), o.tools.end(), r.tool) == o.tools.end()) return;
         if (r.record == "bench_outputs") {
@@ -276,17 +271,29 @@ int run_recommend(const RecommendOptions& o) {
           return;
         }
         runs.push_back({r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s, r.max_rss_kb});
-      },
-      st, error);
-  if (!ok) {
-    std::cerr << "edashim report: " << error << "\n";
-    return 1;
+      });
+  // A log that cannot be read is named and the others still count; but a verdict from part of
+  // the evidence must not change what runs: no adopting, no --write, and exit status 1.
+  std::size_t failed = logs.unreadable, read = 0;
+  ReadStats st;
+  std::vector<std::string> paths;
+  for (const auto& r : reads) {
+    if (!r.error.empty()) {
+      std::cerr << "edashim report: " << r.error << (reads.size() > 1 ? " (the other logs still count)" : "") << "\n";
+      ++failed;
+    }
+    if (r.error.empty() || r.stats.lines) ++read;
+    st.lines += r.stats.lines;
+    st.malformed += r.stats.malformed;
+    paths.push_back(r.path);
   }
+  if (read == 0 && failed) return 1;
+  std::string path = paths.size() == 1 ? paths[0] : std::to_string(paths.size()) + " logs";
   learn::Rule rule;
   rule.rss_max = o.rss_budget;
   auto verdicts = learn::recommend(runs, rule);
   if (o.json) {
-    nlohmann::json j{{"rule", learn::rule_text(rule)}, {"log", path}, {"runs_used", runs.size()},
+    nlohmann::json j{{"rule", learn::rule_text(rule)}, {"log", path}, {"logs", paths}, {"runs_used", runs.size()},
                      {"runs_without_learning_fields", without_fields}, {"verdicts", nlohmann::json::array()}};
     for (const auto& v : verdicts) j["verdicts"].push_back(verdict_json(v));
     std::cout << j.dump(2) << "\n";
@@ -302,6 +309,11 @@ int run_recommend(const RecommendOptions& o) {
     for (const auto& v : verdicts) print_verdict(v, rule);
   }
   std::ostream& say = o.json ? std::cerr : std::cout;
+  if (failed) {
+    say << "The verdicts are from the logs that could be read (" << failed << " could not): nothing is adopted"
+        << (o.write.empty() ? "" : " or written to " + o.write) << " on part of the evidence.\n";
+    return 1;
+  }
   adopt(verdicts, runs, benches, rule, say);
   if (!o.write.empty()) {
     std::vector<learn::KeySetting> settings;

@@ -9,7 +9,7 @@
 namespace commands {
 
 struct RecommendOptions {
-  std::string log;                 // "" = the current log
+  std::vector<std::string> logs;   // --log, repeatable (files or directories); none = the current log
   std::vector<std::string> tools;  // only these; empty = all
   std::string write;               // --write FILE: merge the adopting TOML into it
   double rss_budget = 1.10;        // --rss-budget

@@ -1,6 +1,8 @@
 #include "commands/report.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,14 +15,25 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/recommend.hpp"
-#include "run/runlog.hpp"
+#include "paths/files.hpp"
+#include "pipeline/plan.hpp"
+#include "report/log_files.hpp"
 #include "util/fs.hpp"
 
 namespace commands {
 namespace {
 
-const char* by_name(report::GroupBy by) {
-  return by == report::GroupBy::cwd ? "cwd" : by == report::GroupBy::command ? "command" : "";
+const char* by_name(report::GroupBy by) { return report::group_by_name(by); }
+
+// A host or CPU model the record does not name (a log older than the field, a CPU unknown).
+constexpr const char* kUnknown = "(unknown)";
+
+// The current log, with the configuration's errors said: with one, runs are not logged at all.
+pipeline::CurrentLog current_log_said(const char* who) {
+  auto cur = pipeline::current_log(paths::Files::discover(), pipeline::current_environment());
+  for (const auto& p : cur.problems)
+    std::cerr << "edashim " << who << ": " << p.str() << " (runs from here are neither configured nor logged until it is fixed)\n";
+  return cur;
 }
 
 std::string share(const std::optional<double>& v) {
@@ -30,7 +43,8 @@ std::string share(const std::optional<double>& v) {
 nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
 struct Options {
-  std::string log, by = "none", format = "text", since, until;
+  std::vector<std::string> logs;
+  std::string by = "none", format = "text", since, until;
   bool json = false, csv = false, markdown = false;
   report::Filter filter;
   bool recommend = false;
@@ -40,7 +54,7 @@ struct Options {
 int run_report(const Options& o) {
   if (o.recommend) {
     RecommendOptions r = o.rec;
-    r.log = o.log;
+    r.logs = o.logs;
     r.tools = o.filter.tools;
     r.json = o.json;
     return run_recommend(r);
@@ -49,8 +63,7 @@ int run_report(const Options& o) {
     std::cerr << "edashim report: --write goes with --recommend\n";
     return 2;
   }
-  report::GroupBy by = o.by == "cwd" ? report::GroupBy::cwd
-                       : o.by == "command" ? report::GroupBy::command : report::GroupBy::none;
+  report::GroupBy by = report::group_by_named(o.by).value_or(report::GroupBy::none);
   report::Filter filter = o.filter;
   double now = double(std::time(nullptr));
   for (auto [text, slot] : {std::pair{&o.since, &filter.since}, std::pair{&o.until, &filter.until}}) {
@@ -63,21 +76,26 @@ int run_report(const Options& o) {
     }
   }
   if (!filter.cwd.empty()) filter.cwd = util::real_path(filter.cwd).value_or(filter.cwd);
-  std::string path = o.log.empty() ? current_log_path() : o.log;
-  if (path.empty()) {
-    std::cerr << "edashim report: logging is off (EDASHIM_LOG=off); name a log with --log FILE\n";
-    return 2;
-  }
+  auto logs = select_logs(o.logs, "report");
+  if (logs.status == 2) return 2;
   report::Aggregator agg(by);
-  ReadStats st;
-  std::string error;
-  if (!read_log(path, filter, agg, st, error)) {
-    std::cerr << "edashim report: " << error << "\n";
-    return 1;
+  auto reads = scan_logs(logs.files, [&](const report::RunRecord& rec) {
+    if (rec.record.empty() && filter.accepts(rec)) agg.add(rec);
+  });
+  std::size_t failed = logs.unreadable, read = 0;
+  for (const auto& r : reads) {
+    if (!r.error.empty()) {
+      std::cerr << "edashim report: " << r.error << (reads.size() > 1 ? " (the other logs still count)" : "") << "\n";
+      ++failed;
+    }
+    if (r.error.empty() || r.stats.lines) ++read;
+    if (r.stats.malformed)
+      std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << r.path
+                << " are not run records and were skipped\n";
   }
-  if (st.malformed)
-    std::cerr << "edashim report: " << st.malformed << " of " << st.lines << " lines in " << path
-              << " are not run records and were skipped\n";
+  // Nothing read: no table (it would say "no runs" of logs never seen).
+  if (read == 0 && failed) return 1;
+  std::string path = logs.files.size() == 1 ? logs.files[0] : std::to_string(read) + " logs";
   auto rows = agg.rows();
   if (o.json) {
     std::cout << report_json(rows, by) << "\n";
@@ -88,27 +106,66 @@ int run_report(const Options& o) {
     else if (rows.empty()) std::cerr << "edashim report: no runs in " << path << " match\n";
     else std::cout << util::render_text(table);
   }
-  return 0;
+  // Figures from some of the logs only: a script must be able to tell.
+  return failed ? 1 : 0;
 }
 
 }  // namespace
 
-std::string current_log_path() {
-  const char* env = std::getenv("EDASHIM_LOG");
-  if (env && *env) return std::string(env) == "off" ? std::string() : std::string(env);
-  return run::default_log_path();
+std::string current_log_path(const char* who) { return current_log_said(who).path; }
+
+LogSelection select_logs(const std::vector<std::string>& args, const char* who) {
+  LogSelection out;
+  if (args.empty()) {
+    auto cur = current_log_said(who);
+    if (cur.path.empty()) {
+      std::cerr << "edashim " << who << ": logging is off (log = \"off\" from " << cur.origin.str()
+                << "); name a log with --log FILE or --log DIR\n";
+      out.status = 2;
+      return out;
+    }
+    out.files.push_back(cur.path);
+    return out;
+  }
+  for (const auto& arg : args) {
+    struct stat st;
+    if (::stat(arg.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      out.files.push_back(arg);  // a file as named; if it cannot be read, reading it says so
+      continue;
+    }
+    DIR* dir = ::opendir(arg.c_str());
+    if (!dir) {
+      std::cerr << "edashim " << who << ": cannot list the directory " << arg << ": " << std::strerror(errno) << "\n";
+      ++out.unreadable;
+      continue;
+    }
+    std::vector<std::string> names;
+    while (const dirent* e = ::readdir(dir)) names.emplace_back(e->d_name);
+    ::closedir(dir);
+    std::string base = arg.back() == '/' ? arg : arg + "/";
+    std::size_t found = 0;
+    for (const auto& name : report::log_file_names(std::move(names))) {
+      std::string path = base + name;
+      // Regular files only (through a link too): a FIFO would block, a directory is not a log.
+      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      out.files.push_back(path);
+      ++found;
+    }
+    if (!found) std::cerr << "edashim " << who << ": no run logs (*.jsonl, *.jsonl.N) in " << arg << "\n";
+  }
+  return out;
 }
 
-bool read_log(const std::string& path, const report::Filter& filter, report::Aggregator& agg, ReadStats& st,
-              std::string& error) {
-  return scan_log(
-      path,
-      [&](const report::RunRecord& rec) {
-        if (!rec.record.empty() || !filter.accepts(rec)) return;
-        ++st.used;
-        agg.add(rec);
-      },
-      st, error);
+std::vector<LogRead> scan_logs(const std::vector<std::string>& files,
+                               const std::function<void(const report::RunRecord&)>& each) {
+  std::vector<LogRead> out;
+  for (const auto& f : files) {
+    LogRead r;
+    r.path = f;
+    scan_log(f, each, r.stats, r.error);
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 bool scan_log(const std::string& path, const std::function<void(const report::RunRecord&)>& each, ReadStats& st,
@@ -171,7 +228,7 @@ util::Table report_table(const std::vector<report::GroupRow>& rows, report::Grou
   if (by != report::GroupBy::none) t.right_aligned[2] = false;
   for (const auto& r : rows) {
     std::vector<std::string> cells{r.tool, r.profile.empty() ? "(none)" : r.profile};
-    if (by != report::GroupBy::none) cells.push_back(r.by);
+    if (by != report::GroupBy::none) cells.push_back(r.by.empty() && by != report::GroupBy::cwd ? kUnknown : r.by);
     cells.push_back(std::to_string(r.runs));
     cells.push_back(std::to_string(r.failures));
     cells.push_back(util::fixed(r.wall.median, 3));
@@ -191,7 +248,8 @@ std::string report_json(const std::vector<report::GroupRow>& rows, report::Group
     nlohmann::json j;
     j["tool"] = r.tool;
     j["profile"] = r.profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.profile);
-    if (by != report::GroupBy::none) j[by_name(by)] = r.by;
+    if (by != report::GroupBy::none)
+      j[by_name(by)] = r.by.empty() && by != report::GroupBy::cwd ? nlohmann::json(nullptr) : nlohmann::json(r.by);
     j["runs"] = r.runs;
     j["failures"] = r.failures;
     j["wall_s"] = {{"n", r.wall.n},
@@ -211,9 +269,11 @@ std::string report_json(const std::vector<report::GroupRow>& rows, report::Group
 Subcommand add_report_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("report", "Summarise the run log per tool and profile: times, peak memory, speedup vs baseline");
-  cmd->add_option("--log", o->log, "Run log to read (default: $EDASHIM_LOG, else $XDG_STATE_HOME/edashim/runs.jsonl)");
-  cmd->add_option("--by", o->by, "Also group by the working directory or the whole command")
-      ->check(CLI::IsMember({"none", "cwd", "command"}));
+  cmd->add_option("--log", o->logs,
+                  "Run log to read, repeatable; a directory: its *.jsonl and rotated *.jsonl.N files, in name order "
+                  "(default: the log runs from here write to, as `edashim explain TOOL` shows it)");
+  cmd->add_option("--by", o->by, "Also group by the working directory, the whole command, the host or the CPU model")
+      ->check(CLI::IsMember({"none", "cwd", "command", "host", "cpu"}));
   cmd->add_option("--tool", o->filter.tools, "Only this tool (repeatable)");
   cmd->add_option("--since", o->since, "Only runs started at or after: 2026-11-30, 2026-11-30T14:00 (UTC), or 7d / 36h / 90m ago");
   cmd->add_option("--until", o->until, "Only runs started before (same forms)");
@@ -240,6 +300,7 @@ Subcommand add_report_command(CLI::App& app) {
       "  edashim report --tool yosys --since 7d          yosys runs of the last week\n"
       "  edashim report --by command --markdown          one row per command, for a README\n"
       "  edashim report --cwd ~/chip --json | jq .       one project, machine-readable\n"
+      "  edashim report --log /shared/edashim-logs --by host   a farm's per-host logs, a row per host\n"
       "  edashim report --recommend --tool yosys         is another allocator faster for yosys here?\n"
       "--recommend compares, per tool and CPU model, each arm (allocator and options) with the current\n"
       "choice over the command signatures both ran, and recommends one only when p < 0.01 (van Elteren,\n"

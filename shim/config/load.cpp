@@ -15,6 +15,7 @@
 
 #include "alloc/allocators.hpp"
 #include "config/config_file.hpp"
+#include "config/log_path.hpp"
 #include "learn/learned.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
@@ -256,6 +257,7 @@ void apply_key(FileContext& f, const std::string& key, const toml::node& n, Sett
   if (key == "log") {
     auto v = n.value_exact<std::string>();
     if (!v || v->empty()) return report(f, n, "'log' must be a file path or \"off\"");
+    if (auto bad = log_placeholder_problem(*v); !bad.empty()) return report(f, n, bad);
     return s.log.set(*v, o);
   }
   if (key == "path") {
@@ -748,7 +750,12 @@ Loaded load(const LoadRequest& req) {
                               true});
     }
   }
-  if (!req.log.empty()) out.settings.log.set(req.log, {"EDASHIM_LOG"});
+  if (!req.log.empty()) {
+    if (auto bad = log_placeholder_problem(req.log, "EDASHIM_LOG"); !bad.empty())
+      out.problems.push_back({"EDASHIM_LOG", 0, 0, bad, true});
+    else
+      out.settings.log.set(req.log, {"EDASHIM_LOG"});
+  }
   check_profile_mentions(mentions, req, section_names, out.problems);
   return out;
 }

@@ -130,8 +130,6 @@ void write_same_work(util::JsonWriter& j, const Plan& plan, const RunSetup& setu
 }  // namespace
 
 void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& started) {
-  char host[256] = "";
-  ::gethostname(host, sizeof host - 1);
   char cwd[4096];
   j.begin_object();
   j.field(logkey::version, logkey::kVersion);
@@ -141,7 +139,7 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
   j.field(logkey::path, util::real_path(plan.tool_path).value_or(plan.tool_path));
   j.field(logkey::argv, plan.inv.argv);
   j.field(logkey::cwd, ::getcwd(cwd, sizeof cwd) ? cwd : "");
-  j.field(logkey::host, host);
+  j.field(logkey::host, plan.host.empty() ? util::host_name() : plan.host);  // once a run: the log path may have read it
   j.field(logkey::pid, int(::getpid()));
   j.field(logkey::tool_pid, started.pid);
   j.key(logkey::profile).string_or_null(plan.inv.chosen.profile);

@@ -8,10 +8,12 @@
 
 #include "alloc/allocators.hpp"
 #include "alloc/version.hpp"
+#include "config/log_path.hpp"
 #include "pipeline/preflight.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
+#include "util/machine.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -145,8 +147,7 @@ void check_options(Plan& plan) {
 // 6. Where the run goes: log, probe, scratch.
 void choose_destinations(Plan& plan, const paths::Files& files, const std::vector<std::string>& env) {
   const auto& s = plan.loaded.settings;
-  const std::string& log = s.log.value;
-  plan.log_path = log == "off" ? "" : log.empty() ? run::default_log_path() : log;
+  plan.log_path = log_path_of(s.log.value, plan.host);
   // A sanitizer's runtime must be the first library loaded: nothing goes ahead of it.
   if (s.probe.value && util::exists(files.probe_library) && !plan.tool_path.empty() &&
       plan.preflight.blocker != "sanitizer")
@@ -203,6 +204,27 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
   if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
   return run::build_environment(in);
+}
+
+std::string log_path_of(const std::string& log, std::string& host) {
+  if (log == "off") return "";
+  if (log.empty()) return run::default_log_path();
+  if (!config::names_host(log)) return log;
+  if (host.empty()) host = util::host_name();
+  return config::expand_log_path(log, host);
+}
+
+CurrentLog current_log(const paths::Files& files, const std::vector<std::string>& env) {
+  Invocation inv;  // no tool: the top-level settings
+  select_from(inv);
+  auto loaded = load_profile(inv, files, env);
+  CurrentLog out;
+  std::string host;
+  out.path = log_path_of(loaded.settings.log.value, host);
+  out.origin = loaded.settings.log.origin;
+  for (auto& p : loaded.problems)
+    if (p.error) out.problems.push_back(std::move(p));
+  return out;
 }
 
 ScratchNeed scratch_need(const config::Settings& s) {

@@ -24,7 +24,8 @@ struct Plan {
   std::string allocator_version;
   std::string allocator_note;      // e.g. "library not found; running on the system allocator"
   std::string options_family;
-  std::string log_path;            // empty: off
+  std::string log_path;            // empty: off; {host} expanded (log_path_of)
+  std::string host;                // gethostname, when the log path named {host}; else read for the record
   std::string probe_library;
   std::string scratch_base;        // empty: no scratch
   std::string scratch_note;
@@ -56,6 +57,22 @@ ScratchNeed scratch_need(const config::Settings& s);
 // Where directories of runs that ended without removing them may be (SIGKILLed; scratch left
 // to a daemon): the scratch candidates and the probe's base, each once.
 std::vector<std::string> sweep_bases(const Plan& plan);
+
+// Where the run log is under the `log` setting's value: "" for "off", the default for "", and
+// every {host} replaced by this machine's name (config/log_path.hpp). The one reader of the
+// setting: runs, explain, doctor, report, recommend and bench all come here. `host` is read with
+// gethostname only when the value names {host} and `host` is empty, and kept for the caller.
+std::string log_path_of(const std::string& log, std::string& host);
+
+// The log a run from the current directory writes to, under the files' top-level settings
+// (a [tool.NAME] section's `log` is that tool's: `explain NAME` shows it), EDASHIM_PROFILE and
+// EDASHIM_LOG: what `report`, `report --recommend` and `bench` read or append to.
+struct CurrentLog {
+  std::string path;                       // "" when logging is off
+  config::Origin origin;                  // where `log` was set ("built-in" for the default)
+  std::vector<config::Problem> problems;  // the configuration's errors (a run would not log then)
+};
+CurrentLog current_log(const paths::Files& files, const std::vector<std::string>& env);
 
 // The apt package that provides allocator `name` ("jemalloc" -> "libjemalloc2").
 std::string package_of(const std::string& name);

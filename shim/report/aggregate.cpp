@@ -33,9 +33,33 @@ std::string command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
+namespace {
+constexpr std::pair<GroupBy, const char*> kGroupNames[] = {
+    {GroupBy::none, "none"}, {GroupBy::cwd, "cwd"}, {GroupBy::command, "command"}, {GroupBy::host, "host"}, {GroupBy::cpu, "cpu"}};
+}
+
+std::optional<GroupBy> group_by_named(std::string_view name) {
+  for (auto [by, text] : kGroupNames)
+    if (name == text) return by;
+  return std::nullopt;
+}
+
+const char* group_by_name(GroupBy by) {
+  for (auto [b, text] : kGroupNames)
+    if (b == by) return text;
+  return "";
+}
+
 void Aggregator::add(const RunRecord& r) {
   std::string cmd = command_line(r.argv);
-  std::string by = by_ == GroupBy::cwd ? r.cwd : by_ == GroupBy::command ? cmd : std::string();
+  std::string by;
+  switch (by_) {
+    case GroupBy::none: break;
+    case GroupBy::cwd: by = r.cwd; break;
+    case GroupBy::command: by = cmd; break;
+    case GroupBy::host: by = r.host; break;
+    case GroupBy::cpu: by = r.cpu; break;
+  }
   Cell& c = groups_[Key{r.tool, r.profile, std::move(by)}][cmd];
   ++c.runs;
   if (r.allocator_verified) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/log_line.hpp"
@@ -11,8 +12,13 @@
 
 namespace report {
 
-// What, besides tool and profile, separates rows.
-enum class GroupBy { none, cwd, command };
+// What, besides tool and profile, separates rows: the working directory, the whole command, the
+// machine's name (the record's "host") or its CPU model (machine.cpu), for a farm's logs.
+enum class GroupBy { none, cwd, command, host, cpu };
+
+// "none", "cwd", "command", "host", "cpu"; nullopt for anything else.
+std::optional<GroupBy> group_by_named(std::string_view name);
+const char* group_by_name(GroupBy by);
 
 // Which runs count; empty fields filter nothing.
 struct Filter {
@@ -26,7 +32,8 @@ struct Filter {
 inline constexpr const char* kBaselineProfile = "baseline";
 
 struct GroupRow {
-  std::string tool, profile, by;       // profile "" = none; by: the cwd or command, per GroupBy
+  std::string tool, profile, by;       // profile "" = none; by: the cwd, command, host or CPU, per
+                                       // GroupBy ("" for a host or CPU the record does not name)
   std::size_t runs = 0, failures = 0;  // failures: nonzero exit or a signal (excluded from figures)
   stats::Summary wall;                 // successful runs only
   double median_rss_kb = 0;            // NaN when no run succeeded

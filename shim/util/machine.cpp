@@ -84,4 +84,10 @@ Machine current_machine(FactCache* cache) {
   return m;
 }
 
+std::string host_name() {
+  char host[256] = "";
+  if (::gethostname(host, sizeof host - 1) != 0) return "";
+  return host;
+}
+
 }  // namespace util

@@ -31,4 +31,8 @@ std::optional<std::string> cpu_model(FactCache* cache);
 // one stat().
 Machine current_machine(FactCache* cache);
 
+// This machine's name as gethostname(2) gives it (the short name or the FQDN, as the system is
+// configured; "" when it fails): the log's "host" field and a log path's {host}.
+std::string host_name();
+
 }  // namespace util

@@ -8,10 +8,13 @@
 #include <memory>
 
 #include "alloc/version.hpp"
+#include "config/log_path.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
 #include "proof_artefacts.hpp"
+#include "run/runlog.hpp"
+#include "util/machine.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -157,6 +160,55 @@ TEST_CASE("Plan: destinations: the log from EDASHIM_LOG or off, the probe only w
   p = f.plan("mytool", {"EDASHIM_LOG=off"});
   CHECK(p.log_path.empty());
   CHECK(p.probe_library == f.files.probe_library);
+}
+
+// Issue 16 item 4: one function expands the log path for runs, explain, doctor and the
+// commands that read the log (report, recommend, bench), so that they all name one file.
+TEST_CASE("Plan: a log path with {host} is this machine's file, the same for a run and for report", "[plan][log_path]") {
+  PlanFixture f;
+  f.tool("mytool");
+  f.t.write("user/config.toml", "log = \"" + f.t.path + "/logs/{host}.jsonl\"\n");
+  std::string host = util::host_name();
+  REQUIRE_FALSE(host.empty());
+  std::string expected = f.t.path + "/logs/" + config::safe_host_name(host) + ".jsonl";
+  auto p = f.plan("mytool");
+  CHECK_FALSE(p.loaded.has_errors());
+  CHECK(p.log_path == expected);
+  CHECK(p.host == host);  // read once, kept for the record's "host" field
+  auto cur = pipeline::current_log(f.files, f.env());
+  CHECK(cur.path == expected);
+  CHECK(cur.origin.str() == f.files.user_file + ":1");
+  CHECK(cur.problems.empty());
+  // EDASHIM_LOG wins, {host} and all; "off" is off for both.
+  p = f.plan("mytool", {"EDASHIM_LOG=" + f.t.path + "/env-{host}.jsonl"});
+  CHECK(p.log_path == f.t.path + "/env-" + config::safe_host_name(host) + ".jsonl");
+  CHECK(pipeline::current_log(f.files, f.env({"EDASHIM_LOG=off"})).path.empty());
+  // Without {host}, no gethostname before the run: the record reads it while the tool runs.
+  p = f.plan("mytool", {"EDASHIM_LOG=" + f.t.path + "/plain.jsonl"});
+  CHECK(p.log_path == f.t.path + "/plain.jsonl");
+  CHECK(p.host.empty());
+}
+
+TEST_CASE("Plan: an unknown placeholder in the log path is a configuration error, for report too", "[plan][log_path]") {
+  PlanFixture f;
+  f.tool("mytool");
+  f.t.write("user/config.toml", "\nlog = \"" + f.t.path + "/logs/{user}.jsonl\"\n");
+  auto p = f.plan("mytool");
+  CHECK(p.loaded.has_errors());
+  CHECK(has_problem(p, f.files.user_file + ":2:"));
+  CHECK(has_problem(p, "unknown placeholder {user}"));
+  auto cur = pipeline::current_log(f.files, f.env());
+  REQUIRE(cur.problems.size() == 1);
+  CHECK(cur.problems[0].str().find("unknown placeholder {user}") != std::string::npos);
+}
+
+TEST_CASE("Plan: log_path_of: off, the default, and {host} from the host given", "[plan][log_path]") {
+  std::string host = "given";
+  CHECK(pipeline::log_path_of("off", host).empty());
+  CHECK(pipeline::log_path_of("", host) == run::default_log_path());
+  CHECK(pipeline::log_path_of("/l/{host}.jsonl", host) == "/l/given.jsonl");
+  host = "../up";
+  CHECK(pipeline::log_path_of("/l/{host}.jsonl", host) == "/l/___up.jsonl");
 }
 
 TEST_CASE("Plan: the tool's environment carries the chain marker and the probe's file", "[plan]") {

@@ -5,7 +5,10 @@
 
 #include "commands/report.hpp"
 #include "report/aggregate.hpp"
+#include "report/log_files.hpp"
 #include "report/log_line.hpp"
+#include "temp_dir.hpp"
+#include "util/fs.hpp"
 #include "util/table.hpp"
 
 using Catch::Matchers::WithinRel;
@@ -168,4 +171,94 @@ TEST_CASE("Report: CSV, Markdown and JSON renderings", "[report]") {
   CHECK(j[0]["verified_share"].is_null());
   std::string text = util::render_text(table);
   CHECK(text.find("speedup\n") != std::string::npos);  // no trailing spaces
+}
+
+namespace {
+// A run line of a farm's log: the host and CPU model it ran on (null for "unknown").
+std::string farm_line(const char* host, const char* cpu, const char* profile, double wall) {
+  auto j = nlohmann::json::parse(line("yosys", profile, "A", "/p", wall, 1024, "0"));
+  j["host"] = host ? nlohmann::json(host) : nlohmann::json(nullptr);
+  j["machine"] = {{"cpu", cpu ? nlohmann::json(cpu) : nlohmann::json(nullptr)}, {"kernel", "6.1"}, {"cores", 2}};
+  return j.dump();
+}
+}  // namespace
+
+TEST_CASE("Report: --by host and --by cpu give a row per machine and compare within it", "[report][farm]") {
+  std::vector<std::string> log{farm_line("n1", "EPYC", "baseline", 10), farm_line("n1", "EPYC", "jemalloc", 5),
+                               farm_line("n2", "EPYC", "baseline", 20), farm_line("n2", "EPYC", "jemalloc", 16),
+                               farm_line("n3", "Xeon", "baseline", 30), farm_line(nullptr, nullptr, "baseline", 1)};
+  auto rows = aggregate(log, report::GroupBy::host);
+  REQUIRE(rows.size() == 6);  // sorted by tool, then host: "" (unknown), n1 (baseline, jemalloc), n2 (both), n3
+  CHECK(rows[0].by == "");
+  CHECK(rows[1].by == "n1");
+  CHECK(rows[2].by == "n1");
+  CHECK(rows[2].profile == "jemalloc");
+  CHECK_THAT(*rows[2].speedup, WithinRel(2.0, 1e-12));  // 10 / 5 on n1, not against n2's 20
+  CHECK(rows[3].by == "n2");
+  CHECK(rows[4].by == "n2");
+  CHECK_THAT(*rows[4].speedup, WithinRel(20.0 / 16.0, 1e-12));
+  CHECK(rows[5].by == "n3");
+  CHECK(rows[5].runs == 1);
+  rows = aggregate(log, report::GroupBy::cpu);
+  REQUIRE(rows.size() == 4);  // "" (unknown), EPYC baseline, EPYC jemalloc, Xeon baseline
+  CHECK(rows[0].by == "");
+  CHECK(rows[1].by == "EPYC");
+  CHECK(rows[1].runs == 2);
+  CHECK(rows[1].wall.median == 15);  // 10 and 20
+  CHECK(rows[2].by == "EPYC");
+  CHECK(rows[2].runs == 2);
+  CHECK(rows[3].by == "Xeon");
+  CHECK(rows[3].runs == 1);
+  // Rendered: the column is named for the grouping; an unnamed machine is "(unknown)", null in JSON.
+  auto table = commands::report_table(rows, report::GroupBy::cpu);
+  CHECK(table.headers[2] == "cpu");
+  CHECK(table.rows[0][2] == "(unknown)");
+  auto j = nlohmann::json::parse(commands::report_json(rows, report::GroupBy::cpu));
+  CHECK(j[0]["cpu"].is_null());
+  CHECK(j[3]["cpu"] == "Xeon");
+  CHECK(report::group_by_named("host") == std::optional<report::GroupBy>(report::GroupBy::host));
+  CHECK_FALSE(report::group_by_named("node").has_value());
+}
+
+TEST_CASE("Report: a directory's run logs are its *.jsonl and rotated *.jsonl.N files, in name order", "[report][farm]") {
+  CHECK(report::is_log_file_name("node1.jsonl"));
+  CHECK(report::is_log_file_name("node1.jsonl.1"));
+  CHECK(report::is_log_file_name("node1.jsonl.12"));
+  CHECK_FALSE(report::is_log_file_name("node1.jsonl."));
+  CHECK_FALSE(report::is_log_file_name("node1.jsonl.1.gz"));
+  CHECK_FALSE(report::is_log_file_name("node1.jsonl.tmp"));
+  CHECK_FALSE(report::is_log_file_name("node1.json"));
+  CHECK_FALSE(report::is_log_file_name(".jsonl"));
+  CHECK_FALSE(report::is_log_file_name(".node1.jsonl"));  // hidden: an editor's or a copy's
+  CHECK_FALSE(report::is_log_file_name("notes.txt"));
+  CHECK(report::log_file_names({"b.jsonl", "notes.txt", "a.jsonl.1", "a.jsonl", ".", ".."}) ==
+        std::vector<std::string>{"a.jsonl", "a.jsonl.1", "b.jsonl"});
+}
+
+TEST_CASE("Report: --log DIR reads every log in it, a log that cannot be read is named and the rest still count", "[report][farm]") {
+  TempDir t;
+  t.write("farm/n1.jsonl", farm_line("n1", "EPYC", "baseline", 1) + "\n" + farm_line("n1", "EPYC", "baseline", 2) + "\n");
+  t.write("farm/n1.jsonl.1", farm_line("n1", "EPYC", "baseline", 3) + "\n");
+  t.write("farm/n2.jsonl", farm_line("n2", "Xeon", "baseline", 4) + "\nnot json\n");
+  t.write("farm/README.txt", "not a log\n");
+  util::make_dirs(t.path + "/farm/old.jsonl");  // a directory, not a log
+  auto logs = commands::select_logs({t.path + "/farm", t.path + "/missing.jsonl"}, "report");
+  CHECK(logs.status == 0);
+  CHECK(logs.unreadable == 0);
+  REQUIRE(logs.files == std::vector<std::string>{t.path + "/farm/n1.jsonl", t.path + "/farm/n1.jsonl.1",
+                                                  t.path + "/farm/n2.jsonl", t.path + "/missing.jsonl"});
+  report::Aggregator agg(report::GroupBy::host);
+  auto reads = commands::scan_logs(logs.files, [&](const report::RunRecord& r) { agg.add(r); });
+  REQUIRE(reads.size() == 4);
+  CHECK(reads[0].error.empty());
+  CHECK(reads[2].stats.malformed == 1);
+  CHECK(reads[3].error.find("cannot open the run log " + t.path + "/missing.jsonl") == 0);
+  auto rows = agg.rows();
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].by == "n1");
+  CHECK(rows[0].runs == 3);  // two in n1.jsonl, one in its rotated n1.jsonl.1
+  CHECK(rows[1].by == "n2");
+  CHECK(rows[1].runs == 1);
+  logs = commands::select_logs({t.path + "/farm/README.txt"}, "report");
+  CHECK(logs.files == std::vector<std::string>{t.path + "/farm/README.txt"});  // a file named is read as named
 }
