@@ -68,9 +68,12 @@ std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, co
     if (f.dir.empty())
       e += "--executor " + f.executor + " needs --dir DIR: a new directory on storage every node shares, where the rounds' "
            "results are collected\n";
-    else if (util::exists(farm::experiment_path(absolute(f.dir))))
+    else if (who == "bench" && util::exists(farm::experiment_path(absolute(f.dir))))
       e += "--dir " + f.dir + " already holds an experiment: see it with edashim bench collect " + f.dir +
            " (--resubmit runs its missing rounds), or choose a new directory\n";
+    else if (who == "tune" && util::exists(absolute(f.dir) + "/step-1"))
+      e += "--dir " + f.dir + " already holds a tune's steps (step-1, ...): each is an experiment bench collect reads; "
+           "choose a new directory\n";
     if (f.executor == "slurm" && !f.parallel_args.empty()) e += "--parallel-args goes with --executor parallel\n";
     if (f.executor == "parallel" && !f.slurm_args.empty()) e += "--slurm-args goes with --executor slurm\n";
     std::string words_error;

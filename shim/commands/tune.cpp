@@ -13,6 +13,7 @@
 #include "bench/runner.hpp"
 #include "bench/svg.hpp"
 #include "bench/sweep.hpp"
+#include "commands/bench_farm.hpp"
 #include "commands/measure.hpp"
 #include "report/aggregate.hpp"
 #include "util/fs.hpp"
@@ -28,7 +29,24 @@ struct Options {
   std::string allocator, plot, write;
   double max_rss_ratio = 1.05;
   bool force = false;
+  FarmOptions farm;
 };
+
+// One step's bench, here or on a farm: there each step is an experiment of its own in
+// DIR/step-N, submitted, waited for, and collected as `bench collect` would.
+std::optional<bench::Outcome> run_step(const Options& o, const bench::Spec& spec, std::size_t i, std::string& error) {
+  if (o.farm.executor == "local") return bench::run(spec, preview_arm, error);
+  if (!bench::check(spec, preview_arm, error)) return std::nullopt;
+  FarmOptions f = o.farm;
+  f.dir = farm_dir(o.farm) + "/step-" + std::to_string(i + 1);
+  auto e = start_farm(spec, f, error);
+  if (!e) return std::nullopt;
+  bool interrupted = false;
+  auto c = collect_farm(f.dir, *e, true, interrupted);
+  if (!c.count["done"] || c.count["done"] < spec.runs) say_rounds(f.dir, c, spec.runs, std::cerr);
+  c.outcome.interrupted = interrupted;
+  return c.outcome;
+}
 
 using Settings = std::map<std::string, std::map<std::string, std::string>>;  // family -> key -> value
 
@@ -89,6 +107,8 @@ int run_tune(Options& o) {
   for (const auto& [option, path] : {std::pair{"--write", o.write}, std::pair{"--plot", o.plot}})
     if (auto bad = check_destination(option, path); !bad.empty()) return usage(bad);
 
+  if (auto bad = check_farm_options(o.farm, o.spec, "tune"); !bad.empty()) return usage(bad);
+
   std::string tmp = "/tmp";
   if (const char* t = std::getenv("TMPDIR"); t && *t) tmp = t;
   std::string dir = tmp + "/edashim-tune-XXXXXX";
@@ -136,7 +156,7 @@ int run_tune(Options& o) {
     std::cerr << "edashim tune: step " << i + 1 << "/" << options.size() << ": " << step.option << " over "
               << opt.values.size() << " values (+ current), " << o.spec.runs << " runs each, interleaved with baseline\n";
     std::string error;
-    auto outcome = bench::run(*spec, preview_arm, error);
+    auto outcome = run_step(o, *spec, i, error);
     if (!outcome) {
       std::cerr << "edashim tune: " << error << "\n";
       rc = 2;
@@ -253,6 +273,7 @@ Subcommand add_tune_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   add_spec_options(cmd, o->spec);
+  add_farm_options(cmd, o->farm);
   cmd->add_option("--plot", o->plot, "Write an SVG of the trade-off (wall vs peak memory, both / baseline)");
   cmd->add_option("--write", o->write, "Write the chosen profile here instead of printing it");
   cmd->add_flag("--force", o->force, "Replace an existing --write file");

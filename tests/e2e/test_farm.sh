@@ -134,6 +134,21 @@ test_parallel_a_killed_task_is_partial_and_resubmit_completes_it() {
   ls "$SB/pexp/rounds/" | grep -q 'r000000.attempt-1' || fail "the killed attempt's file is kept"
 }
 
+test_tune_on_slurm_keeps_what_is_faster_with_each_step_an_experiment() {
+  need_slurm
+  # As tune's local test: narenas:2 makes the stand-in fast, anything else slow; 5 rounds each.
+  tool=(sh -c 'case "$MALLOC_CONF" in *narenas:2*) sleep 0.01;; *) sleep 0.25;; esac')
+  timeout 300 "$BIN" tune --option jemalloc.narenas=1,2 -n 5 --warmup 0 --max-rss-ratio 10 --executor slurm \
+    --dir "$SB/tune" --slurm-args "--exclusive" --write tuned.toml -- "${tool[@]}" > out.txt 2> err.txt
+  expect_contains "$(cat tuned.toml)" 'narenas = 2' "the value that is faster on the evidence"
+  ls "$SB/tune/step-1/rounds" | grep -c 'jsonl$' > n.txt
+  expect_eq "$(cat n.txt)" 5 "a step's rounds, each a Slurm task's file"
+  expect_eq "$(python3 -c "import json; print(json.load(open('$SB/tune/step-1/experiment.json'))['spec']['arms'][0]['name'])")" \
+    baseline "the step's arms"
+  "$BIN" bench collect "$SB/tune/step-1" > step.txt 2> step.err
+  expect_contains "$(cat step.txt)" "narenas=2" "a step reads back as any farm bench"
+}
+
 test_farm_options_and_directories_are_checked_before_anything_runs() {
   set +e
   out=$("$BIN" bench -p baseline --dir "$SB/d" -- yosys -q -p "$SYNTH" 2>&1); rc=$?
