@@ -28,6 +28,28 @@ std::string ratio(double r) {
   return buf;
 }
 
+std::string vm_note(const std::vector<ArmStats>& arms) {
+  std::vector<std::string> off, silent;
+  for (const auto& a : arms) {
+    if (a.ok == 0 || !a.vm_kb.empty()) continue;
+    (a.unprobed ? off : silent).push_back(a.name);
+  }
+  if (off.empty() && silent.empty()) return "";
+  auto names = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& n : v) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  };
+  std::string s = "peak virtual size (VmPeak) needs the probe's records: ";
+  if (!off.empty())
+    s += "the probe was off for " + names(off) +
+         " (probe = false in its profile, libedashim_probe.so not installed, or a sanitizer runtime that must load first)";
+  if (!silent.empty())
+    s += std::string(off.empty() ? "" : "; ") + "no process of " + names(silent) +
+         " reported one (each ended by _exit, exec or a signal)";
+  return s;
+}
+
 std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples) {
   std::vector<ArmStats> arms(spec.arms.size());
   for (std::size_t a = 0; a < arms.size(); ++a) {
@@ -50,12 +72,15 @@ std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples)
     ++arm.ok;
     arm.wall.push_back(r.record.wall_s);
     arm.rss_kb.push_back(r.record.max_rss_kb);
+    if (r.record.vm_peak_kb) arm.vm_kb.push_back(*r.record.vm_peak_kb);
+    if (!r.record.probed) ++arm.unprobed;
   }
   const double nan = std::nan("");
   for (std::size_t a = 0; a < arms.size(); ++a) {
     auto& arm = arms[a];
     arm.wall_s = stats::summarize(arm.wall);
     arm.rss_median_kb = arm.rss_kb.empty() ? nan : stats::median(arm.rss_kb);
+    arm.vm_median_kb = arm.vm_kb.empty() ? nan : stats::median(arm.vm_kb);
     if (known[a]) arm.verified_share = double(verified[a]) / double(known[a]);
     const auto& ref = arms[0];
     arm.mean_ratio = arm.wall_s.mean / ref.wall_s.mean;
@@ -63,6 +88,7 @@ std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples)
     arm.p5_ratio = arm.wall_s.p5 / ref.wall_s.p5;
     arm.p95_ratio = arm.wall_s.p95 / ref.wall_s.p95;
     arm.rss_ratio = arm.rss_median_kb / ref.rss_median_kb;
+    arm.vm_ratio = arm.vm_median_kb / ref.vm_median_kb;  // NaN when either has no figure
     if (a > 0 && !arm.wall.empty() && !ref.wall.empty()) {
       arm.test = stats::mann_whitney_u(arm.wall, ref.wall, stats::Alternative::less);
       // Each arm gets its own stream, so adding an arm does not change the others' intervals.
@@ -84,10 +110,10 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
   auto fx = [](double v) { return util::fixed(v, 3); };
   if (compact) {
     t.headers = {"arm", "ok", "failed", "mean s", "median s", "p5 s", "p95 s", "p (faster)", "median ratio 95% CI",
-                 "peak RSS MB", "verified"};
+                 "peak RSS MB", "peak VM MB", "verified"};
   } else {
     t.headers = {"arm", "ok", "failed", "mean_s", "median_s", "p5_s", "p95_s", "mean_ratio", "median_ratio", "p5_ratio",
-                 "p95_ratio", "p_faster", "p_method", "ci95_lo", "ci95_hi", "peak_rss_mb", "rss_ratio", "verified"};
+                 "p95_ratio", "p_faster", "p_method", "ci95_lo", "ci95_hi", "peak_rss_mb", "rss_ratio", "peak_vm_mb", "vm_ratio", "verified"};
   }
   if (compare) t.headers.push_back("outputs");
   t.right_aligned.assign(t.headers.size(), true);
@@ -108,6 +134,9 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
       row.push_back(s.median_ratio_ci ? util::fixed(s.median_ratio_ci->lo, 3) + " - " + util::fixed(s.median_ratio_ci->hi, 3)
                                       : "-");
       row.push_back(util::fixed(s.rss_median_kb / 1024, 1) + (first ? "" : " (" + ratio(s.rss_ratio) + ")"));
+      row.push_back(std::isnan(s.vm_median_kb) ? "-"
+                                               : util::fixed(s.vm_median_kb / 1024, 1) +
+                                                     (first ? "" : " (" + ratio(s.vm_ratio) + ")"));
       row.push_back(verified);
     } else {
       for (double v : {s.wall_s.mean, s.wall_s.median, s.wall_s.p5, s.wall_s.p95}) row.push_back(util::fixed(v, 6));
@@ -118,6 +147,8 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
       row.push_back(s.median_ratio_ci ? util::fixed(s.median_ratio_ci->hi, 4) : "");
       row.push_back(util::fixed(s.rss_median_kb / 1024, 2));
       row.push_back(util::fixed(s.rss_ratio, 4));
+      row.push_back(std::isnan(s.vm_median_kb) ? "" : util::fixed(s.vm_median_kb / 1024, 2));
+      row.push_back(std::isnan(s.vm_ratio) ? "" : util::fixed(s.vm_ratio, 4));
       row.push_back(s.verified_share ? util::fixed(*s.verified_share, 3) : "");
     }
     if (compare) row.push_back(s.outputs_summary);
@@ -128,8 +159,8 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
 
 util::Table paired_table(const Paired& p) {
   util::Table t;
-  t.headers = {"arm", "pairs", "paired ratio", "95% CI", "Wilcoxon p (faster)", "RSS ratio"};
-  t.right_aligned = {false, true, true, true, true, true};
+  t.headers = {"arm", "pairs", "paired ratio", "95% CI", "Wilcoxon p (faster)", "RSS ratio", "VM ratio"};
+  t.right_aligned = {false, true, true, true, true, true, true};
   for (std::size_t a = 1; a < p.arms.size(); ++a) {
     const auto& arm = p.arms[a];
     std::string pairs = std::to_string(arm.pairs.size());
@@ -139,7 +170,7 @@ util::Table paired_table(const Paired& p) {
                            : p_value(arm.test.p) + (arm.test.method == stats::SignedRankMethod::exact ? " exact" : "");
     t.rows.push_back({arm.name, pairs, ratio(arm.ratio),
                       arm.ci ? util::fixed(arm.ci->lo, 3) + " - " + util::fixed(arm.ci->hi, 3) : "-", test,
-                      ratio(arm.rss_ratio)});
+                      ratio(arm.rss_ratio), ratio(arm.vm_ratio)});
   }
   return t;
 }
@@ -204,6 +235,7 @@ nlohmann::json paired_json(const Paired& p) {
                       {"method", stats::method_name(w.method)},
                       {"why_none", w.why_none.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.why_none)}};
     ja["rss_ratio"] = num(arm.rss_ratio);
+    ja["vm_ratio"] = num(arm.vm_ratio);
     auto& left = ja["left_out"] = nlohmann::json::array();
     for (const auto& l : arm.left_out) left.push_back({{"round", l.round + 1}, {"why", l.why}});
     auto& rounds = ja["rounds"] = nlohmann::json::array();
@@ -213,7 +245,8 @@ nlohmann::json paired_json(const Paired& p) {
                         {"cpu", r.cpu},
                         {"ratio", num(r.ratio)},
                         {"log_ratio", num(r.log_ratio)},
-                        {"rss_ratio", num(r.rss_ratio)}});
+                        {"rss_ratio", num(r.rss_ratio)},
+                        {"vm_ratio", num(r.vm_ratio)}});
     arms.push_back(std::move(ja));
   }
   return j;
@@ -292,7 +325,8 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
     arm["wall_s"] = {{"mean", num(s.wall_s.mean)}, {"median", num(s.wall_s.median)}, {"p5", num(s.wall_s.p5)},
                      {"p95", num(s.wall_s.p95)},   {"min", num(s.wall_s.min)},       {"max", num(s.wall_s.max)}};
     arm["ratio_to_first"] = {{"mean", num(s.mean_ratio)}, {"median", num(s.median_ratio)}, {"p5", num(s.p5_ratio)},
-                             {"p95", num(s.p95_ratio)},   {"peak_rss", num(s.rss_ratio)}};
+                             {"p95", num(s.p95_ratio)},   {"peak_rss", num(s.rss_ratio)},
+                             {"peak_vm", num(s.vm_ratio)}};
     if (s.test)
       arm["mann_whitney"] = {{"u", s.test->u}, {"p_faster", num(s.test->p)}, {"exact", s.test->exact}, {"ties", s.test->ties}};
     else
@@ -300,6 +334,7 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
     arm["median_ratio_ci95"] =
         s.median_ratio_ci ? nlohmann::json::array({num(s.median_ratio_ci->lo), num(s.median_ratio_ci->hi)}) : nlohmann::json(nullptr);
     arm["peak_rss_kb_median"] = num(s.rss_median_kb);
+    arm["peak_vm_kb_median"] = num(s.vm_median_kb);
     arm["verified_share"] = s.verified_share ? nlohmann::json(*s.verified_share) : nlohmann::json(nullptr);
     arm["outputs_summary"] = spec.compare ? nlohmann::json(s.outputs_summary) : nlohmann::json(nullptr);
     auto& verdicts = arm["outputs"] = spec.compare ? nlohmann::json::object() : nlohmann::json(nullptr);
@@ -316,6 +351,7 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
                            {"wall_s", rec.wall_s},    {"user_s", rec.user_s},     {"sys_s", rec.sys_s},
                            {"max_rss_kb", rec.max_rss_kb}, {"start_unix", rec.start_unix},
                            {"host", rec.host},        {"cpu", rec.cpu}};
+      jr["vm_peak_kb"] = rec.vm_peak_kb ? nlohmann::json(*rec.vm_peak_kb) : nlohmann::json(nullptr);
       jr["exit_code"] = rec.exit_code ? nlohmann::json(*rec.exit_code) : nlohmann::json(nullptr);
       jr["signal"] = rec.signal ? nlohmann::json(*rec.signal) : nlohmann::json(nullptr);
       jr["allocator_verified"] =
@@ -326,6 +362,8 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
     }
     out.push_back(std::move(arm));
   }
+  auto note = vm_note(arms);
+  j["peak_vm_note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
   auto paired = analyse_paired(spec, o);
   j["paired"] = paired_json(paired);
   j["by_node"] = {{"hosts", groups_json(paired, paired.by_host, true)},

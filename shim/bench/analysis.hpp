@@ -27,6 +27,11 @@ struct ArmStats {
   std::optional<stats::MannWhitney> test;
   std::optional<stats::Interval> median_ratio_ci;  // bootstrap 95%
   double rss_median_kb = 0, rss_ratio = 1;
+  // Peak virtual size: each successful run's largest VmPeak over its processes (the probe's);
+  // median over the runs that have one, NaN when none has (then the ratio is NaN too).
+  std::vector<double> vm_kb;          // successful runs with a figure, in run order
+  double vm_median_kb = 0, vm_ratio = 1;
+  std::size_t unprobed = 0;           // successful runs without the probe's records
   std::optional<double> verified_share;
   // --compare-outputs: a verdict per output, and the summary of them ("reference", "identical",
   // "differs: net.v", "varies between runs: stdout", "missing: net.place").
@@ -60,6 +65,10 @@ bool several_nodes(const Paired& paired);
 // Everything, including every run's raw figures, the paired analysis ("paired") and the
 // per-node breakdown ("by_node").
 std::string bench_json(const Spec& spec, const Outcome& outcome, const std::vector<ArmStats>& arms);
+
+// Why some arm shows no peak virtual size ("-"), said once; "" when every arm with a
+// successful run has one.
+std::string vm_note(const std::vector<ArmStats>& arms);
 
 // Ratio as "0.85x", "-" for NaN.
 std::string ratio(double r);

@@ -92,7 +92,7 @@ Paired analyse_paired(const Spec& spec, const Outcome& o, int resamples) {
   };
   for (std::size_t a = 1; a < n_arms; ++a) {
     auto& arm = p.arms[a];
-    std::vector<double> ratios, logs, rss;
+    std::vector<double> ratios, logs, rss, vm;
     for (const auto& [index, round] : rounds) {
       std::string why;
       for (std::size_t s : {std::size_t(0), a}) {
@@ -117,6 +117,11 @@ Paired analyse_paired(const Spec& spec, const Outcome& o, int resamples) {
         pair.rss_ratio = run->record.max_rss_kb / ref->record.max_rss_kb;
         rss.push_back(pair.rss_ratio);
       }
+      const auto &run_vm = run->record.vm_peak_kb, &ref_vm = ref->record.vm_peak_kb;
+      if (run_vm && ref_vm && *run_vm > 0 && *ref_vm > 0) {
+        pair.vm_ratio = *run_vm / *ref_vm;
+        vm.push_back(pair.vm_ratio);
+      }
       ratios.push_back(pair.ratio);
       logs.push_back(pair.log_ratio);
       for (auto* g : {&hosts[pair.host], &cpus[pair.cpu]}) {
@@ -129,6 +134,7 @@ Paired analyse_paired(const Spec& spec, const Outcome& o, int resamples) {
     }
     arm.ratio = median_or_nan(ratios);
     arm.rss_ratio = median_or_nan(rss);
+    arm.vm_ratio = median_or_nan(vm);
     arm.test = stats::wilcoxon_signed_rank(logs, stats::SignedRankAlternative::less);
     // Resampling rounds, not runs: a resampled round brings both its runs, so the interval keeps
     // what pairing cancelled cancelled. Each arm its own stream, as the unpaired interval.

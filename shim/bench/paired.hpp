@@ -30,6 +30,7 @@ struct RoundPair {
   double ratio = 0;       // wall(arm) / wall(reference)
   double log_ratio = 0;   // ln(ratio): what the test ranks and the node groups compare
   double rss_ratio = kNoFigure;  // peak RSS(arm) / peak RSS(reference); NaN when either is unknown (0)
+  double vm_ratio = kNoFigure;   // peak virtual size(arm) / (reference); NaN when either is unknown
 };
 
 // A round left out of an arm's pairs, and why ("jemalloc failed", "no run of baseline").
@@ -47,6 +48,7 @@ struct PairedArm {
   std::optional<stats::Interval> ci;  // percentile bootstrap 95% of that median, resampling rounds
   stats::Wilcoxon test;           // signed-rank on the log ratios, one-sided, H1: the arm is faster
   double rss_ratio = kNoFigure;   // median of the pairs' RSS ratios (NaN without any)
+  double vm_ratio = kNoFigure;    // median of the pairs' peak virtual size ratios (NaN without any)
 };
 
 // The rounds that ran on one host, or on one CPU model, and each arm's paired ratio there.

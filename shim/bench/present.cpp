@@ -86,7 +86,9 @@ std::string render_report(const Spec& spec, const Outcome& o, const std::vector<
   std::string s = head + "\n\n" + render(bench_table(arms, spec.compare, true)) + "\n";
   s += "Ratios are to the first arm (" + (arms.empty() ? std::string() : arms[0].name) +
        "). p (faster): one-sided Mann-Whitney U, H1: the arm's times are smaller. CI: bootstrap 95% of the median "
-       "ratio. Failed runs are excluded.\n";
+       "ratio. Failed runs are excluded. Peak RSS: the tool's (its largest process's) resident high-water mark; "
+       "peak VM: the largest VmPeak (virtual size) over its processes; both medians over the runs.\n";
+  if (auto note = vm_note(arms); !note.empty()) s += "Peak VM \"-\": " + note + ".\n";
   if (arms.size() > 1) {
     auto paired = analyse_paired(spec, o);
     s += "\nPaired by round (each arm against " + arms[0].name + " in the same round, on the same node):\n\n" +

@@ -53,12 +53,23 @@ Axis axis_for(const std::vector<double>& all, double x0, double x1) {
 }
 
 // One panel: a row per arm, values as dots, optional density, median bar, axis with ticks.
-std::string panel(const std::vector<ArmStats>& arms, bool times, double top, double row_h, double left, double right,
+enum class Figure { wall, rss, vm };
+
+// A run's figures for a panel: seconds, or MB.
+std::vector<double> values(const ArmStats& a, Figure fig) {
+  if (fig == Figure::wall) return a.wall;
+  std::vector<double> mb;
+  for (double kb : fig == Figure::rss ? a.rss_kb : a.vm_kb) mb.push_back(kb / 1024);
+  return mb;
+}
+
+std::string panel(const std::vector<ArmStats>& arms, Figure fig, double top, double row_h, double left, double right,
                   const std::string& heading, std::string& defs_unused) {
   (void)defs_unused;
+  const bool times = fig == Figure::wall;
   std::vector<double> all;
   for (const auto& a : arms)
-    for (double v : times ? a.wall : a.rss_kb) all.push_back(times ? v : v / 1024);
+    for (double v : values(a, fig)) all.push_back(v);
   Axis ax = axis_for(all, left, right);
   std::string s;
   s += "<text x='" + f(left) + "' y='" + f(top - 10) + "' class='h'>" + esc(heading) + "</text>\n";
@@ -78,8 +89,7 @@ std::string panel(const std::vector<ArmStats>& arms, bool times, double top, dou
     if (a % 2 == 1)
       s += "<rect x='" + f(left) + "' y='" + f(y0) + "' width='" + f(right - left) + "' height='" + f(row_h) +
            "' fill='#f4f4f4'/>\n";
-    std::vector<double> vals;
-    for (double v : times ? arm.wall : arm.rss_kb) vals.push_back(times ? v : v / 1024);
+    std::vector<double> vals = values(arm, fig);
     if (times && vals.size() >= 2) {
       std::vector<double> at;
       for (int i = 0; i <= 200; ++i) at.push_back(ax.lo + (ax.hi - ax.lo) * i / 200.0);
@@ -105,14 +115,14 @@ std::string panel(const std::vector<ArmStats>& arms, bool times, double top, dou
       double x = ax.map(med);
       s += "<line x1='" + f(x) + "' y1='" + f(y0 + 4) + "' x2='" + f(x) + "' y2='" + f(y0 + row_h - 4) +
            "' stroke='#222' stroke-width='2.5'/>\n";
-      double r = times ? arm.median_ratio : arm.rss_ratio;
+      double r = times ? arm.median_ratio : fig == Figure::rss ? arm.rss_ratio : arm.vm_ratio;
       std::string label = num_label(med) + (times ? " s" : " MB") + (a > 0 ? "  " + ratio(r) : "");
       s += "<text x='" + f(left - 10) + "' y='" + f(mid - 2) + "' class='arm' fill='" + color + "'>" + esc(arm.name) +
            "</text>\n";
       s += "<text x='" + f(left - 10) + "' y='" + f(mid + 13) + "' class='sub'>median " + esc(label) + "</text>\n";
     } else {
       s += "<text x='" + f(left - 10) + "' y='" + f(mid + 4) + "' class='arm' fill='" + color + "'>" + esc(arm.name) +
-           " (no successful run)</text>\n";
+           (arm.ok == 0 ? " (no successful run)" : " (no figure)") + "</text>\n";
     }
   }
   return s;
@@ -169,7 +179,12 @@ std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& tit
   const double width = 960, left = 250, right = width - 30, row_t = 64, row_m = 40;
   double top1 = 86, bottom1 = top1 + row_t * double(arms.size());
   double top2 = bottom1 + 70, bottom2 = top2 + row_m * double(arms.size());
-  double height = bottom2 + 50;
+  // The virtual-size panel below, or a line saying why there is none.
+  bool any_vm = false;
+  for (const auto& a : arms) any_vm |= !a.vm_kb.empty();
+  double top3 = bottom2 + 70, bottom3 = any_vm ? top3 + row_m * double(arms.size()) : bottom2 + 20;
+  std::string note = vm_note(arms);
+  double height = bottom3 + (note.empty() ? 50 : 70);
   std::string unused;
   std::string s = "<svg xmlns='http://www.w3.org/2000/svg' width='" + f(width) + "' height='" + f(height) +
                   "' viewBox='0 0 " + f(width) + " " + f(height) + "'>\n";
@@ -177,15 +192,21 @@ std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& tit
   s += "<rect width='100%' height='100%' fill='white'/>\n";
   s += "<text x='20' y='26' class='t'>" + esc(title) + "</text>\n";
   s += "<text x='20' y='46' class='st'>" + esc(subtitle) + "</text>\n";
-  s += panel(arms, true, top1, row_t, left, right, "Wall time per run (s): dots = runs, curve = density, bar = median", unused);
-  s += panel(arms, false, top2, row_m, left, right, "Peak RSS per run (MB)", unused);
+  s += panel(arms, Figure::wall, top1, row_t, left, right, "Wall time per run (s): dots = runs, curve = density, bar = median", unused);
+  s += panel(arms, Figure::rss, top2, row_m, left, right, "Peak RSS per run (MB)", unused);
+  if (any_vm)
+    s += panel(arms, Figure::vm, top3, row_m, left, right,
+               "Peak virtual size per run (MB): the largest VmPeak over the run's processes", unused);
+  if (!note.empty())
+    s += "<text x='20' y='" + f(bottom3 + 40) + "' class='st'>Peak virtual size: " + esc(note) + "</text>\n";
   s += "</svg>\n";
   return s;
 }
 
 std::string plot_tradeoff(const std::vector<TradeoffPoint>& pts, double budget, const std::string& title) {
   const double width = 760, height = 520, left = 80, right = width - 40, top = 70, bottom = height - 70;
-  std::vector<double> xs{1.0, budget}, ys{1.0};
+  std::vector<double> xs{1.0}, ys{1.0};
+  if (std::isfinite(budget)) xs.push_back(budget);  // NaN: no budget on peak RSS, no line
   for (const auto& p : pts) {
     if (std::isfinite(p.rss_ratio)) xs.push_back(p.rss_ratio);
     if (std::isfinite(p.wall_ratio)) ys.push_back(p.wall_ratio);
@@ -198,7 +219,7 @@ std::string plot_tradeoff(const std::vector<TradeoffPoint>& pts, double budget, 
   s += "<rect width='100%' height='100%' fill='white'/>\n";
   s += "<text x='20' y='28' class='t'>" + esc(title) + "</text>\n";
   s += "<text x='20' y='48' class='st'>lower is faster, left uses less memory; both relative to the baseline profile; "
-       "dashed line: memory budget</text>\n";
+       "dashed line: RSS budget; VM: peak virtual size / baseline</text>\n";
   for (double t : nice_ticks(ax.lo, ax.hi)) {
     if (t < ax.lo || t > ax.hi) continue;
     s += "<line x1='" + f(ax.map(t)) + "' y1='" + f(top) + "' x2='" + f(ax.map(t)) + "' y2='" + f(bottom) + "' class='grid'/>\n";
@@ -212,8 +233,9 @@ std::string plot_tradeoff(const std::vector<TradeoffPoint>& pts, double budget, 
   }
   s += "<text x='" + f((left + right) / 2) + "' y='" + f(bottom + 40) + "' class='h' style='text-anchor:middle'>peak RSS / baseline</text>\n";
   s += "<text transform='translate(24," + f((top + bottom) / 2) + ") rotate(-90)' class='h' style='text-anchor:middle'>median wall / baseline</text>\n";
-  s += "<line x1='" + f(ax.map(budget)) + "' y1='" + f(top) + "' x2='" + f(ax.map(budget)) + "' y2='" + f(bottom) +
-       "' stroke='#C44E52' stroke-dasharray='6,4' stroke-width='1.5'/>\n";
+  if (std::isfinite(budget))
+    s += "<line x1='" + f(ax.map(budget)) + "' y1='" + f(top) + "' x2='" + f(ax.map(budget)) + "' y2='" + f(bottom) +
+         "' stroke='#C44E52' stroke-dasharray='6,4' stroke-width='1.5'/>\n";
   s += "<circle cx='" + f(ax.map(1)) + "' cy='" + f(ay.map(1)) + "' r='5' fill='#888'/><text x='" + f(ax.map(1) + 8) + "' y='" +
        f(ay.map(1) - 6) + "' class='lbl'>baseline</text>\n";
   for (const auto& p : pts) {
@@ -222,7 +244,7 @@ std::string plot_tradeoff(const std::vector<TradeoffPoint>& pts, double budget, 
     s += "<circle cx='" + f(ax.map(p.rss_ratio)) + "' cy='" + f(ay.map(p.wall_ratio)) + "' r='" + (p.chosen ? "7" : "5") +
          "' fill='" + color + "' fill-opacity='0.85'/>\n";
     s += "<text x='" + f(ax.map(p.rss_ratio) + 9) + "' y='" + f(ay.map(p.wall_ratio) + 4) + "' class='lbl'>" + esc(p.label) +
-         (p.chosen ? " (chosen)" : "") + "</text>\n";
+         (std::isfinite(p.vm_ratio) ? " (VM " + ratio(p.vm_ratio) + ")" : "") + (p.chosen ? " (chosen)" : "") + "</text>\n";
   }
   s += "</svg>\n";
   return s;

@@ -8,7 +8,8 @@
 namespace bench {
 
 // Run-time distributions per arm (density curve, every run as a dot, the median as a bar)
-// above a peak-memory panel of the same shape.
+// above peak-RSS and peak-virtual-size panels of the same shape (the latter, when no arm has
+// the figure, replaced by a line saying why).
 std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& title, const std::string& subtitle);
 
 // One point of a tuning trade-off.
@@ -16,6 +17,7 @@ struct TradeoffPoint {
   std::string label;
   double rss_ratio = 0, wall_ratio = 0;
   bool chosen = false, within_budget = true;
+  double vm_ratio = kNoFigure;  // peak virtual size / baseline; NaN when unknown (written in the label)
 };
 // Median wall ratio against peak-RSS ratio (both vs baseline), with the memory budget drawn.
 std::string plot_tradeoff(const std::vector<TradeoffPoint>& points, double max_rss_ratio, const std::string& title);

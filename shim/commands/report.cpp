@@ -105,6 +105,7 @@ int run_report(const Options& o) {
     else if (o.markdown) std::cout << util::render_markdown(table);
     else if (rows.empty()) std::cerr << "edashim report: no runs in " << path << " match\n";
     else std::cout << util::render_text(table);
+    if (auto note = report::vm_peak_note(rows); !note.empty()) std::cerr << "edashim report: " << note << "\n";
   }
   // Figures from some of the logs only: a script must be able to tell.
   return failed ? 1 : 0;
@@ -221,7 +222,7 @@ util::Table report_table(const std::vector<report::GroupRow>& rows, report::Grou
   util::Table t;
   t.headers = {"tool", "profile"};
   if (by != report::GroupBy::none) t.headers.push_back(by_name(by));
-  for (const char* h : {"runs", "failed", "median s", "p5 s", "p95 s", "median RSS MB", "verified", "speedup"})
+  for (const char* h : {"runs", "failed", "median s", "p5 s", "p95 s", "median RSS MB", "median peak VM MB", "verified", "speedup"})
     t.headers.push_back(h);
   t.right_aligned.assign(t.headers.size(), true);
   t.right_aligned[0] = t.right_aligned[1] = false;
@@ -235,6 +236,7 @@ util::Table report_table(const std::vector<report::GroupRow>& rows, report::Grou
     cells.push_back(util::fixed(r.wall.p5, 3));
     cells.push_back(util::fixed(r.wall.p95, 3));
     cells.push_back(util::fixed(r.median_rss_kb / 1024, 1));
+    cells.push_back(r.median_vm_peak_kb ? util::fixed(*r.median_vm_peak_kb / 1024, 1) : "-");
     cells.push_back(share(r.verified_share));
     cells.push_back(r.speedup ? util::fixed(*r.speedup, 2) + "x" : "-");
     t.rows.push_back(std::move(cells));
@@ -258,6 +260,8 @@ std::string report_json(const std::vector<report::GroupRow>& rows, report::Group
                    {"p5", number_or_null(r.wall.p5)},
                    {"p95", number_or_null(r.wall.p95)}};
     j["median_max_rss_kb"] = number_or_null(r.median_rss_kb);
+    // The largest VmPeak over each run's processes, median over the runs; null without the probe.
+    j["median_vm_peak_kb"] = r.median_vm_peak_kb ? nlohmann::json(*r.median_vm_peak_kb) : nlohmann::json(nullptr);
     j["verified_share"] = r.verified_share ? nlohmann::json(*r.verified_share) : nlohmann::json(nullptr);
     j["speedup_vs_baseline"] = r.speedup ? nlohmann::json(*r.speedup) : nlohmann::json(nullptr);
     j["speedup_commands"] = r.speedup_commands;
@@ -292,7 +296,8 @@ Subcommand add_report_command(CLI::App& app) {
   c->excludes(m);
   cmd->footer(
       "Columns: runs (all), failed (nonzero exit or signal; left out of the figures), median/p5/p95 wall\n"
-      "seconds (percentiles by linear interpolation, as numpy), median peak RSS, share of runs whose\n"
+      "seconds (percentiles by linear interpolation, as numpy), median peak RSS, median peak virtual\n"
+      "size (each run's largest VmPeak over its processes, from the probe; \"-\" without it), share of runs whose\n"
       "allocator was verified, and speedup = baseline median / this median, the geometric mean over the\n"
       "commands (same argv) run under both this profile and `baseline`.\n"
       "Examples:\n"

@@ -74,7 +74,7 @@ void write_verification(util::JsonWriter& record, const Plan& plan, bool probed,
     record.begin_object();
     record.field("pid", q.pid).field("ppid", q.ppid).field("exe", q.exe).field("malloc", q.malloc_object);
     record.field("provider", run::malloc_provider(q)).field("forked", q.forked).field("end", q.end);
-    record.field("vm_hwm_kb", q.vm_hwm_kb).field("vm_peak_kb", q.vm_peak_kb);
+    record.field(logkey::vm_hwm_kb, q.vm_hwm_kb).field(logkey::vm_peak_kb, q.vm_peak_kb);
     record.end_object();
   }
   record.end_array();

@@ -72,6 +72,8 @@ void Aggregator::add(const RunRecord& r) {
   }
   c.wall.push_back(r.wall_s);
   c.rss.push_back(r.max_rss_kb);
+  if (r.vm_peak_kb) c.vm_peak.push_back(*r.vm_peak_kb);
+  if (!r.probed) ++c.unprobed;
 }
 
 std::vector<GroupRow> Aggregator::rows() const {
@@ -83,7 +85,7 @@ std::vector<GroupRow> Aggregator::rows() const {
     row.tool = tool;
     row.profile = profile;
     row.by = by;
-    std::vector<double> wall, rss;
+    std::vector<double> wall, rss, vm_peak;
     std::size_t verified = 0, known = 0;
     for (const auto& [cmd, c] : commands) {
       row.runs += c.runs;
@@ -92,9 +94,12 @@ std::vector<GroupRow> Aggregator::rows() const {
       known += c.verified_known;
       wall.insert(wall.end(), c.wall.begin(), c.wall.end());
       rss.insert(rss.end(), c.rss.begin(), c.rss.end());
+      vm_peak.insert(vm_peak.end(), c.vm_peak.begin(), c.vm_peak.end());
+      row.unprobed_runs += c.unprobed;
     }
     row.wall = stats::summarize(std::move(wall));
     row.median_rss_kb = rss.empty() ? nan : stats::median(std::move(rss));
+    if (!vm_peak.empty()) row.median_vm_peak_kb = stats::median(std::move(vm_peak));
     if (known) row.verified_share = double(verified) / double(known);
     if (profile == kBaselineProfile) {
       row.speedup = 1.0;
@@ -124,6 +129,22 @@ std::vector<GroupRow> Aggregator::rows() const {
     return std::tuple(a.tool, a.by, rank(a), a.profile) < std::tuple(b.tool, b.by, rank(b), b.profile);
   });
   return out;
+}
+
+std::string vm_peak_note(const std::vector<GroupRow>& rows) {
+  std::size_t missing = 0, unprobed = 0;
+  for (const auto& r : rows) {
+    if (r.median_vm_peak_kb || r.wall.n == 0) continue;
+    ++missing;
+    unprobed += r.unprobed_runs;
+  }
+  if (!missing) return "";
+  std::string why = unprobed ? "the probe was off for " + std::to_string(unprobed) +
+                                   " of their runs (probe = false in a profile, libedashim_probe.so not installed, or "
+                                   "a sanitizer runtime that must load first)"
+                             : "the probe ran but no process reported VmPeak (each ended by _exit, exec or a signal)";
+  return "peak virtual size is \"-\" in " + std::to_string(missing) + (missing == 1 ? " row" : " rows") +
+         ": it needs the probe's records (VmPeak per process), and " + why;
 }
 
 std::optional<double> parse_time(const std::string& text, double now) {

@@ -37,6 +37,10 @@ struct GroupRow {
   std::size_t runs = 0, failures = 0;  // failures: nonzero exit or a signal (excluded from figures)
   stats::Summary wall;                 // successful runs only
   double median_rss_kb = 0;            // NaN when no run succeeded
+  // The median peak virtual size over the successful runs whose probe reported one; nullopt
+  // when none did (the probe was off), with the runs that had no probe counted.
+  std::optional<double> median_vm_peak_kb;
+  std::size_t unprobed_runs = 0;       // successful runs without the probe's records
   std::optional<double> verified_share;  // over the runs whose log says; nullopt when none does
   // baseline median / this median: the geometric mean over the commands run under both this
   // profile and baseline (same tool, same argv, and same cwd or command when grouped by it).
@@ -53,13 +57,17 @@ class Aggregator {
   std::vector<GroupRow> rows() const;  // sorted by tool, then by, then baseline first, then profile
  private:
   struct Cell {
-    std::vector<double> wall, rss;
+    std::vector<double> wall, rss, vm_peak;
+    std::size_t unprobed = 0;
     std::size_t runs = 0, failures = 0, verified = 0, verified_known = 0;
   };
   using Key = std::tuple<std::string, std::string, std::string>;  // tool, profile, by
   GroupBy by_;
   std::map<Key, std::map<std::string, Cell>> groups_;  // -> command (argv joined) -> cell
 };
+
+// Why some rows show no peak virtual size ("-"), said once: "" when every row has one.
+std::string vm_peak_note(const std::vector<GroupRow>& rows);
 
 // The argv as one string, arguments separated by spaces and shell-quoted where needed.
 std::string command_line(const std::vector<std::string>& argv);

@@ -247,6 +247,39 @@ struct Scanner {
     } while (eat(','));
     return eat('}');
   }
+  // "processes": null when the probe did not run; else an array of objects, of which the
+  // largest "vm_peak_kb" is kept (null or absent in a record: that process did not say).
+  bool processes(std::optional<double>& vm_peak, bool& probed) {
+    vm_peak.reset();
+    probed = false;
+    if (is_null()) return true;
+    if (!eat('[')) return skip();
+    probed = true;
+    if (eat(']')) return true;
+    std::string key;
+    do {
+      ws();
+      if (p >= end || *p != '{') {
+        if (!skip()) return false;
+        continue;
+      }
+      ++p;
+      if (eat('}')) continue;
+      do {
+        if (!string(&key) || !eat(':')) return false;
+        if (key == logkey::vm_peak_kb) {
+          if (is_null()) continue;  // consumed: that process did not say
+          double v;
+          if (!number(v)) return false;
+          if (!vm_peak || v > *vm_peak) vm_peak = v;
+        } else if (!skip()) {
+          return false;
+        }
+      } while (eat(','));
+      if (!eat('}')) return false;
+    } while (eat(','));
+    return eat(']');
+  }
   // "explore": null when the run ran the current choice, an object when it explored.
   bool explore(bool& explored) {
     ws();
@@ -263,7 +296,8 @@ static_assert(logkey::cwd[0] == 'c' && logkey::exit_code[0] == 'e' && logkey::ma
 static_assert(logkey::profile[0] == 'p' && logkey::tool[0] == 't' && logkey::user_s[0] == 'u');
 static_assert(logkey::arm[0] == 'a' && logkey::machine[0] == 'm' && logkey::signature[0] == 's' &&
               logkey::explore[0] == 'e' && logkey::record[0] == 'r' && logkey::identical_arms[0] == 'i' &&
-              logkey::differing_arms[0] == 'd' && logkey::path[0] == 'p' && logkey::host[0] == 'h');
+              logkey::differing_arms[0] == 'd' && logkey::path[0] == 'p' && logkey::host[0] == 'h' &&
+              logkey::processes[0] == 'p');
 static_assert(logkey::wall_s[0] == 'w' && logkey::start_unix[0] == 's' && logkey::signal[0] == 's' &&
               logkey::status[0] == 's' && logkey::sys_s[0] == 's');
 
@@ -305,8 +339,10 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
                : key == logkey::machine ? s.field_of_object(logkey::cpu, r.cpu, &r.has_machine) : s.skip();
         break;
       case 'p':
-        good = key == logkey::profile ? s.string_or_null(r.profile)
-               : key == logkey::path ? s.string_or_null(r.path) : s.skip();
+        good = key == logkey::profile     ? s.string_or_null(r.profile)
+               : key == logkey::path      ? s.string_or_null(r.path)
+               : key == logkey::processes ? s.processes(r.vm_peak_kb, r.probed)
+                                          : s.skip();
         break;
       case 'r': good = key == logkey::record ? s.string_or_null(r.record) : s.skip(); break;
       case 's':

@@ -19,6 +19,11 @@ struct RunRecord {
   std::string allocator_requested;     // allocator.requested
   double wall_s = 0, user_s = 0, sys_s = 0;
   double max_rss_kb = 0;
+  // The run's peak virtual size: the largest VmPeak over the processes the probe recorded.
+  // Absent when the probe did not run ("processes" null: probe = false, no probe library, a
+  // sanitizer) or when no process reported one (each ended by _exit, exec or a signal).
+  std::optional<double> vm_peak_kb;
+  bool probed = false;                 // "processes" is an array: the probe ran
   std::optional<long> exit_code, signal, status;
   std::optional<bool> allocator_verified;  // absent from older logs
   std::string path;                    // the real tool's canonical path

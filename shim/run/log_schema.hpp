@@ -49,6 +49,8 @@ inline constexpr std::string_view status = "status";       // what a shell's $? 
 // true: a process the tool left (a daemon) still held the scratch; a later run's sweep removes it
 inline constexpr std::string_view scratch_left_in_use = "scratch_left_in_use";
 inline constexpr std::string_view processes = "processes"; // the probe's records, or null
+inline constexpr std::string_view vm_peak_kb = "vm_peak_kb"; // in a process's record: its VmPeak, or null
+inline constexpr std::string_view vm_hwm_kb = "vm_hwm_kb";   // in a process's record: its VmHWM, or null
 inline constexpr std::string_view allocator_verified = "allocator_verified";
 inline constexpr std::string_view verification = "verification";
 // Only when edashim could not start the tool itself and exec'd it in its own place instead

@@ -114,7 +114,7 @@ TEST_CASE("Bench: CSV has one column per figure, JSON every run", "[bench]") {
   auto csv = util::render_csv(bench::bench_table(a, false, false));
   CHECK(csv.substr(0, csv.find('\n')) ==
         "arm,ok,failed,mean_s,median_s,p5_s,p95_s,mean_ratio,median_ratio,p5_ratio,p95_ratio,p_faster,p_method,ci95_lo,"
-        "ci95_hi,peak_rss_mb,rss_ratio,verified");
+        "ci95_hi,peak_rss_mb,rss_ratio,peak_vm_mb,vm_ratio,verified");
   CHECK(csv.find("\nmimalloc,2,0,2.000000,2.000000,1.100000,2.900000,0.6667,0.6667,0.5238,0.7436,") != std::string::npos);
   auto j = nlohmann::json::parse(bench::bench_json(spec, o, a));
   REQUIRE(j["arms"].size() == 2);
@@ -271,6 +271,56 @@ TEST_CASE("Tune: a value replaces the current setting only when faster on the ev
   CHECK_FALSE(within);
   std::vector<bench::Candidate> none{cand("", 0, 0, 0, false), cand("x", 0, 0, 0, true)};
   CHECK_FALSE(choose(none, 1.05, within).has_value());
+}
+
+TEST_CASE("Bench: peak virtual size per arm: median of the runs' VmPeak, ratio to the first arm, in every export", "[bench]") {
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"tbbmalloc", "tbbmalloc"}, {"noprobe", "noprobe"}};
+  spec.command = {"yosys", "-q"};
+  bench::Outcome o;
+  for (int i = 0; i < 3; ++i) {
+    auto b = run(0, i, 10, 1000);
+    b.record.probed = true;
+    b.record.vm_peak_kb = 4000 + 100 * i;  // median 4100
+    auto t = run(1, i, 8, 1200);
+    t.record.probed = true;
+    t.record.vm_peak_kb = 5125;  // 1.25x
+    auto n = run(2, i, 9, 1100);  // probe off: no records, no figure
+    o.runs.insert(o.runs.end(), {b, t, n});
+  }
+  auto a = bench::analyse(spec, o, 100);
+  CHECK_THAT(a[0].vm_median_kb, WithinRel(4100.0, 1e-12));
+  CHECK_THAT(a[1].vm_ratio, WithinRel(1.25, 1e-12));
+  CHECK(std::isnan(a[2].vm_median_kb));
+  CHECK(std::isnan(a[2].vm_ratio));
+  CHECK(a[2].unprobed == 3);
+  auto note = bench::vm_note(a);
+  CHECK(note.find("the probe was off for noprobe") != std::string::npos);
+  CHECK(note.find("baseline") == std::string::npos);
+  auto text = util::render_text(bench::bench_table(a, false, true));
+  CHECK(text.find("peak VM MB") != std::string::npos);
+  CHECK(text.find("5.0 (1.250x)") != std::string::npos);
+  auto csv = util::render_csv(bench::bench_table(a, false, false));
+  CHECK(csv.find(",5.00,1.2500,") != std::string::npos);
+  auto report = bench::render_report(spec, o, a, false);
+  CHECK(report.find("Peak VM \"-\": peak virtual size (VmPeak) needs the probe's records: the probe was off for noprobe") !=
+        std::string::npos);
+  auto j = nlohmann::json::parse(bench::bench_json(spec, o, a));
+  CHECK(j["arms"][0]["peak_vm_kb_median"] == 4100.0);
+  CHECK(j["arms"][1]["ratio_to_first"]["peak_vm"] == 1.25);
+  CHECK(j["arms"][2]["peak_vm_kb_median"].is_null());
+  CHECK(j["arms"][2]["ratio_to_first"]["peak_vm"].is_null());
+  CHECK(j["arms"][1]["runs"][0]["vm_peak_kb"] == 5125.0);
+  CHECK(j["arms"][2]["runs"][0]["vm_peak_kb"].is_null());
+  CHECK(j["peak_vm_note"].is_string());
+  // Paired by round: 5125 / 4000, 5125 / 4100, 5125 / 4200 -> median 5125 / 4100 = 1.25.
+  CHECK(j["paired"]["arms"][0]["vm_ratio"] == 1.25);
+  CHECK(j["paired"]["arms"][1]["vm_ratio"].is_null());
+  auto paired = bench::analyse_paired(spec, o);
+  CHECK_THAT(paired.arms[1].pairs[0].vm_ratio, WithinRel(5125.0 / 4000, 1e-12));
+  auto svg = bench::plot_bench(a, "t", "s");
+  CHECK(svg.find("Peak virtual size per run (MB)") != std::string::npos);
+  CHECK(svg.find("noprobe (no figure)") != std::string::npos);
 }
 
 TEST_CASE("Bench: a verdict per output file and arm: identical, varies or missing", "[bench]") {
@@ -600,7 +650,7 @@ TEST_CASE("Paired: a local bench (one host) shows the paired table and no by-nod
   CHECK(text.find("Paired by round") != std::string::npos);
   CHECK(text.find("By node") == std::string::npos);
   auto md = bench::render_report(spec, o, bench::analyse(spec, o, 100), true);
-  CHECK(md.find("| arm | pairs | paired ratio | 95% CI | Wilcoxon p (faster) | RSS ratio |") != std::string::npos);
+  CHECK(md.find("| arm | pairs | paired ratio | 95% CI | Wilcoxon p (faster) | RSS ratio | VM ratio |") != std::string::npos);
   // A round whose runs name two hosts is "mixed", and with a second host the breakdown shows.
   o.runs[0].record.host = "elsewhere";
   auto p = bench::analyse_paired(spec, o, 100);

@@ -73,6 +73,66 @@ TEST_CASE("Report: the line scanner reads the fields and skips nested ones", "[r
   CHECK_FALSE(report::parse_run_line(R"({"tool":"yosys","wall_s":)", r));  // a torn line
 }
 
+// The run's peak virtual size is the largest VmPeak over the processes the probe recorded
+// (pipeline/log_record.cpp writes one object per process); without the probe, "processes" is null.
+TEST_CASE("Report: the line scanner takes the largest VmPeak over the processes, absent without the probe", "[report]") {
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line(
+      R"({"tool":"yosys","processes":[{"pid":1,"exe":"/usr/bin/yosys","vm_hwm_kb":900,"vm_peak_kb":5000},)"
+      R"({"pid":2,"exe":"/usr/bin/yosys-abc","argv":["a",{"b":[1]}],"vm_hwm_kb":100,"vm_peak_kb":7000.5},)"
+      R"({"pid":3,"vm_hwm_kb":null,"vm_peak_kb":null}],"max_rss_kb":900,"exit_code":0})",
+      r));
+  CHECK(r.probed);
+  REQUIRE(r.vm_peak_kb.has_value());
+  CHECK(*r.vm_peak_kb == 7000.5);
+  CHECK(r.max_rss_kb == 900);  // the fields after "processes" are still read
+  CHECK(r.ok());
+  // Probe off: null. Older logs: no field. An empty list, or processes that reported nothing.
+  REQUIRE(report::parse_run_line(R"({"tool":"yosys","processes":null,"max_rss_kb":5,"exit_code":0})", r));
+  CHECK_FALSE(r.probed);
+  CHECK_FALSE(r.vm_peak_kb.has_value());
+  CHECK(r.max_rss_kb == 5);
+  REQUIRE(report::parse_run_line(R"({"tool":"yosys","exit_code":0})", r));
+  CHECK_FALSE(r.probed);
+  CHECK_FALSE(r.vm_peak_kb.has_value());
+  REQUIRE(report::parse_run_line(R"({"processes":[],"exit_code":0})", r));
+  CHECK(r.probed);
+  CHECK_FALSE(r.vm_peak_kb.has_value());
+  REQUIRE(report::parse_run_line(R"({"processes":[{"pid":4,"vm_peak_kb":null}],"exit_code":0})", r));
+  CHECK(r.probed);
+  CHECK_FALSE(r.vm_peak_kb.has_value());
+  CHECK_FALSE(report::parse_run_line(R"({"processes":[{"vm_peak_kb":12)", r));  // a torn line
+}
+
+TEST_CASE("Report: a median peak virtual size column beside median RSS, \"-\" and a reason without the probe", "[report]") {
+  auto with_vm = [](std::string l, const char* processes) {
+    auto j = nlohmann::json::parse(l);
+    j["processes"] = nlohmann::json::parse(processes);
+    return j.dump();
+  };
+  auto rows = aggregate({with_vm(line("yosys", "baseline", "a.ys", "/w", 10, 1000, "0"),
+                                 R"([{"vm_peak_kb":2048},{"vm_peak_kb":4096}])"),
+                         with_vm(line("yosys", "baseline", "a.ys", "/w", 10, 1000, "0"), R"([{"vm_peak_kb":6144}])"),
+                         with_vm(line("yosys", "baseline", "a.ys", "/w", 10, 1000, "0"), R"([{"vm_peak_kb":8192}])"),
+                         with_vm(line("yosys", "jemalloc", "a.ys", "/w", 8, 1000, "0"), "null")},
+                        report::GroupBy::none);
+  REQUIRE(rows.size() == 2);
+  REQUIRE(rows[0].median_vm_peak_kb.has_value());
+  CHECK(*rows[0].median_vm_peak_kb == 6144);  // of 4096, 6144, 8192
+  CHECK_FALSE(rows[1].median_vm_peak_kb.has_value());
+  CHECK(rows[1].unprobed_runs == 1);
+  auto text = util::render_text(commands::report_table(rows, report::GroupBy::none));
+  CHECK(text.find("median peak VM MB") != std::string::npos);
+  CHECK(text.find("6.0") != std::string::npos);
+  auto j = nlohmann::json::parse(commands::report_json(rows, report::GroupBy::none));
+  CHECK(j[0]["median_vm_peak_kb"] == 6144.0);
+  CHECK(j[1]["median_vm_peak_kb"].is_null());
+  auto note = report::vm_peak_note(rows);
+  CHECK(note.find("in 1 row") != std::string::npos);
+  CHECK(note.find("the probe was off for 1 of their runs") != std::string::npos);
+  CHECK(report::vm_peak_note({rows[0]}).empty());
+}
+
 TEST_CASE("Report: groups per tool and profile, counts and excludes failures, gives the speedup per command", "[report]") {
   std::vector<std::string> log{
       // baseline, command A: 10, 12, 14 -> median 12; command B: 4 -> median 4
@@ -156,7 +216,7 @@ TEST_CASE("Report: CSV, Markdown and JSON renderings", "[report]") {
   auto rows = aggregate(log, report::GroupBy::none);
   auto table = commands::report_table(rows, report::GroupBy::none);
   std::string csv = util::render_csv(table);
-  CHECK(csv.substr(0, csv.find('\n')) == "tool,profile,runs,failed,median s,p5 s,p95 s,median RSS MB,verified,speedup");
+  CHECK(csv.substr(0, csv.find('\n')) == "tool,profile,runs,failed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup");
   CHECK(csv.find("yosys,\"a,b\"\"c\",1,0,1.000,1.000,1.000,1.0,-,2.00x\n") != std::string::npos);
   std::string md = util::render_markdown(table);
   CHECK(md.find("| tool | profile | runs |") == 0);
