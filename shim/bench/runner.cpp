@@ -251,6 +251,7 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
           if (said.insert(w).second) out.warnings.push_back(who + ": " + w);
       }
       out.tool_env_bytes.push_back(it->second.tool_env_bytes);
+      out.probe_off.push_back(it->second.probe_off);
     }
   }
   if (!problems.empty()) {

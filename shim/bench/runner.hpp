@@ -19,6 +19,7 @@ namespace bench {
 struct Checked {
   std::vector<std::size_t> tool_env_bytes;  // per arm, before padding
   std::vector<std::string> warnings;
+  std::vector<std::string> probe_off;       // per arm: why the probe would not run; "" when it would
 };
 
 // Everything that can be known before the first run: the spec's own consistency, the inputs,

@@ -77,6 +77,7 @@ struct ArmPreview {
   std::vector<std::string> errors;    // why the run would refuse to start, each with its fix
   std::vector<std::string> warnings;  // it would start, but not as asked (e.g. a library missing)
   std::size_t tool_env_bytes = 0;     // size of the environment the tool would get
+  std::string probe_off;              // why the probe would not run (no VmPeak then); "" when it would
 };
 
 // Previews one arm: (profile, command, environment the inner edashim starts with).

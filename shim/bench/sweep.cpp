@@ -93,9 +93,35 @@ double smallest_p(std::size_t n, std::size_t m) {
   return p;
 }
 
-std::optional<std::size_t> choose(const std::vector<Candidate>& cands, double max_rss_ratio, bool& within) {
+bool Budget::holds(const Candidate& c) const {
+  // Written as "not over" would let NaN through; `<=` is false for NaN.
+  if (max_rss_ratio && !(c.rss_ratio <= *max_rss_ratio)) return false;
+  if (max_vm_ratio && !(c.vm_ratio <= *max_vm_ratio)) return false;
+  return true;
+}
+
+std::string Budget::describe() const {
+  std::string s;
+  if (max_rss_ratio) s = "peak RSS <= " + util::fixed(*max_rss_ratio, 2) + "x baseline";
+  if (max_vm_ratio) s += (s.empty() ? "" : " and ") + std::string("peak virtual size <= ") + util::fixed(*max_vm_ratio, 2) + "x baseline";
+  return s.empty() ? "none" : s;
+}
+
+std::string Budget::over(const Candidate& c) const {
+  std::vector<std::string> why;
+  auto check = [&](const std::optional<double>& limit, double r, const char* what, const char* unknown) {
+    if (!limit || r <= *limit) return;
+    why.push_back(std::isnan(r) ? std::string(what) + " unknown (" + unknown + ")"
+                                : std::string(what) + " " + util::fixed(r, 3) + "x > " + util::fixed(*limit, 2) + "x");
+  };
+  check(max_rss_ratio, c.rss_ratio, "peak RSS", "no successful run");
+  check(max_vm_ratio, c.vm_ratio, "peak virtual size", "no VmPeak from the probe");
+  return util::join(why, "; ");
+}
+
+std::optional<std::size_t> choose(const std::vector<Candidate>& cands, const Budget& budget, bool& within) {
   auto usable = [&](std::size_t i) { return cands[i].ok > 0 && !std::isnan(cands[i].median_s); };
-  auto fits = [&](std::size_t i) { return cands[i].rss_ratio <= max_rss_ratio; };
+  auto fits = [&](std::size_t i) { return budget.holds(cands[i]); };
   std::optional<std::size_t> best;
   bool current_ok = !cands.empty() && usable(0);
   bool memory_decides = !current_ok || !fits(0);

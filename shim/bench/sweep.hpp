@@ -4,6 +4,7 @@
 // by the figures bench reports: one-sided Mann-Whitney p below kAlpha and the bootstrap 95%
 // interval of the median ratio wholly below 1. Anything less is noise, and noise changes nothing.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,12 +58,25 @@ struct Candidate {
   double median_s = 0, wall_ratio = 0, rss_ratio = 0;
   std::size_t ok = 0;
   Evidence vs_current;  // against candidate 0 (unset for candidate 0)
+  double vm_ratio = std::numeric_limits<double>::quiet_NaN();  // peak virtual size / baseline; NaN: unknown
 };
 
-// The candidate a step keeps: among those within the peak-RSS budget that are faster than the
+// The memory budgets, each relative to baseline: --max-rss-ratio, --max-vm-ratio, either or both.
+struct Budget {
+  std::optional<double> max_rss_ratio, max_vm_ratio;
+  // Every budget given holds. A figure that is unknown (NaN: peak virtual size without the
+  // probe) breaks a budget given on it: an unmeasured figure is not within anything.
+  bool holds(const Candidate& c) const;
+  // "peak RSS <= 1.05x baseline and peak virtual size <= 1.10x baseline"; "none" without budgets.
+  std::string describe() const;
+  // Why `c` is over: "peak RSS 1.200x > 1.05x; peak virtual size unknown (no probe)"; "" when within.
+  std::string over(const Candidate& c) const;
+};
+
+// The candidate a step keeps: among those within the budget that are faster than the
 // current setting on the evidence, the least median; else the current setting. When the current
 // setting is itself over the budget, memory decides: the fastest candidate within it, if any.
 // `within`: the kept candidate is within the budget. nullopt when no candidate has a successful run.
-std::optional<std::size_t> choose(const std::vector<Candidate>& candidates, double max_rss_ratio, bool& within);
+std::optional<std::size_t> choose(const std::vector<Candidate>& candidates, const Budget& budget, bool& within);
 
 }  // namespace bench

@@ -27,7 +27,8 @@ struct Options {
   bench::Spec spec;  // the command and how to run it; each step's arms are tune's own
   std::vector<std::string> option_texts;
   std::string allocator, plot, write;
-  double max_rss_ratio = 1.05;
+  // Either or both; neither: peak RSS <= kDefaultRssRatio x baseline.
+  std::optional<double> max_rss_ratio, max_vm_ratio;
   bool force = false;
   FarmOptions farm;
 };
@@ -46,6 +47,14 @@ std::optional<bench::Outcome> run_step(const Options& o, const bench::Spec& spec
   if (!c.count["done"] || c.count["done"] < spec.runs) say_rounds(f.dir, c, spec.runs, std::cerr);
   c.outcome.interrupted = interrupted;
   return c.outcome;
+}
+
+constexpr double kDefaultRssRatio = 1.05;
+
+bench::Budget budget_of(const Options& o) {
+  bench::Budget b{o.max_rss_ratio, o.max_vm_ratio};
+  if (!b.max_rss_ratio && !b.max_vm_ratio) b.max_rss_ratio = kDefaultRssRatio;
+  return b;
 }
 
 using Settings = std::map<std::string, std::map<std::string, std::string>>;  // family -> key -> value
@@ -117,12 +126,22 @@ int run_tune(Options& o) {
     return 1;
   }
   int file_no = 0;
+  const bench::Budget budget = budget_of(o);
   // Every step's every value is checked before the first run: an option the installed
   // allocator does not know stops tune here, not after an hour of sweeping.
   for (std::size_t i = 0; i < options.size(); ++i) {
     auto spec = step_spec(o, options[i], allocator, {}, dir, file_no, i);
     std::string error = spec ? "" : "cannot write candidate profiles in " + dir;
-    if (spec) bench::check(*spec, preview_arm, error);
+    std::optional<bench::Checked> checked;
+    if (spec) checked = bench::check(*spec, preview_arm, error);
+    // A budget on a figure no run will have would keep nothing, or worse, seem to: refuse it.
+    if (checked && budget.max_vm_ratio) {
+      for (std::size_t a = 0; a < checked->probe_off.size() && error.empty(); ++a)
+        if (!checked->probe_off[a].empty())
+          error = "--max-vm-ratio needs each run's peak virtual size (VmPeak, which the probe records), but the "
+                  "probe would be off for " + spec->arms[a].name + ": " + checked->probe_off[a] +
+                  "; turn the probe on or budget on peak RSS alone (--max-rss-ratio)";
+    }
     if (!error.empty()) {
       util::remove_tree(dir);
       // The candidate files are tune's own: name the option and value, not the temporary file.
@@ -142,6 +161,7 @@ int run_tune(Options& o) {
   Settings fixed;
   std::vector<Step> steps;
   std::vector<bench::TradeoffPoint> points;
+  std::string vm_why;  // why some candidate has no peak virtual size, said once under the table
   int rc = 0;
   for (std::size_t i = 0; i < options.size(); ++i) {
     const auto& opt = options[i];
@@ -168,11 +188,18 @@ int run_tune(Options& o) {
       for (const auto& f : a.failures) std::cerr << "edashim tune: " << a.name << " failed, " << f << "\n";
     for (std::size_t c = 0; c + 1 < arms.size(); ++c) {
       const auto& a = arms[c + 1];
-      bench::Candidate cand{c == 0 ? "" : opt.values[c - 1], a.wall_s.median, a.median_ratio, a.rss_ratio, a.ok, {}};
+      bench::Candidate cand{c == 0 ? "" : opt.values[c - 1], a.wall_s.median, a.median_ratio, a.rss_ratio, a.ok, {},
+                            a.vm_ratio};
       if (c > 0) cand.vs_current = bench::weigh(a.wall, arms[1].wall, spec->seed + c);
       step.candidates.push_back(cand);
     }
-    step.chosen = bench::choose(step.candidates, o.max_rss_ratio, step.within);
+    if (auto note = bench::vm_note(arms); !note.empty()) {
+      if (vm_why.empty()) vm_why = note;
+      if (budget.max_vm_ratio)
+        std::cerr << "edashim tune: warning: step " << i + 1 << ": " << note
+                  << "; a candidate without the figure counts as over the --max-vm-ratio budget\n";
+    }
+    step.chosen = bench::choose(step.candidates, budget, step.within);
     if (!step.chosen) {
       std::cerr << "edashim tune: no run of " << step.option << " succeeded; stopping\n";
       rc = 1;
@@ -184,7 +211,7 @@ int run_tune(Options& o) {
     if (!kept.value.empty()) fixed[opt.family][opt.key] = kept.value;
     for (const auto& cand : step.candidates)
       points.push_back({step.option + "=" + (cand.value.empty() ? "(current)" : cand.value), cand.rss_ratio,
-                        cand.wall_ratio, false, cand.rss_ratio <= o.max_rss_ratio});
+                        cand.wall_ratio, false, budget.holds(cand), cand.vm_ratio});
     steps.push_back(step);
     if (outcome->interrupted) {
       rc = 130;
@@ -194,21 +221,22 @@ int run_tune(Options& o) {
   util::remove_tree(dir);
 
   util::Table t;
-  t.headers = {"step", "option", "value", "ok", "median s", "wall / baseline", "peak RSS / baseline", "in budget",
-               "vs current (p, CI of median ratio)", "kept"};
-  t.right_aligned = {true, false, false, true, true, true, true, false, false, false};
+  t.headers = {"step", "option", "value", "ok", "median s", "wall / baseline", "peak RSS / baseline",
+               "peak VM / baseline", "in budget", "vs current (p, CI of median ratio)", "kept"};
+  t.right_aligned = {true, false, false, true, true, true, true, true, false, false, false};
   for (std::size_t i = 0; i < steps.size(); ++i)
     for (std::size_t c = 0; c < steps[i].candidates.size(); ++c) {
       const auto& cand = steps[i].candidates[c];
       t.rows.push_back({std::to_string(i + 1), steps[i].option, cand.value.empty() ? "(current)" : cand.value,
                         std::to_string(cand.ok), util::fixed(cand.median_s, 3), bench::ratio(cand.wall_ratio),
-                        bench::ratio(cand.rss_ratio), cand.rss_ratio <= o.max_rss_ratio ? "yes" : "no",
+                        bench::ratio(cand.rss_ratio), bench::ratio(cand.vm_ratio), budget.holds(cand) ? "yes" : "no",
                         c == 0 ? "-" : cand.vs_current.why, steps[i].chosen == c ? "<-" : ""});
     }
-  std::cout << "Trade-off (each step interleaved with baseline; budget: peak RSS <= " << o.max_rss_ratio
-            << "x baseline; a value is kept only when faster than the current setting with p < " << bench::kAlpha
-            << " and the CI of the median ratio below 1):\n\n"
+  std::cout << "Trade-off (each step interleaved with baseline; budget: " << budget.describe()
+            << "; a value is kept only when faster than the current setting with p < " << bench::kAlpha
+            << " and the CI of the median ratio below 1; peak VM: the largest VmPeak over a run's processes):\n\n"
             << util::render_text(t) << "\n";
+  if (!vm_why.empty()) std::cout << "Peak VM \"-\": " << vm_why << ".\n\n";
 
   // The final setting against baseline, from the last step, where it was measured with every
   // earlier choice fixed: written only when faster on the same evidence, within the budget.
@@ -218,16 +246,18 @@ int run_tune(Options& o) {
     const auto& best = last.candidates[*last.chosen];
     const auto& stats = *last.chosen_vs_baseline;
     auto evidence = bench::judge(stats.test, stats.median_ratio_ci);
-    if (!last.within) verdict = "over the memory budget (" + bench::ratio(best.rss_ratio) + " baseline peak RSS)";
+    if (!last.within) verdict = "over the memory budget (" + budget.over(best) + ")";
     else if (!evidence.faster) verdict = "not faster than baseline on the evidence (" + evidence.why + ")";
     if (verdict.empty()) {
       char when[32];
       time_t now = time(nullptr);
       std::strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
-      char figures[200];
+      char figures[300];
       std::snprintf(figures, sizeof figures,
-                    "# median wall %.3fx baseline (%s), peak RSS %.3fx (budget %.2fx), %d runs per setting\n",
-                    best.wall_ratio, evidence.why.c_str(), best.rss_ratio, o.max_rss_ratio, o.spec.runs);
+                    "# median wall %.3fx baseline (%s), peak RSS %.3fx, peak virtual size %s (budget: %s), %d runs per "
+                    "setting\n",
+                    best.wall_ratio, evidence.why.c_str(), best.rss_ratio, bench::ratio(best.vm_ratio).c_str(),
+                    budget.describe().c_str(), o.spec.runs);
       snippet = "# Chosen by `edashim tune` on " + std::string(when) + " for: " + report::command_line(o.spec.command) +
                 "\n" + figures + bench::profile_toml(allocator, fixed);
       for (auto& p : points)
@@ -235,7 +265,7 @@ int run_tune(Options& o) {
     }
   }
   if (!o.plot.empty()) {
-    auto svg = bench::plot_tradeoff(points, o.max_rss_ratio, "edashim tune: " + report::command_line(o.spec.command));
+    auto svg = bench::plot_tradeoff(points, budget.max_rss_ratio.value_or(bench::kNoFigure), "edashim tune: " + report::command_line(o.spec.command));
     if (util::write_file_atomic(o.plot, svg)) std::cerr << "edashim tune: plot written to " << o.plot << "\n";
     else {
       std::cerr << "edashim tune: cannot write " << o.plot << "\n";
@@ -269,9 +299,12 @@ Subcommand add_tune_command(CLI::App& app) {
   cmd->add_option("--option", o->option_texts, "FAMILY.OPTION=V1,V2,...; several: swept one after another (coordinate search)")
       ->required();
   cmd->add_option("--allocator", o->allocator, "Allocator to tune (default: the first option's family)");
-  cmd->add_option("--max-rss-ratio", o->max_rss_ratio, "Peak-memory budget relative to baseline")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  cmd->add_option("--max-rss-ratio", o->max_rss_ratio,
+                  "Peak-RSS budget relative to baseline (default 1.05 when no budget is given)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-vm-ratio", o->max_vm_ratio,
+                  "Peak-virtual-size budget (largest VmPeak over the processes, from the probe) relative to baseline")
+      ->check(CLI::PositiveNumber);
   add_spec_options(cmd, o->spec);
   add_farm_options(cmd, o->farm);
   cmd->add_option("--plot", o->plot, "Write an SVG of the trade-off (wall vs peak memory, both / baseline)");
@@ -282,8 +315,10 @@ Subcommand add_tune_command(CLI::App& app) {
       "Each step is one interleaved bench of baseline, the current setting (the option unset, earlier steps' choices\n"
       "fixed) and each listed value (coordinate search). A value replaces the current setting only when it is faster on\n"
       "the evidence, as bench reports it: one-sided Mann-Whitney p < 0.05 and the bootstrap 95% interval of the median\n"
-      "ratio below 1 (with fewer than 4 runs per setting no difference can show), and its median peak RSS is within\n"
-      "--max-rss-ratio of baseline's. The result is written only when it beats baseline on the same evidence; otherwise\n"
+      "ratio below 1 (with fewer than 4 runs per setting no difference can show), and it is within every budget given:\n"
+      "median peak RSS within --max-rss-ratio of baseline's, median peak virtual size (VmPeak, from the probe) within\n"
+      "--max-vm-ratio of baseline's (neither given: --max-rss-ratio 1.05). With --max-vm-ratio, tune stops with status 2\n"
+      "before running when the probe would be off, and a candidate whose runs reported no VmPeak counts as over. The result is written only when it beats baseline on the same evidence; otherwise\n"
       "tune says that nothing measured beat the current setting, writes nothing, and exits 0. Every option and value is\n"
       "checked against the installed allocator before the first run (status 2 on a problem). Sweep on a small design,\n"
       "then confirm with edashim bench.\n"

@@ -254,23 +254,61 @@ TEST_CASE("Tune: a small p with an interval that reaches 1 is not enough", "[tun
 
 TEST_CASE("Tune: a value replaces the current setting only when faster on the evidence and within budget", "[tune]") {
   using bench::choose;
+  auto rss = [](double r) { return bench::Budget{r, std::nullopt}; };
   bool within = false;
   // Index 0 is the current setting.
   std::vector<bench::Candidate> noise{cand("", 10, 1.0, 5, false), cand("0", 6, 1.0, 5, false), cand("1", 7, 1.0, 5, false)};
-  CHECK(choose(noise, 1.05, within) == std::optional<std::size_t>(0));  // lower medians, but no evidence
+  CHECK(choose(noise, rss(1.05), within) == std::optional<std::size_t>(0));  // lower medians, but no evidence
   CHECK(within);
   std::vector<bench::Candidate> win{cand("", 10, 1.0, 5, false), cand("0", 6, 1.2, 5, true), cand("1", 8, 1.04, 5, true),
                                     cand("4", 7, 1.0, 5, false)};
-  CHECK(choose(win, 1.05, within) == std::optional<std::size_t>(2));  // "0" is faster but over budget
-  CHECK(choose(win, 1.5, within) == std::optional<std::size_t>(1));
+  CHECK(choose(win, rss(1.05), within) == std::optional<std::size_t>(2));  // "0" is faster but over budget
+  CHECK(choose(win, rss(1.5), within) == std::optional<std::size_t>(1));
   // The current setting over budget: memory decides, the fastest within it.
   std::vector<bench::Candidate> heavy{cand("", 10, 1.3, 5, false), cand("0", 9, 1.01, 5, false), cand("1", 8, 1.2, 5, false)};
-  CHECK(choose(heavy, 1.05, within) == std::optional<std::size_t>(1));
+  CHECK(choose(heavy, rss(1.05), within) == std::optional<std::size_t>(1));
   CHECK(within);
-  CHECK(choose(heavy, 1.0, within) == std::optional<std::size_t>(0));  // none fits: nothing changes
+  CHECK(choose(heavy, rss(1.0), within) == std::optional<std::size_t>(0));  // none fits: nothing changes
   CHECK_FALSE(within);
   std::vector<bench::Candidate> none{cand("", 0, 0, 0, false), cand("x", 0, 0, 0, true)};
-  CHECK_FALSE(choose(none, 1.05, within).has_value());
+  CHECK_FALSE(choose(none, rss(1.05), within).has_value());
+}
+
+namespace {
+bench::Candidate cand_vm(std::string value, double median, double rss_ratio, double vm_ratio, bool faster) {
+  auto c = cand(std::move(value), median, rss_ratio, 5, faster);
+  c.vm_ratio = vm_ratio;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("Tune: a budget on peak virtual size, alone or with one on peak RSS: every budget given must hold", "[tune]") {
+  using bench::choose;
+  bool within = false;
+  const double nan = std::nan("");
+  // "0": fastest, RSS fine, VM over; "1": RSS over, VM fine; "2": both fine, slower than "0" and "1".
+  std::vector<bench::Candidate> c{cand_vm("", 10, 1.0, 1.0, false), cand_vm("0", 6, 1.01, 1.30, true),
+                                  cand_vm("1", 7, 1.20, 1.02, true), cand_vm("2", 8, 1.03, 1.04, true)};
+  CHECK(choose(c, bench::Budget{1.05, std::nullopt}, within) == std::optional<std::size_t>(1));  // RSS only
+  CHECK(choose(c, bench::Budget{std::nullopt, 1.05}, within) == std::optional<std::size_t>(2));  // VM only
+  CHECK(choose(c, bench::Budget{1.05, 1.05}, within) == std::optional<std::size_t>(3));          // both
+  CHECK(within);
+  // Nothing fits 0.5x: the current setting stays, and it is over too.
+  CHECK(choose(c, bench::Budget{std::nullopt, 0.5}, within) == std::optional<std::size_t>(0));
+  CHECK_FALSE(within);
+  // An unknown VM figure (no probe) is over a VM budget, never within it; without one it does not matter.
+  std::vector<bench::Candidate> unknown{cand_vm("", 10, 1.0, nan, false), cand_vm("0", 6, 1.0, nan, true)};
+  CHECK(choose(unknown, bench::Budget{std::nullopt, 10.0}, within) == std::optional<std::size_t>(0));
+  CHECK_FALSE(within);
+  CHECK(choose(unknown, bench::Budget{1.05, std::nullopt}, within) == std::optional<std::size_t>(1));
+  CHECK(within);
+  bench::Budget both{1.05, 1.05};
+  CHECK(both.describe() == "peak RSS <= 1.05x baseline and peak virtual size <= 1.05x baseline");
+  CHECK(bench::Budget{}.describe() == "none");
+  CHECK(both.over(c[1]) == "peak virtual size 1.300x > 1.05x");
+  CHECK(both.over(c[2]) == "peak RSS 1.200x > 1.05x");
+  CHECK(both.over(c[3]) == "");
+  CHECK(both.over(unknown[1]) == "peak virtual size unknown (no VmPeak from the probe)");
 }
 
 TEST_CASE("Bench: peak virtual size per arm: median of the runs' VmPeak, ratio to the first arm, in every export", "[bench]") {
