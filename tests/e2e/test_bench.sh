@@ -36,8 +36,39 @@ test_bench_json_has_every_run_and_report_reproduces_its_medians() {
   expect_eq "$(py "abs(j[1]['speedup_vs_baseline'] - $ratio) < 1e-9" report.json)" True "speedup = baseline/jemalloc medians"
   # The other formats and the plot.
   "$BIN" report --log bench.jsonl --csv > r.csv
-  expect_eq "$(head -1 r.csv)" "tool,profile,runs,failed,median s,p5 s,p95 s,median RSS MB,verified,speedup" "csv header"
+  expect_eq "$(head -1 r.csv)" "tool,profile,runs,failed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup" "csv header"
   expect_contains "$("$BIN" report --log bench.jsonl --markdown)" "| yosys | jemalloc | 3 | 0 |" "markdown row"
+}
+
+# --- Peak virtual size beside peak RSS (issue 17 item 1): a real yosys through jemalloc and glibc.
+test_bench_shows_peak_virtual_size_beside_peak_rss() {
+  "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --log v.jsonl --export-json v.json --export-csv v.csv \
+    -- yosys -q -p "$SYNTH" > table.txt 2> err.txt || fail "bench failed: $(cat err.txt)"
+  # A process's virtual size includes every mapping it never touched: always above its RSS.
+  expect_eq "$(py 'all(r["vm_peak_kb"] is not None and r["vm_peak_kb"] > r["max_rss_kb"] for a in j["arms"] for r in a["runs"])' v.json)" \
+    True "every run's vm_peak_kb > max_rss_kb"
+  expect_eq "$(py 'all(a["peak_vm_kb_median"] > a["peak_rss_kb_median"] for a in j["arms"])' v.json)" True "per-arm medians"
+  expect_eq "$(py 'abs(j["arms"][1]["ratio_to_first"]["peak_vm"] - j["arms"][1]["peak_vm_kb_median"] / j["arms"][0]["peak_vm_kb_median"]) < 1e-9' v.json)" \
+    True "the ratio is jemalloc's median / baseline's"
+  expect_eq "$(py 'j["peak_vm_note"]' v.json)" None "no note: the probe ran"
+  expect_eq "$(py 'j["paired"]["arms"][0]["vm_ratio"] > 0' v.json)" True "paired VM ratio"
+  expect_contains "$(head -3 table.txt)" "peak VM MB" "a column in the table"
+  expect_contains "$(head -1 v.csv)" "rss_ratio,peak_vm_mb,vm_ratio" "and in the CSV"
+  "$BIN" report --log v.jsonl --json > r.json
+  expect_eq "$(py '[round(r["median_vm_peak_kb"]) for r in j]' r.json)" \
+    "$(py '[round(a["peak_vm_kb_median"]) for a in j["arms"]]' v.json)" "report reproduces bench's peak virtual size"
+  expect_contains "$("$BIN" report --log v.jsonl)" "median peak VM MB" "report's column"
+}
+
+test_bench_without_the_probe_shows_no_peak_virtual_size_and_says_why() {
+  printf 'allocator = "jemalloc"\nprobe = false\n' > noprobe.toml
+  "$BIN" bench -p baseline -p "$PWD/noprobe.toml" -n 1 --warmup 0 --export-json n.json \
+    -- yosys -q -p "$SYNTH" > table.txt 2> err.txt || fail "bench failed: $(cat err.txt)"
+  expect_eq "$(py 'j["arms"][1]["runs"][0]["vm_peak_kb"], j["arms"][1]["peak_vm_kb_median"], j["arms"][1]["ratio_to_first"]["peak_vm"]' n.json)" \
+    "None None None" "null without the probe"
+  expect_eq "$(py 'j["arms"][0]["peak_vm_kb_median"] > 0' n.json)" True "the arm with the probe has it"
+  expect_contains "$(cat table.txt)" "the probe was off for noprobe" "the table says why"
+  expect_contains "$(py 'j["peak_vm_note"]' n.json)" "probe = false" "and the JSON"
 }
 
 # --- Paired by round (issue 16 item 2): a real yosys bench, one host.
@@ -126,6 +157,35 @@ test_tune_writes_a_profile_on_evidence_that_runs_and_never_overwrites() {
 }
 
 # --- What is measured is what users run: no descriptor of bench's reaches the tool (issue 11.4).
+# --- A budget on peak virtual size (issue 17 item 2).
+test_tune_vm_budget_keeps_nothing_when_every_candidate_is_over() {
+  # The same stand-in as above: narenas:2 is much faster, so only the budget can refuse it.
+  tool=(sh -c 'case "$MALLOC_CONF" in *narenas:2*) sleep 0.01;; *) sleep 0.25;; esac')
+  "$BIN" tune --option jemalloc.narenas=1,2 -n 4 --warmup 0 --max-vm-ratio 0.5 --write vm.toml \
+    -- "${tool[@]}" > out.txt 2> err.txt || fail "tune failed: $(cat err.txt)"
+  expect_contains "$(cat out.txt)" "peak VM / baseline" "the table shows both ratios"
+  expect_contains "$(cat out.txt)" "budget: peak virtual size <= 0.50x baseline" "the budget"
+  expect_eq "$(grep -cE '^ *1 +jemalloc.narenas .* no ' out.txt)" 3 "every candidate over the budget"
+  expect_contains "$(cat out.txt)" "over the memory budget (peak virtual size" "says why nothing was kept"
+  [ ! -e vm.toml ] || fail "a profile was written: $(cat vm.toml)"
+}
+
+test_tune_vm_budget_without_the_probe_stops_before_running() {
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf 'probe = false\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  rc=0
+  "$BIN" tune --option jemalloc.narenas=1,2 -n 4 --warmup 0 --max-vm-ratio 1.1 \
+    -- "$BENCH_TOOL" fds "$PWD/ran.txt" > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "a usage error"
+  expect_contains "$(cat err.txt)" "--max-vm-ratio needs" "names the option"
+  expect_contains "$(cat err.txt)" "probe = false" "and why the probe is off"
+  [ ! -e ran.txt ] || fail "the tool ran $(wc -l < ran.txt) times"
+  # Budgeting on RSS alone still runs without the probe.
+  "$BIN" tune --option jemalloc.narenas=1 -n 1 --warmup 0 --max-rss-ratio 10 \
+    -- "$BENCH_TOOL" fds "$PWD/ran.txt" > out.txt 2> err.txt || fail "RSS budget alone refused: $(cat err.txt)"
+  expect_contains "$(cat out.txt)" "the probe was off" "the missing figure is explained"
+}
+
 test_bench_leaks_no_descriptor_into_the_measured_tool() {
   # The harness may hand this script descriptors of its own (ctest does): start every command
   # from a clean slate (Python's subprocess closes all but 0, 1 and 2), as a user's shell would.
