@@ -81,7 +81,7 @@ std::string render_report(const Spec& spec, const Outcome& o, const std::vector<
   auto render = [md](const util::Table& t) { return md ? util::render_markdown(t) : util::render_text(t); };
   std::string cmd = report::command_line(spec.command);
   std::string head = "`" + cmd + "`: " + std::to_string(spec.runs) + " runs per arm, " + std::to_string(spec.warmup) +
-                     " warm-up, " + std::to_string(spec.jobs) + " at a time" +
+                     " warm-up, " + (o.rounds.empty() ? std::to_string(spec.jobs) + " at a time" : std::string("a round per farm task")) +
                      (spec.fresh_copy.empty() ? "" : ", fresh copy on " + spec.on) + "; " + o.machine;
   std::string s = head + "\n\n" + render(bench_table(arms, spec.compare, true)) + "\n";
   s += "Ratios are to the first arm (" + (arms.empty() ? std::string() : arms[0].name) +

@@ -1,6 +1,7 @@
 #include "farm/executors.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <ctime>
@@ -55,7 +56,7 @@ std::optional<Submission> submit_slurm(const std::string& dir, const Experiment&
     if (!c.start_error.empty()) error += "\n  is Slurm's client installed here (Debian: slurm-client)?";
     return std::nullopt;
   }
-  return Submission{0, "slurm", job, 0, rounds};
+  return Submission{0, "slurm", job, 0, 0, rounds};
 }
 
 std::optional<Submission> submit_parallel(const std::string& dir, const Experiment& e, const std::vector<int>& rounds,
@@ -69,7 +70,7 @@ std::optional<Submission> submit_parallel(const std::string& dir, const Experime
     error = "cannot start GNU parallel: " + why + " (Debian: apt-get install parallel)";
     return std::nullopt;
   }
-  return Submission{0, "parallel", std::to_string(pid), start_time(pid), rounds};
+  return Submission{0, "parallel", std::to_string(pid), start_time(pid), 0, rounds};
 }
 
 std::map<int, TaskState> slurm_states(const Submission& s, std::string& note) {
@@ -105,9 +106,13 @@ std::map<int, TaskState> parallel_states(const std::string& dir, const Submissio
   bool alive = pid > 0 && s.started != 0 && start_time(pid) == s.started;
   auto ended = parse_joblog(util::read_file(dir + "/parallel/joblog-" + std::to_string(s.seq)).value_or(""));
   for (int r : s.rounds) {
+    struct stat st;
+    // parallel says nothing of a job until it ends: a round file written since this submission
+    // is its job running.
+    bool started = ::stat(round_path(dir, r, false).c_str(), &st) == 0 && double(st.st_mtime) + 1 >= s.time;
     if (auto it = ended.find(r); it != ended.end()) out[r] = it->second;
-    else if (alive) out[r] = {"PENDING", "", ""};  // collect says "running" once the round's file exists
-    else out[r] = {"ENDED", "GNU parallel ended without running it", ""};
+    else if (alive) out[r] = {started ? "RUNNING" : "PENDING", "", ""};
+    else out[r] = {"ENDED", "GNU parallel is not running here (ended, or started on another machine: collect there)", ""};
   }
   return out;
 }
@@ -120,8 +125,9 @@ std::optional<Submission> submit(const std::string& dir, const Experiment& e, co
   auto s = e.executor == "slurm" ? submit_slurm(dir, e, rounds, error) : submit_parallel(dir, e, rounds, seq, error);
   if (!s) return std::nullopt;
   s->seq = seq;
+  s->time = double(std::time(nullptr));
   nlohmann::json j{{"seq", s->seq},         {"executor", s->executor}, {"job", s->job},
-                   {"started", s->started}, {"rounds", s->rounds},     {"time", double(std::time(nullptr))}};
+                   {"started", s->started}, {"rounds", s->rounds},     {"time", s->time}};
   std::string werr;
   if (!run::append_log_line(submissions_path(dir), j.dump(), werr)) {
     error = "submitted (" + s->executor + " " + s->job + ") but cannot record it in " + submissions_path(dir) + ": " + werr +
@@ -141,6 +147,7 @@ std::vector<Submission> read_submissions(const std::string& dir) {
     s.executor = j.value("executor", "");
     s.job = j.value("job", "");
     s.started = j.value("started", 0LL);
+    s.time = j.value("time", 0.0);
     if (j.contains("rounds") && j["rounds"].is_array())
       for (const auto& r : j["rounds"])
         if (r.is_number_integer()) s.rounds.push_back(r.get<int>());

@@ -18,6 +18,7 @@ struct Submission {
   std::string executor;      // "slurm" / "parallel"
   std::string job;           // Slurm's array job id; parallel's pid
   long long started = 0;     // parallel: the process's start time (/proc), to tell a reused pid
+  double time = 0;           // when it was submitted (seconds since the epoch)
   std::vector<int> rounds;
 };
 

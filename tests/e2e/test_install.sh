@@ -149,6 +149,10 @@ COMP_WORDS=(edashim sh); COMP_CWORD=1; _edashim
 expect_eq "${COMPREPLY[*]}" "shims" "completing 'edashim sh'"
 COMP_WORDS=(edashim shims remove yosys-); COMP_CWORD=3; _edashim
 expect_eq "${COMPREPLY[*]}" "yosys-abc" "completing a link name to remove"
+COMP_WORDS=(edashim bench co); COMP_CWORD=2; _edashim
+expect_eq "${COMPREPLY[*]}" "collect" "completing bench's collect"
+COMP_WORDS=(edashim bench collect /nonexistent-dir --res); COMP_CWORD=4; _edashim
+expect_eq "${COMPREPLY[*]}" "--resubmit" "completing collect's --resubmit"
 if command -v man >/dev/null; then
   warnings=$(MANWIDTH=80 man --warnings -l "$P/share/man/man1/edashim.1" 2>&1 >/dev/null)
   expect_eq "$warnings" "" "man page renders without warnings"
