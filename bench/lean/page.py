@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ left in the checkout by the import below
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "suite"))
 from pages import clear_gain, fmt_p  # noqa: E402  (the suite's rule for a clear gain)
 
