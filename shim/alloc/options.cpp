@@ -9,7 +9,9 @@
 namespace alloc {
 namespace {
 
-enum class Kind { Bool, Int, BoolOrInt, Number, Size, Word };
+// Decimal: a number written with digits and at most one '.', as jemalloc's fixed-point parser
+// (fxp_parse) reads it; it takes no exponent, so 1e-05 is refused here rather than there.
+enum class Kind { Bool, Int, BoolOrInt, Number, Decimal, Size, Word };
 
 // What one option accepts. Ranges are the allocator's own where it has one (jemalloc's
 // malloc_conf bounds, `ld.so --list-tunables`), else generous bounds that keep a value sane.
@@ -22,29 +24,34 @@ struct Grammar {
 
 constexpr int64_t kInt32 = INT32_MAX;
 constexpr int64_t kTiB = int64_t(1) << 40;
+constexpr int64_t kHugePage = int64_t(2) << 20;  // jemalloc's HUGEPAGE on x86_64
 
 Grammar boolean() { return {Kind::Bool, 0, 1, {}}; }
 Grammar integer(int64_t min, int64_t max) { return {Kind::Int, min, max, {}}; }
 Grammar bool_or_int(int64_t min, int64_t max) { return {Kind::BoolOrInt, min, max, {}}; }
 Grammar number(int64_t min, int64_t max) { return {Kind::Number, min, max, {}}; }
+Grammar decimal(int64_t min, int64_t max) { return {Kind::Decimal, min, max, {}}; }
 Grammar size() { return {Kind::Size, 0, kTiB, {}}; }
 Grammar words(std::vector<std::string> w) { return {Kind::Word, 0, 0, std::move(w)}; }
 
 using Table = std::map<std::string, Grammar>;
 
 // mimalloc option names by series (mimalloc's src/options.c of 2.0.9, 2.1.x, 3.x). Delays are
-// milliseconds, -1 for never.
+// milliseconds. 2.1's purge delays take -1 for never; 2.0's decommit delays do not (a negative
+// delay expires at once: src/segment.c adds it to the clock), so 2.0 starts them at 0 and
+// "never decommit" is allow_decommit = false.
 const Table& mimalloc_v20() {
   static const Table t = {
       {"show_errors", boolean()}, {"show_stats", boolean()}, {"verbose", boolean()},
       {"eager_commit", boolean()}, {"large_os_pages", boolean()}, {"reserve_huge_os_pages", integer(0, 1024)},
       {"reserve_huge_os_pages_at", integer(-1, 1024)}, {"reserve_os_memory", size()}, {"page_reset", boolean()},
-      {"abandoned_page_decommit", boolean()}, {"eager_commit_delay", integer(0, kInt32)},
-      {"decommit_delay", integer(-1, kInt32)}, {"reset_delay", integer(-1, kInt32)}, {"use_numa_nodes", integer(0, 1024)},
+      {"abandoned_page_decommit", boolean()}, {"abandoned_page_reset", boolean()},
+      {"eager_commit_delay", integer(0, kInt32)}, {"decommit_delay", integer(0, kInt32)},
+      {"reset_delay", integer(0, kInt32)}, {"use_numa_nodes", integer(0, 1024)},
       {"limit_os_alloc", boolean()}, {"os_tag", integer(0, 255)}, {"max_errors", integer(-1, kInt32)},
       {"max_warnings", integer(-1, kInt32)}, {"max_segment_reclaim", integer(0, kInt32)},
-      {"allow_decommit", boolean()}, {"segment_decommit_delay", integer(-1, kInt32)},
-      {"decommit_extend_delay", integer(-1, kInt32)}, {"destroy_on_exit", boolean()}};
+      {"allow_decommit", boolean()}, {"segment_decommit_delay", integer(0, kInt32)},
+      {"decommit_extend_delay", integer(0, kInt32)}, {"destroy_on_exit", boolean()}};
   return t;
 }
 
@@ -105,24 +112,40 @@ const std::vector<std::pair<std::string, std::string>>& mimalloc_renames() {
 const Table& fixed_options(const std::string& family) {
   if (family == "jemalloc") {
     // jemalloc 5.3 MALLOC_CONF keys worth setting from a profile (jemalloc's TUNING.md), with
-    // the bounds of its malloc_conf parser (src/jemalloc.c).
+    // the bounds of its malloc_conf parser (src/jemalloc.c of 5.3.0; README "Tuning for memory").
+    // cache_oblivious is not among them: 5.3.0 prints it in stats but refuses it in MALLOC_CONF.
     static const Table jemalloc = {
         {"background_thread", boolean()}, {"dirty_decay_ms", integer(-1, 18446744072000)},
         {"muzzy_decay_ms", integer(-1, 18446744072000)}, {"narenas", integer(1, UINT32_MAX)},
-        {"tcache", boolean()}, {"tcache_max", integer(0, 8 << 20)},
+        {"narenas_ratio", decimal(0, 1024)}, {"tcache", boolean()}, {"tcache_max", integer(0, 8 << 20)},
         {"thp", words({"default", "always", "never"})}, {"metadata_thp", words({"disabled", "auto", "always"})},
         {"percpu_arena", words({"disabled", "percpu", "phycpu"})}, {"oversize_threshold", integer(0, int64_t(1) << 62)},
         {"lg_extent_max_active_fit", integer(0, 64)}, {"retain", boolean()}, {"abort_conf", boolean()},
-        {"confirm_conf", boolean()}, {"stats_print", boolean()}, {"max_background_threads", integer(1, 4096)}};
+        {"confirm_conf", boolean()}, {"stats_print", boolean()}, {"max_background_threads", integer(1, 4096)},
+        {"dss", words({"disabled", "primary", "secondary"})},
+        // How much each thread cache holds, and how fast it gives memory back (5.3's tcache GC).
+        {"tcache_nslots_small_min", integer(1, 2048)}, {"tcache_nslots_small_max", integer(1, 2048)},
+        {"tcache_nslots_large", integer(1, 2048)}, {"lg_tcache_nslots_mul", integer(-16, 16)},
+        {"tcache_gc_incr_bytes", integer(1024, INT64_MAX)}, {"tcache_gc_delay_bytes", integer(0, INT64_MAX)},
+        {"lg_tcache_flush_small_div", integer(1, 16)}, {"lg_tcache_flush_large_div", integer(1, 16)},
+        // The experimental huge-page allocator (hpa) and its small extent cache (hpa_sec_*).
+        {"hpa", boolean()}, {"hpa_slab_max_alloc", integer(4096, kHugePage)},
+        {"hpa_hugification_threshold", integer(4096, kHugePage)}, {"hpa_hugification_threshold_ratio", decimal(0, 1)},
+        {"hpa_hugify_delay_ms", integer(0, INT64_MAX)}, {"hpa_min_purge_interval_ms", integer(0, INT64_MAX)},
+        {"hpa_dirty_mult", decimal(0, 1024)}, {"hpa_sec_nshards", integer(0, 4096)},
+        {"hpa_sec_max_alloc", integer(4096, INT64_MAX)}, {"hpa_sec_max_bytes", integer(4096, INT64_MAX)},
+        {"hpa_sec_bytes_after_flush", integer(4096, INT64_MAX)}, {"hpa_sec_batch_fill_extra", integer(0, 512)}};
     return jemalloc;
   }
   if (family == "tcmalloc") {
-    // gperftools 2.10 environment variables, without the TCMALLOC_ prefix.
+    // gperftools 2.10 environment variables, without the TCMALLOC_ prefix (the names its
+    // libtcmalloc_minimal.so.4 holds; TCMALLOC_TRANSFER_NUM_OBJ is spelled so, not _OBJECTS).
     static const Table tcmalloc = {
         {"release_rate", number(0, 1000)}, {"aggressive_decommit", boolean()},
         {"max_total_thread_cache_bytes", integer(0, kTiB)}, {"heap_limit_mb", integer(0, 1 << 30)},
-        {"large_alloc_report_threshold", integer(0, int64_t(1) << 62)}, {"transfer_num_objects", integer(1, 8192)},
-        {"skip_sbrk", boolean()}, {"skip_mmap", boolean()}, {"sample_parameter", integer(0, kInt32)}};
+        {"large_alloc_report_threshold", integer(0, int64_t(1) << 62)}, {"transfer_num_obj", integer(1, 8192)},
+        {"disable_memory_release", boolean()}, {"skip_sbrk", boolean()}, {"skip_mmap", boolean()},
+        {"sample_parameter", integer(0, kInt32)}};
     return tcmalloc;
   }
   if (family == "tbbmalloc") {
@@ -179,6 +202,13 @@ std::optional<std::string> check_grammar(const Grammar& g, const OptionValue& v)
       auto* d = std::get_if<double>(&v);
       if ((i && in_range(*i)) || (d && std::isfinite(*d) && *d >= double(g.min) && *d <= double(g.max))) return std::nullopt;
       return "is " + shown() + ", expected a number " + range(g);
+    }
+    case Kind::Decimal: {
+      auto* d = std::get_if<double>(&v);
+      bool fits = (i && in_range(*i)) || (d && std::isfinite(*d) && *d >= double(g.min) && *d <= double(g.max));
+      std::string text = fits ? render_option(v, true) : "";
+      if (fits && text.find_first_not_of("0123456789.") == std::string::npos) return std::nullopt;
+      return "is " + shown() + ", expected a decimal number " + range(g) + " written without an exponent";
     }
     case Kind::Size: {
       auto* s = std::get_if<std::string>(&v);
@@ -246,6 +276,11 @@ std::optional<std::string> check_option(const std::string& family, const std::st
       if (key == old_name && table.count(new_name)) return msg + "; this version calls it '" + new_name + "'";
     }
   }
+  // The name gperftools' docs and blog posts use, not the variable 2.10 reads.
+  if (family == "tcmalloc" && key == "transfer_num_objects")
+    return msg + "; gperftools reads TCMALLOC_TRANSFER_NUM_OBJ: write 'transfer_num_obj'";
+  if (family == "jemalloc" && key == "cache_oblivious")
+    return msg + "; jemalloc 5.3.0 fixes it when built (MALLOC_CONF refuses it: \"Invalid conf pair\")";
   if (auto near = util::nearest(key, names_of(table))) return msg + "; did you mean '" + *near + "'?";
   return msg + "; known: " + util::join(names_of(table), ", ");
 }
@@ -272,6 +307,8 @@ std::optional<std::string> restricted_option(const std::string& family, const st
   if (family == "tcmalloc") {
     if (key == "heap_limit_mb") return "makes allocations fail past a limit";
     if (key == "skip_sbrk" || key == "skip_mmap") return "can leave tcmalloc no memory to allocate";
+    // memfs_*: allocate from files on a hugetlbfs path; devmem_*: from /dev/mem.
+    if (util::starts_with(key, "memfs") || util::starts_with(key, "devmem")) return "allocates from files or devices";
     if (util::starts_with(key, "heap") || ends_with("profile")) return "writes heap profiles";
     return std::nullopt;
   }

@@ -71,7 +71,8 @@ int finish(Options& o, const bench::Outcome& outcome) {
 
 // `bench collect DIR`: whatever has finished, analysed as a local bench's runs are; with
 // --resubmit the unfinished rounds go to the scheduler again first. Exit status: 0 when every
-// round is done, 3 when some are not (figures from the done ones still printed), 1 when none is.
+// round is done, 3 when some are not (figures from the done ones still printed, if any), 1 as a
+// local bench's: no run of the tool succeeded, or an export could not be written.
 int run_collect(Options& o) {
   std::string dir = o.collect_dir, error;
   auto e = farm::load(dir, version(), error);
@@ -99,7 +100,7 @@ int run_collect(Options& o) {
   say_rounds(dir, c, e->spec.runs, std::cerr);
   if (c.outcome.runs.empty()) {
     std::cerr << "edashim bench: no round of " << dir << " is done yet: nothing to analyse\n";
-    return c.finished() ? 1 : 3;
+    return 3;
   }
   int rc = finish(o, c.outcome);
   return rc != 0 ? rc : c.count["done"] == e->spec.runs ? 0 : 3;

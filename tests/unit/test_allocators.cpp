@@ -104,3 +104,82 @@ TEST_CASE("Option values are checked against their grammar in every family", "[a
   CHECK_FALSE(alloc::restricted_option("mimalloc", "verbose"));
   CHECK_FALSE(alloc::restricted_option("tbbmalloc", "use_huge_pages"));
 }
+
+// Issue 17 item 3: the options that move peak memory on Debian 12's allocators, with the bounds
+// of each library's own parser (README "Tuning for memory"), and nothing else.
+TEST_CASE("jemalloc 5.3 memory options are accepted within its parser's bounds", "[alloc][options]") {
+  using alloc::OptionValue;
+  auto i = [](int64_t v) { return OptionValue(v); };
+  auto s = [](const char* v) { return OptionValue(std::string(v)); };
+  auto ok = [](const char* name, const OptionValue& v) { return !alloc::check_option("jemalloc", "", name, v); };
+  CHECK(ok("retain", OptionValue(false)));
+  CHECK(ok("narenas_ratio", OptionValue(0.5)));
+  CHECK(ok("narenas_ratio", i(2)));
+  CHECK_FALSE(ok("narenas_ratio", OptionValue(1e-5)));  // fxp_parse takes no exponent
+  CHECK_FALSE(ok("narenas_ratio", s("0.5,prof:true")));
+  CHECK(ok("dss", s("disabled")));
+  CHECK_FALSE(ok("dss", s("tertiary")));
+  CHECK(ok("tcache_nslots_small_max", i(10)));
+  CHECK_FALSE(ok("tcache_nslots_small_max", i(2049)));
+  CHECK(ok("tcache_nslots_large", i(1)));
+  CHECK_FALSE(ok("tcache_nslots_large", i(0)));
+  CHECK(ok("lg_tcache_nslots_mul", i(-3)));
+  CHECK_FALSE(ok("lg_tcache_nslots_mul", i(17)));
+  CHECK(ok("tcache_gc_incr_bytes", i(1024)));
+  CHECK_FALSE(ok("tcache_gc_incr_bytes", i(1023)));
+  CHECK(ok("tcache_gc_delay_bytes", i(0)));
+  CHECK(ok("lg_tcache_flush_small_div", i(16)));
+  CHECK_FALSE(ok("lg_tcache_flush_large_div", i(0)));
+  CHECK(ok("hpa", OptionValue(true)));
+  CHECK(ok("hpa_dirty_mult", OptionValue(0.25)));
+  CHECK_FALSE(ok("hpa_dirty_mult", OptionValue(-0.5)));
+  CHECK(ok("hpa_slab_max_alloc", i(65536)));
+  CHECK_FALSE(ok("hpa_slab_max_alloc", i((2 << 20) + 1)));
+  CHECK_FALSE(ok("hpa_hugification_threshold_ratio", OptionValue(1.5)));
+  CHECK(ok("hpa_sec_max_bytes", i(262144)));
+  CHECK_FALSE(ok("hpa_sec_max_bytes", i(100)));
+  CHECK(ok("hpa_sec_batch_fill_extra", i(0)));
+  // Refused by jemalloc 5.3.0 itself ("Invalid conf pair"), so refused here, with a hint.
+  auto oblivious = alloc::check_option("jemalloc", "", "cache_oblivious", OptionValue(false));
+  REQUIRE(oblivious);
+  CHECK(oblivious->find("[jemalloc] has no option 'cache_oblivious'") == 0);
+  auto typo = alloc::check_option("jemalloc", "", "tcache_nslot_large", i(4));
+  REQUIRE(typo);
+  CHECK(typo->find("did you mean 'tcache_nslots_large'?") != std::string::npos);
+}
+
+TEST_CASE("gperftools 2.10 memory options carry the names its library reads", "[alloc][options]") {
+  using alloc::OptionValue;
+  CHECK_FALSE(alloc::check_option("tcmalloc", "", "disable_memory_release", OptionValue(true)));
+  CHECK(alloc::check_option("tcmalloc", "", "disable_memory_release", OptionValue(int64_t(2))));
+  CHECK_FALSE(alloc::check_option("tcmalloc", "", "transfer_num_obj", OptionValue(int64_t(64))));
+  CHECK(alloc::check_option("tcmalloc", "", "transfer_num_obj", OptionValue(int64_t(0))));
+  // The old table had transfer_num_objects, which set TCMALLOC_TRANSFER_NUM_OBJECTS: read by nobody.
+  auto old = alloc::check_option("tcmalloc", "", "transfer_num_objects", OptionValue(int64_t(64)));
+  REQUIRE(old);
+  CHECK(old->find("write 'transfer_num_obj'") != std::string::npos);
+  // Allocating from hugetlbfs files or /dev/mem is not for an untrusted project file.
+  CHECK(alloc::restricted_option("tcmalloc", "memfs_malloc_path"));
+  CHECK(alloc::restricted_option("tcmalloc", "devmem_start"));
+  CHECK_FALSE(alloc::restricted_option("tcmalloc", "disable_memory_release"));
+}
+
+TEST_CASE("mimalloc 2.0 takes its legacy names, tbbmalloc only its two variables", "[alloc][options]") {
+  using alloc::OptionValue;
+  CHECK_FALSE(alloc::check_option("mimalloc", "2.0", "abandoned_page_reset", OptionValue(true)));
+  CHECK(alloc::check_option("mimalloc", "2.1", "abandoned_page_reset", OptionValue(true)));
+  CHECK_FALSE(alloc::check_option("tbbmalloc", "", "set_huge_size_threshold", OptionValue(int64_t(8 << 20))));
+  // The large-object cache's factors are template arguments in oneTBB 2021.8: no variable.
+  auto loc = alloc::check_option("tbbmalloc", "", "set_soft_heap_limit", OptionValue(int64_t(1 << 30)));
+  REQUIRE(loc);
+  CHECK(loc->find("[tbbmalloc] has no option 'set_soft_heap_limit'") == 0);
+}
+
+TEST_CASE("mimalloc 2.0's decommit delays have no 'never' value, 2.1's purge delay does", "[alloc][options]") {
+  using alloc::OptionValue;
+  auto never = alloc::check_option("mimalloc", "2.0.9", "decommit_delay", OptionValue(int64_t(-1)));
+  REQUIRE(never);
+  CHECK(never->find("expected an integer from 0 to") != std::string::npos);
+  CHECK(alloc::check_option("mimalloc", "2.0.9", "segment_decommit_delay", OptionValue(int64_t(-1))));
+  CHECK_FALSE(alloc::check_option("mimalloc", "2.1.2", "purge_delay", OptionValue(int64_t(-1))));
+}

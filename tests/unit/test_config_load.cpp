@@ -359,3 +359,13 @@ TEST_CASE("Config: the explore and adopt keys are restricted: ignored from an un
   t.write("etc/config.toml", "explore = 0.2\n");
   CHECK(config::load(r).settings.explore.value == 0.2);
 }
+
+// Issue 17 item 3: a new memory option's bad value is reported at its line, before any run.
+TEST_CASE("A memory option's bad value names the file, the line and the range", "[config][options]") {
+  TempDir t;
+  t.write("user/config.toml", "allocator = \"jemalloc\"\n[jemalloc]\nretain = false\ntcache_nslots_small_max = 4096\n");
+  auto loaded = config::load(request_in(t));
+  REQUIRE(loaded.has_errors());
+  CHECK(loaded.problems[0].line == 4);
+  CHECK(mentions(loaded, "[jemalloc] tcache_nslots_small_max is 4096, expected an integer from 1 to 2048"));
+}
