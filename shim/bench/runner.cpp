@@ -85,15 +85,6 @@ bool copy_file(const std::string& from, const std::string& to) {
   return ok;
 }
 
-// Where a --fresh-copy input lands inside the run directory: relative paths keep their shape
-// (so the command's own relative references still work), absolute ones keep their name.
-std::string copy_target(const std::string& file) {
-  if (!file.empty() && file[0] == '/') return util::basename(file);
-  std::string rel = file;
-  while (util::starts_with(rel, "./")) rel = rel.substr(2);
-  return rel;
-}
-
 // Where a --fresh-copy input is copied from: where it is, or a farm's snapshot of it.
 std::string copy_source(const Spec& spec, const std::string& file) {
   return spec.fresh_copy_from.empty() ? file : spec.fresh_copy_from + "/" + copy_target(file);
@@ -165,6 +156,13 @@ std::string fmt_duration(double s) {
 }
 
 }  // namespace
+
+std::string copy_target(const std::string& file) {
+  if (!file.empty() && file[0] == '/') return util::basename(file);
+  std::string rel = file;
+  while (util::starts_with(rel, "./")) rel = rel.substr(2);
+  return rel;
+}
 
 std::vector<std::pair<int, int>> schedule(int arms, int rounds, uint64_t seed) {
   stats::SplitMix64 rng(seed);

@@ -63,6 +63,11 @@ class Session {
   std::unique_ptr<Impl> impl_;
 };
 
+// Where a --fresh-copy input lands inside a run's directory: relative paths keep their shape (so
+// the command's own relative references still work), absolute ones keep their name. A farm's
+// snapshot of the inputs has the same shape, so its tasks copy from there as a local bench does.
+std::string copy_target(const std::string& file);
+
 // Physical cores (distinct package/core pairs), falling back to the logical count.
 int physical_cores();
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "bench/runner.hpp"
 #include "report/log_line.hpp"
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
@@ -74,16 +75,6 @@ bool copy_into(const std::string& from, const std::string& to, std::string& erro
   return true;
 }
 
-// Where bench's runner puts a --fresh-copy input (bench/runner.cpp copy_target): the copy in
-// inputs/ has the same relative shape, so a task copies from there as a local bench copies
-// from the command's directory.
-std::string input_target(const std::string& file) {
-  if (!file.empty() && file[0] == '/') return util::basename(file);
-  std::string rel = file;
-  while (util::starts_with(rel, "./")) rel = rel.substr(2);
-  return rel;
-}
-
 }  // namespace
 
 std::string experiment_path(const std::string& dir) { return dir + "/experiment.json"; }
@@ -147,7 +138,7 @@ std::optional<Experiment> create(const std::string& dir, Experiment e, std::stri
   }
   for (const auto& f : e.spec.fresh_copy) {
     std::string from = f[0] == '/' ? f : e.cwd + "/" + f;
-    std::string to = dir + "/inputs/" + input_target(f);
+    std::string to = dir + "/inputs/" + bench::copy_target(f);
     if (!copy_into(from, to, error)) return std::nullopt;
     digest += util::sha256_hex(util::read_file(to, std::size_t(4) << 30).value_or("")) + " " + f + "\n";
   }
