@@ -6,7 +6,8 @@
 #   slurm_cluster.sh stop DIR    stops them by the pids they wrote (never by name)
 # Why these settings: proctrack/linuxproc and task/none need no cgroup hierarchy (containers
 # and CI machines often have none writable); the node's name is this machine's short hostname
-# because slurmd finds its own NodeName by it; SlurmUser=root because the test runs as root.
+# because slurmd finds its own NodeName by it (given with -N too); the daemons talk over 127.0.0.1,
+# so a machine whose name does not resolve still runs it; SlurmUser=root: the test runs as root.
 set -euo pipefail
 export PATH=$PATH:/usr/sbin
 
@@ -41,7 +42,7 @@ start)
   mem=$(awk '/MemTotal/ {print int($2/1024*0.9)}' /proc/meminfo)
   cat > "$dir/slurm.conf" <<CONF
 ClusterName=edashim-test
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$(free_port)
 SlurmdPort=$(free_port)
 SlurmUser=root
@@ -66,12 +67,12 @@ SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
-NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
   export SLURM_CONF=$dir/slurm.conf
   slurmctld -f "$SLURM_CONF"
-  slurmd -f "$SLURM_CONF"
+  slurmd -f "$SLURM_CONF" -N "$host"
   # Ready when the node is idle: a job submitted before that would wait for the node anyway,
   # but a test that times out then would say less than this message.
   for _ in $(seq 100); do
