@@ -26,7 +26,11 @@ std::size_t measured_runs(const RoundFile& f) {
 bench::RoundState round_state(int round, const RoundFile* f, const TaskState* t) {
   bench::RoundState s{round, "", where(f, t), t ? t->reason : ""};
   if (f && f->complete && f->error.empty()) {
+    // The round's own file says all; the scheduler's word is left out, since it changes after
+    // the fact (RUNNING while the task exits, then COMPLETED) and two collects must agree.
     s.state = "done";
+    s.detail = where(f, nullptr);
+    s.reason.clear();
     return s;
   }
   if (t && t->active()) {

@@ -185,6 +185,9 @@ TEST_CASE("Farm: a round's state from its file and its task", "[farm]") {
   farm::TaskState running{"RUNNING", "", "node1"}, pending{"PENDING", "Resources", ""}, cancelled{"CANCELLED", "", "node1"},
       oom{"OUT_OF_MEMORY", "", "node2"}, completed{"COMPLETED", "", "node1"};
   CHECK(farm::round_state(0, &done, &completed).state == "done");
+  // A done round's detail is its file's alone: the same whatever Slurm says while the task exits.
+  CHECK(farm::round_state(0, &done, &running).detail == farm::round_state(0, &done, &completed).detail);
+  CHECK(farm::round_state(0, &done, &running).detail == "on node1, slurm 12_0");
   CHECK(farm::round_state(0, &done, nullptr).state == "done");
   CHECK(farm::round_state(0, &part, &running).state == "running");
   CHECK(farm::round_state(0, nullptr, &pending).state == "pending");
