@@ -401,6 +401,16 @@ std::vector<Job> jobs_of(const Spec& spec) {
   return jobs;
 }
 
+std::vector<Job> round_jobs(const Spec& spec, int round) {
+  std::vector<Job> jobs;
+  int index = 0;
+  for (auto [arm, r] : schedule(int(spec.arms.size()), spec.warmup, spec.seed ^ kWarmupSalt ^ uint64_t(round)))
+    jobs.push_back({arm, r, true, ++index, -1});
+  for (const auto& job : jobs_of(spec))
+    if (!job.warmup && job.round == round) jobs.push_back({job.arm, round, false, ++index, job.order});
+  return jobs;
+}
+
 std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error) {
   auto checked = check(spec, preview, error);
   if (!checked) return std::nullopt;

@@ -43,6 +43,10 @@ struct Job {
 // every arm once in shuffled order (schedule()).
 std::vector<Job> jobs_of(const Spec& spec);
 
+// One round of that schedule as a farm task runs it: its own warm-up runs (a node starts cold),
+// then the round's measured runs in the order and with the positions jobs_of gives them.
+std::vector<Job> round_jobs(const Spec& spec, int round);
+
 // What every run of one benchmark shares, set up once: the command as runs give it, the
 // environment without the caller's edashim variables, the padding that gives every arm's tool
 // an environment of one size, and the temporary directories (removed with the session). A

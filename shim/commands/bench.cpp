@@ -157,6 +157,17 @@ int run_bench(Options& o) {
   return run_collect(o);
 }
 
+// The exports, on bench and on bench collect alike: a farm's result is exported as a local one.
+void add_export_options(CLI::App* cmd, bench::Exports& x) {
+  cmd->add_option("--export-json", x.json, "Write every run's raw figures and the statistics as JSON to FILE (- = stdout); repeatable");
+  cmd->add_option("--export-markdown", x.markdown, "Write the table as Markdown to FILE (- = stdout); repeatable");
+  cmd->add_option("--export-csv", x.csv, "Write the table as CSV, one column per figure, to FILE (- = stdout); repeatable");
+  cmd->add_flag_function("--json", [&x](std::int64_t) { x.json.push_back("-"); }, "Same as --export-json -");
+  cmd->add_flag_function("--markdown", [&x](std::int64_t) { x.markdown.push_back("-"); }, "Same as --export-markdown -");
+  cmd->add_flag_function("--csv", [&x](std::int64_t) { x.csv.push_back("-"); }, "Same as --export-csv -");
+  cmd->add_option("--plot", x.plot, "Write an SVG of the run-time and peak-memory distributions");
+}
+
 }  // namespace
 
 Subcommand add_bench_command(CLI::App& app) {
@@ -176,13 +187,7 @@ Subcommand add_bench_command(CLI::App& app) {
                          "With --compare-outputs: leave stdout out (tools that print their own timings)");
   cmd->add_option("--stdout-filter", s.stdout_filter,
                   "With --compare-outputs: remove the lines of stdout that match this regular expression before hashing");
-  cmd->add_option("--export-json", x.json, "Write every run's raw figures and the statistics as JSON to FILE (- = stdout); repeatable");
-  cmd->add_option("--export-markdown", x.markdown, "Write the table as Markdown to FILE (- = stdout); repeatable");
-  cmd->add_option("--export-csv", x.csv, "Write the table as CSV, one column per figure, to FILE (- = stdout); repeatable");
-  cmd->add_flag_function("--json", [&x](std::int64_t) { x.json.push_back("-"); }, "Same as --export-json -");
-  cmd->add_flag_function("--markdown", [&x](std::int64_t) { x.markdown.push_back("-"); }, "Same as --export-markdown -");
-  cmd->add_flag_function("--csv", [&x](std::int64_t) { x.csv.push_back("-"); }, "Same as --export-csv -");
-  cmd->add_option("--plot", x.plot, "Write an SVG of the run-time and peak-memory distributions");
+  add_export_options(cmd, x);
   cmd->add_option("--log", s.keep_log, "Also append the measured runs' log lines to this file (for edashim report)");
   add_farm_options(cmd, o->farm);
   cmd->add_option("command", s.command, "TOOL [ARGS...] (after --)");
@@ -190,11 +195,7 @@ Subcommand add_bench_command(CLI::App& app) {
   collect->add_option("dir", o->collect_dir, "The experiment directory (bench --dir)")->required();
   collect->add_flag("--resubmit", o->resubmit, "Submit the partial, failed and missing rounds again first");
   collect->add_flag("--wait", o->farm.wait, "Wait until no round is pending or running");
-  collect->add_option("--export-json", x.json, "Write every run's raw figures and the statistics as JSON to FILE (- = stdout)");
-  collect->add_option("--export-markdown", x.markdown, "Write the table as Markdown to FILE (- = stdout)");
-  collect->add_option("--export-csv", x.csv, "Write the table as CSV to FILE (- = stdout)");
-  collect->add_flag_function("--json", [&x](std::int64_t) { x.json.push_back("-"); }, "Same as --export-json -");
-  collect->add_option("--plot", x.plot, "Write an SVG of the run-time and peak-memory distributions");
+  add_export_options(collect, x);
   auto* round = cmd->add_subcommand("round", "Run one round of a farm experiment here (what each Slurm or parallel task runs)");
   round->add_option("dir", o->round_dir, "The experiment directory")->required();
   round->add_option("round", o->round, "The round, 0-based (Slurm: $SLURM_ARRAY_TASK_ID)")->required();

@@ -19,8 +19,6 @@
 namespace farm {
 namespace {
 
-constexpr uint64_t kWarmupSalt = 0x5741524dULL;
-
 // On SIGTERM (scancel, a time limit, a preemption) the round's file says so before the task
 // dies: collect then lists the round as partial with the reason, not just "missing".
 int g_part_fd = -1;
@@ -43,12 +41,6 @@ bool append(int fd, const std::string& line) {
     done += std::size_t(n);
   }
   return true;
-}
-
-std::string host_name() {
-  char host[256] = "";
-  ::gethostname(host, sizeof host - 1);
-  return host;
 }
 
 // An earlier attempt's partial file is kept beside the new one (never overwritten): what it
@@ -105,7 +97,7 @@ int run_round(const std::string& dir, int round, const bench::Previewer& preview
     err << "edashim bench round: round " << round << ": " << message << "\n";
     return 1;
   };
-  append(fd, header_line(round, e->fingerprint, host_name(), util::cpu_model(nullptr).value_or(""), task_name()));
+  append(fd, header_line(round, e->fingerprint, util::host_name(), util::cpu_model(nullptr).value_or(""), task_name()));
   if (e->version != EDASHIM_VERSION)
     return fail("this node's edashim is version " + std::string(EDASHIM_VERSION) + ", the experiment's is " + e->version +
                 ": install the same edashim on every node, at " + e->edashim);
@@ -123,15 +115,7 @@ int run_round(const std::string& dir, int round, const bench::Previewer& preview
   ::sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
 
-  // Warm-up runs first (their own shuffle), then the round's measured runs in the order the
-  // whole schedule gives them: the same order a local bench would run this round in.
-  std::vector<bench::Job> jobs;
-  int index = 0;
-  for (auto [arm, r] : bench::schedule(int(e->spec.arms.size()), e->spec.warmup, e->spec.seed ^ kWarmupSalt ^ uint64_t(round)))
-    jobs.push_back({arm, r, true, ++index, -1});
-  auto measured = bench::schedule(int(e->spec.arms.size()), e->spec.runs, e->spec.seed);
-  for (std::size_t i = 0; i < measured.size(); ++i)
-    if (measured[i].second == round) jobs.push_back({measured[i].first, round, false, ++index, int(i)});
+  const std::vector<bench::Job> jobs = bench::round_jobs(e->spec, round);
   for (const auto& job : jobs) {
     std::string line;
     RoundRun r{session->execute(job, &line), job.warmup};
