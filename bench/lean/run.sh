@@ -1,33 +1,42 @@
 #!/usr/bin/env bash
 # Regenerates the lean-profile search of issue 17 (item 4): for each allocator, `edashim tune`'s
 # coordinate search over its memory options (README "Tuning for memory") on one Yosys workload,
-# within 5% of glibc's peak memory, then `edashim bench` of baseline, the allocator as shipped
-# and the chosen setting on workloads the search did not see. Writes a results page and the
-# chosen settings (never profiles/named/: a lean profile is shipped from a real run, by hand).
-# Not part of ctest: it takes hours at full size and wants a quiet machine.
+# then one `edashim bench` per confirmation workload (none of which the search saw) of baseline,
+# every allocator as shipped and every lean setting found. Writes a results page and the chosen
+# settings (never profiles/named/: a lean profile is shipped from a real run, by hand).
+# Not part of ctest: it takes about an hour on 2 cores and wants a quiet machine.
 #
 #   bench/lean/run.sh [-n RUNS] [--allocators "jemalloc mimalloc tcmalloc tbbmalloc"] [--quick] [--out DIR]
 #
-#   -n RUNS        runs per setting in each tune step and per arm in each bench (default 10)
+#   -n RUNS        runs per setting in each tune step and per arm in each bench (default 6)
 #   --warmup N     unmeasured runs per setting first (default 1)
 #   --allocators   which allocators to search (default: all four)
-#   --quick        one value for two options per allocator: a smoke test of this script, whose
-#                  numbers mean nothing (the page says so)
+#   --search-rss R the search's peak-RSS budget relative to glibc (default 1.00: tighter than the
+#                  goal's 1.05, as headroom for designs the search did not see)
+#   --quick        one value for two options per allocator and the Yosys confirmation only: a
+#                  smoke test of this script, whose numbers mean nothing (the page says so)
 #   --out DIR      where the page goes (default bench/results/lean-YYYY-MM-DD)
-#   WORKLOADS=DIR  epfl_bar.v (the search) and picorv32.v (the confirmation) are read from there
+#   WORKLOADS=DIR  epfl_bar.v (the search) and picorv32.v (a confirmation) are read from there
 #                  (default: ../shared/workloads beside the checkout, as bench/run_yosys_bench.sh);
 #                  without them, generated designs (bench/gen_designs.py) stand in, and the page says so.
-#   PIN_CPU=N      every tune and bench pinned to CPU N (taskset); the page says so
+#   BIG_OPS=N      the generated design confirming at a larger heap (default 400 operations,
+#                  about 180 MB peak RSS with glibc; 0 leaves it out)
+#   VTR_ROOT=dir [VPR=path]   VPR on VTR's tseng (channel-width search), with a glibc baseline
+#                  (a copy without libtbbmalloc_proxy, made with patchelf, as bench/suite does)
+#   YICES=path YICES_SRC=dir  yices-smt2 on a QF_BV regression instance of the Yices checkout
+#   PIN_CPU="N ..." runs pinned (taskset); with several CPUs the searches, then the confirmations,
+#                  are shared among them, one at a time per CPU. The page says so.
 #   EDASHIM=path   the edashim binary (default build/shim/edashim, then edashim on PATH)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-runs=10 warmup=1 allocators="jemalloc mimalloc tcmalloc tbbmalloc" quick=0 out=""
+runs=6 warmup=1 allocators="jemalloc mimalloc tcmalloc tbbmalloc" quick=0 out="" search_rss=1.00
 while [[ $# -gt 0 ]]; do
   case $1 in
     -n) runs=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --allocators) allocators=$2; shift 2 ;;
+    --search-rss) search_rss=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --out) out=$2; shift 2 ;;
     *) echo "unknown argument: $1 (see the comment at the top of $0)" >&2; exit 2 ;;
@@ -38,22 +47,25 @@ source "$root/bench/find_edashim.sh"
 find_edashim
 command -v yosys > /dev/null || { echo "yosys not on PATH" >&2; exit 2; }
 
-# The search space, per allocator: the options that moved peak memory on Debian 12's versions,
-# the one expected to matter most first (coordinate search fixes each before the next). Values
-# are on the memory-saving side of each default; the default itself is always measured too.
+# The search space, per allocator: the options that moved peak RSS on Debian 12's versions in a
+# one-run screen of each (bench/results/lean-*/README.md, "Search space"), the biggest lever
+# first (coordinate search fixes each before the next). Values are on the memory-saving side of
+# each default; the default itself is always measured too. Left out: jemalloc's
+# lg_extent_max_active_fit=0 (it doubled RSS), narenas above 1 and options for threads yosys
+# does not start (mimalloc's abandoned_page_decommit).
 declare -A search=(
-  [jemalloc]="jemalloc.retain=false jemalloc.dirty_decay_ms=0,1000,5000 jemalloc.narenas=1,2
-    jemalloc.oversize_threshold=1048576,4194304 jemalloc.background_thread=true jemalloc.tcache_max=4096,16384"
-  [mimalloc]="mimalloc.eager_commit=false mimalloc.decommit_delay=0,5,10 mimalloc.segment_decommit_delay=0,50,200
-    mimalloc.page_reset=true mimalloc.eager_commit_delay=4,16 mimalloc.abandoned_page_decommit=true"
-  [tcmalloc]="tcmalloc.aggressive_decommit=true tcmalloc.release_rate=2,5,10
-    tcmalloc.max_total_thread_cache_bytes=4194304,8388608,16777216 tcmalloc.transfer_num_obj=8,16"
+  [jemalloc]="jemalloc.dirty_decay_ms=0,1000 jemalloc.retain=false jemalloc.narenas=1
+    jemalloc.background_thread=true jemalloc.tcache_max=4096"
+  [mimalloc]="mimalloc.decommit_delay=0,5 mimalloc.segment_decommit_delay=0,50 mimalloc.page_reset=true
+    mimalloc.eager_commit=false"
+  [tcmalloc]="tcmalloc.aggressive_decommit=true tcmalloc.max_total_thread_cache_bytes=4194304,16777216
+    tcmalloc.transfer_num_obj=8 tcmalloc.release_rate=10"
   # tbbmalloc has one size knob: a threshold that can only keep more cached (README).
-  [tbbmalloc]="tbbmalloc.set_huge_size_threshold=8388608,16777216,67108864"
+  [tbbmalloc]="tbbmalloc.set_huge_size_threshold=8388608,67108864"
 )
 declare -A quick_search=(
-  [jemalloc]="jemalloc.retain=false jemalloc.dirty_decay_ms=1000"
-  [mimalloc]="mimalloc.eager_commit=false mimalloc.decommit_delay=0"
+  [jemalloc]="jemalloc.dirty_decay_ms=0 jemalloc.retain=false"
+  [mimalloc]="mimalloc.decommit_delay=0 mimalloc.page_reset=true"
   [tcmalloc]="tcmalloc.aggressive_decommit=true tcmalloc.release_rate=10"
   [tbbmalloc]="tbbmalloc.set_huge_size_threshold=8388608"
 )
@@ -66,82 +78,153 @@ workloads=${WORKLOADS:-$root/../shared/workloads}
 out=${out:-$root/bench/results/lean-$(date -u +%Y-%m-%d)}
 mkdir -p "$out/data"
 out=$(cd "$out" && pwd)
-rm -f "$out"/data/*
+rm -f "$out"/data/* "$out"/*.svg
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# Workloads: NAME DESIGN YOSYS-SCRIPT (the design is copied in fresh for every run as design.v).
-synth_generic() { echo "read_verilog design.v; synth -top $1; abc; write_verilog -noattr net.v"; }
-if [[ -n $workloads && -f $workloads/epfl_bar.v ]]; then
-  search_wl=(epfl_bar "$workloads/epfl_bar.v" "$(synth_generic top)")
-else
-  python3 "$root/bench/gen_designs.py" --ops 120 -o "$work/gen_120.v"
-  search_wl=(generated_ops120 "$work/gen_120.v" "$(synth_generic top)")
-fi
-confirm_wl=()
-if [[ -n $workloads && -f $workloads/picorv32.v ]]; then
-  confirm_wl+=(picorv32_synth_ice40 "$workloads/picorv32.v"
-    "read_verilog design.v; synth_ice40 -top picorv32; write_verilog -noattr net.v")
-else
-  python3 "$root/bench/gen_designs.py" --ops 60 -o "$work/gen_60.v"
-  confirm_wl+=(generated_ops60 "$work/gen_60.v" "$(synth_generic top)")
-fi
+big_ops=${BIG_OPS:-400}
+[[ $quick == 1 ]] && big_ops=0
 
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 machine="$(date -u +%Y-%m-%d), CPU $cpu ($(nproc) cores), Linux $(uname -r), $(yosys -V | head -1), edashim $("$edashim" --version | awk '{print $2}'), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
-pin=()
-if [[ -n ${PIN_CPU:-} ]]; then
-  pin=(taskset -c "$PIN_CPU")
-  machine+=", every run pinned to CPU $PIN_CPU (taskset)"
+read -r -a lanes <<< "${PIN_CPU:-}"
+if [[ ${#lanes[@]} -gt 1 ]]; then
+  machine+=", runs pinned (taskset) and shared among CPUs ${lanes[*]}, one bench or tune at a time on each"
+elif [[ ${#lanes[@]} == 1 ]]; then
+  machine+=", every run pinned to CPU ${lanes[0]} (taskset)"
 fi
-# The virtual-size budget needs tune's --max-vm-ratio (issue 17 item 2); without it, RSS only.
-budget=(--max-rss-ratio 1.05)
-"$edashim" tune --help 2>&1 | grep -q -- --max-vm-ratio && budget+=(--max-vm-ratio 1.05)
+[[ ${#lanes[@]} -gt 0 ]] || lanes=("")
+
 # shown ARGS...: a command line as the page shows it: arguments with spaces quoted, this machine's
-# paths as $ROOT, $OUT, $WORKLOADS, $WORK.
+# paths as $ROOT, $OUT, $WORKLOADS, $WORK, $VTR_ROOT, $YICES_SRC.
 shown() {
   local s="" a
   for a in "$@"; do [[ $a == *[\ \;\"]* ]] && s+=" '$a'" || s+=" $a"; done
   s=${s# }; s=${s//$edashim/edashim}; s=${s//$out/\$OUT}; s=${s//$root/\$ROOT}
   [[ -n $workloads ]] && s=${s//$workloads/\$WORKLOADS}
+  [[ -n ${VTR_ROOT:-} ]] && s=${s//$VTR_ROOT/\$VTR_ROOT}
+  [[ -n ${YICES_SRC:-} ]] && s=${s//$YICES_SRC/\$YICES_SRC}
+  [[ -n ${YICES:-} ]] && s=${s//$YICES/\$YICES}
   echo "${s//$work/\$WORK}"
 }
 
-# run_in DIR DESIGN CMD...: CMD in a directory of its own holding the design.
-run_in() {
-  local dir=$1 design=$2; shift 2
-  mkdir -p "$dir" && cp "$design" "$dir/design.v"
-  (cd "$dir" && ${pin[@]+"${pin[@]}"} "$@")
+# in_lane CPU DIR CMD...: CMD in DIR, pinned to CPU when there is one.
+in_lane() {
+  local cpu=$1 dir=$2; shift 2
+  mkdir -p "$dir"
+  if [[ -n $cpu ]]; then (cd "$dir" && taskset -c "$cpu" "$@"); else (cd "$dir" && "$@"); fi
 }
 
-echo "allocator file" > "$out/data/index"
-for a in $allocators; do
-  opts=() list=${search[$a]}
+# run_lanes JOB...: each JOB ("function args") runs in one of the lanes, one at a time per lane,
+# in the order given (longest first balances best), with lane_cpu set to the lane's CPU; waits.
+# job ARGS...: ARGS as one string for run_lanes, each quoted for eval.
+job() { printf '%q ' "$@"; }
+run_lanes() {
+  local -a per_lane=()
+  local i=0 job
+  for job in "$@"; do per_lane[i % ${#lanes[@]}]+="$job"$'\n'; i=$((i + 1)); done
+  local pids=() l
+  for l in "${!lanes[@]}"; do
+    [[ -n ${per_lane[l]:-} ]] || continue
+    (lane_cpu=${lanes[l]}; while IFS= read -r job; do [[ -z $job ]] || eval "$job"; done <<< "${per_lane[l]}") &
+    pids+=($!)
+  done
+  for l in "${pids[@]}"; do wait "$l" || true; done
+}
+
+# The search: EPFL bar (real, combinational, yosys with ABC), or a generated stand-in.
+synth_generic() { echo "read_verilog design.v; synth -top $1; abc; write_verilog -noattr net.v"; }
+if [[ -n $workloads && -f $workloads/epfl_bar.v ]]; then
+  search_name=epfl_bar search_design=$workloads/epfl_bar.v
+else
+  python3 "$root/bench/gen_designs.py" --ops 120 -o "$work/gen_120.v"
+  search_name=generated_ops120 search_design=$work/gen_120.v
+fi
+
+# search_one ALLOCATOR: tune's coordinate search, RSS budget only (a budget on peak virtual
+# size cannot be met on a small design, whatever the options: see the page), VM shown.
+search_one() {
+  local a=$1 cpu=$lane_cpu opts=() o list=${search[$1]}
   [[ $quick == 1 ]] && list=${quick_search[$a]}
   for o in $list; do opts+=(--option "$o"); done
-  name=${search_wl[0]} design=${search_wl[1]} script=${search_wl[2]}
-  lean=$out/data/$a-lean.toml
-  tune=("$edashim" tune --allocator "$a" "${opts[@]}" "${budget[@]}" -n "$runs" --warmup "$warmup"
-    --fresh-copy design.v --on disk --plot "$out/$a-tune.svg" --write "$lean" --force -- yosys -q -p "$script")
-  echo "== $a: tune on $name" >&2
+  local tune=("$edashim" tune --allocator "$a" "${opts[@]}" --max-rss-ratio "$search_rss" -n "$runs" --warmup "$warmup"
+    --fresh-copy design.v --on disk --plot "$out/$a-tune.svg" --write "$out/data/$a-lean.toml" --force
+    -- yosys -q -p "$(synth_generic top)")
+  echo "== $a: tune on $search_name${cpu:+ (CPU $cpu)}" >&2
   echo "$ $(shown "${tune[@]}")" > "$out/data/$a.tune.txt"
-  run_in "$work/tune-$a" "$design" "${tune[@]}" >> "$out/data/$a.tune.txt" ||
-    echo "   $a: tune failed (status $?); see above and $out/data/$a.tune.txt" >&2
-  arms=(-p baseline -p "$a")
-  [[ -f $lean ]] && arms+=(-p "$lean")
-  for ((i = 0; i < ${#confirm_wl[@]}; i += 3)); do
-    cname=${confirm_wl[i]} cdesign=${confirm_wl[i + 1]} cscript=${confirm_wl[i + 2]}
-    stem=$out/data/$a.$cname
-    bench=("$edashim" bench "${arms[@]}" -n "$runs" --warmup "$warmup" --fresh-copy design.v --on disk
-      --compare-outputs net.v --export-markdown "$stem.md" --export-json "$stem.json" -- yosys -q -p "$cscript")
-    echo "== $a: bench on $cname" >&2
-    echo "$ $(shown "${bench[@]}")" > "$stem.cmd"
-    run_in "$work/bench-$a-$cname" "$cdesign" "${bench[@]}" > /dev/null ||
-      echo "   $a: bench on $cname failed (status $?)" >&2
-    [[ -f $stem.json ]] && echo "$a $stem.json" >> "$out/data/index"
-  done
+  mkdir -p "$work/tune-$a" && cp "$search_design" "$work/tune-$a/design.v"
+  in_lane "$cpu" "$work/tune-$a" "${tune[@]}" >> "$out/data/$a.tune.txt" 2> "$work/tune-$a.err" ||
+    echo "   $a: tune failed (status $?); see $out/data/$a.tune.txt and $work/tune-$a.err" >&2
+}
+# Longest search first: the most settings (steps x 2 + values).
+jobs=()
+for a in $(for a in $allocators; do
+  n=0; for o in ${search[$a]}; do v=${o#*=}; n=$((n + 2 + $(tr ',' '\n' <<< "$v" | wc -l))); done
+  echo "$n $a"; done | sort -rn | awk '{print $2}'); do
+  jobs+=("$(job search_one "$a")")
 done
+run_lanes "${jobs[@]}"
 
-command="bench/lean/run.sh -n $runs --warmup $warmup --allocators \"$allocators\"$([[ $quick == 1 ]] && echo " --quick")"
-python3 "$here/page.py" "$out" "$machine" "$command" "${search_wl[0]}" "$quick" "$allocators" "$root" "$workloads" "$work"
+# The confirmations: baseline, each allocator as shipped, each lean setting found.
+arms=(-p baseline)
+for a in $allocators; do arms+=(-p "$a"); done
+for a in $allocators; do [[ -f $out/data/$a-lean.toml ]] && arms+=(-p "$out/data/$a-lean.toml"); done
+echo "workload tool json" > "$out/data/index"
+# confirm_one NAME TOOL DESIGN COMPARE -- CMD...: one bench; DESIGN ("" for none) is copied
+# in fresh for every run as design.v.
+confirm_one() {
+  local name=$1 tool=$2 design=$3 compare=$4 cpu=$lane_cpu; shift 5
+  local cmd=("$@") fresh=() stem=$out/data/confirm.$name d=$work/confirm-$name
+  mkdir -p "$d"
+  [[ -n $design ]] && { cp "$design" "$d/design.v"; fresh=(--fresh-copy design.v --on disk); }
+  local bench=("$edashim" bench "${arms[@]}" -n "$runs" --warmup "$warmup" ${fresh[@]+"${fresh[@]}"} $compare
+    --export-markdown "$stem.md" --export-json "$stem.json" -- "${cmd[@]}")
+  echo "== confirm on $name${cpu:+ (CPU $cpu)}" >&2
+  echo "$ $(shown "${bench[@]}")" > "$stem.cmd"
+  in_lane "$cpu" "$d" "${bench[@]}" > /dev/null 2> "$d.err" ||
+    echo "   $name: bench failed (status $?); see $d.err" >&2
+  [[ -f $stem.json ]] && echo "$name $tool $stem.json" >> "$out/data/index"
+}
+jobs=()
+if [[ $big_ops -gt 0 ]]; then
+  python3 "$root/bench/gen_designs.py" --ops "$big_ops" -o "$work/gen_big.v"
+  jobs+=("$(job confirm_one "generated_ops$big_ops" yosys "$work/gen_big.v" "--compare-outputs net.v" -- yosys -q -p "$(synth_generic top)")")
+fi
+if [[ -n $workloads && -f $workloads/picorv32.v ]]; then
+  jobs+=("$(job confirm_one picorv32_synth_ice40 yosys "$workloads/picorv32.v" "--compare-outputs net.v" -- \
+    yosys -q -p "read_verilog design.v; synth_ice40 -top picorv32; write_verilog -noattr net.v")")
+else
+  python3 "$root/bench/gen_designs.py" --ops 60 -o "$work/gen_60.v"
+  jobs+=("$(job confirm_one generated_ops60 yosys "$work/gen_60.v" "--compare-outputs net.v" -- yosys -q -p "$(synth_generic top)")")
+fi
+if [[ $quick == 0 && -n ${VTR_ROOT:-} ]]; then
+  vpr=${VPR:-$VTR_ROOT/build/vpr/vpr}
+  if [[ -x $vpr ]]; then
+    # A VPR built with TBB links libtbbmalloc_proxy: its own malloc is TBBmalloc. The glibc
+    # baseline is a copy without that DT_NEEDED, made here for the measurement only.
+    if readelf -d "$vpr" 2> /dev/null | grep -q 'NEEDED.*libtbbmalloc_proxy'; then
+      if command -v patchelf > /dev/null; then
+        cp "$vpr" "$work/vpr-glibc" && patchelf --remove-needed libtbbmalloc_proxy.so.2 "$work/vpr-glibc"
+        vpr=$work/vpr-glibc
+      else
+        echo "skipping vpr: it links libtbbmalloc_proxy.so.2 and its glibc baseline needs patchelf" >&2
+        vpr=""
+      fi
+    fi
+    [[ -n $vpr ]] && jobs+=("$(job confirm_one vpr_tseng_search vpr "" \
+      "--compare-outputs tseng.net,tseng.place,tseng.route --no-compare-stdout" -- "$vpr" \
+      "$VTR_ROOT/vtr_flow/arch/timing/k6_frac_N10_mem32K_40nm.xml" "$VTR_ROOT/vtr_flow/benchmarks/blif/tseng.blif")")
+  else
+    echo "skipping vpr: no executable $vpr (set VPR)" >&2
+  fi
+fi
+if [[ $quick == 0 && -n ${YICES:-} && -n ${YICES_SRC:-} ]]; then
+  f=$YICES_SRC/tests/regress/coverage/smtlib/QF_BV/bruttomesso/lfsr/lfsr_002_095_128.smt2
+  [[ -f $f ]] && jobs+=("$(job confirm_one yices_lfsr_002_095_128 yices-smt2 "" --compare-outputs -- "$YICES" "$f")") ||
+    echo "skipping yices: no $f" >&2
+fi
+run_lanes "${jobs[@]}"
+
+command="bench/lean/run.sh -n $runs --warmup $warmup --allocators \"$allocators\" --search-rss $search_rss$([[ $quick == 1 ]] && echo " --quick")"
+python3 "$here/page.py" "$out" "$machine" "$command" "$search_name" "$quick" "$allocators" "$search_rss" \
+  "$root" "$workloads" "$work" "${VTR_ROOT:-}" "${YICES_SRC:-}" "${YICES:-}"
 echo "written: $out/README.md" >&2

@@ -119,6 +119,16 @@ std::string Budget::over(const Candidate& c) const {
   return util::join(why, "; ");
 }
 
+double Budget::excess(const Candidate& c) const {
+  double worst = 0;
+  auto take = [&](const std::optional<double>& limit, double r) {
+    if (limit) worst = std::max(worst, std::isnan(r) ? std::numeric_limits<double>::infinity() : r / *limit);
+  };
+  take(max_rss_ratio, c.rss_ratio);
+  take(max_vm_ratio, c.vm_ratio);
+  return worst;
+}
+
 std::optional<std::size_t> choose(const std::vector<Candidate>& cands, const Budget& budget, bool& within) {
   auto usable = [&](std::size_t i) { return cands[i].ok > 0 && !std::isnan(cands[i].median_s); };
   auto fits = [&](std::size_t i) { return budget.holds(cands[i]); };
@@ -129,6 +139,17 @@ std::optional<std::size_t> choose(const std::vector<Candidate>& cands, const Bud
     if (!usable(i) || !fits(i)) continue;
     if (!memory_decides && !cands[i].vs_current.faster) continue;
     if (!best || cands[i].median_s < cands[*best].median_s) best = i;
+  }
+  if (!best && memory_decides) {
+    // Nothing fits: the step moves towards the budget when a candidate is clearly closer.
+    double bar = current_ok ? budget.excess(cands[0]) - kCloserBy : std::numeric_limits<double>::infinity();
+    for (std::size_t i = 1; i < cands.size(); ++i) {
+      if (!usable(i)) continue;
+      double e = budget.excess(cands[i]);
+      if (e < bar && (!best || e < budget.excess(cands[*best]) ||
+                      (e == budget.excess(cands[*best]) && cands[i].median_s < cands[*best].median_s)))
+        best = i;
+    }
   }
   if (!best && current_ok) best = 0;
   within = best && fits(*best);

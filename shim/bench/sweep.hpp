@@ -71,11 +71,20 @@ struct Budget {
   std::string describe() const;
   // Why `c` is over: "peak RSS 1.200x > 1.05x; peak virtual size unknown (no probe)"; "" when within.
   std::string over(const Candidate& c) const;
+  // How far over: the largest figure / its budget (1.2 = 20% over; <= 1 within); infinity for an
+  // unknown figure under a budget, 0 without budgets.
+  double excess(const Candidate& c) const;
 };
+
+// A candidate closer to the budget than the current setting by less than this (in excess, i.e.
+// a share of the budget) is noise in the memory figures, not a move towards it.
+inline constexpr double kCloserBy = 0.01;
 
 // The candidate a step keeps: among those within the budget that are faster than the
 // current setting on the evidence, the least median; else the current setting. When the current
-// setting is itself over the budget, memory decides: the fastest candidate within it, if any.
+// setting is itself over the budget, memory decides: the fastest candidate within it; if none is
+// within, the one closest to it (least excess, by at least kCloserBy), so that a coordinate
+// search can reach the budget in several steps that each get nearer, as the seed's sweep did.
 // `within`: the kept candidate is within the budget. nullopt when no candidate has a successful run.
 std::optional<std::size_t> choose(const std::vector<Candidate>& candidates, const Budget& budget, bool& within);
 

@@ -234,7 +234,8 @@ int run_tune(Options& o) {
     }
   std::cout << "Trade-off (each step interleaved with baseline; budget: " << budget.describe()
             << "; a value is kept only when faster than the current setting with p < " << bench::kAlpha
-            << " and the CI of the median ratio below 1; peak VM: the largest VmPeak over a run's processes):\n\n"
+            << " and the CI of the median ratio below 1, or, while the current setting is over budget, when it is the"
+               " fastest within it or else the closest to it; peak VM: the largest VmPeak over a run's processes):\n\n"
             << util::render_text(t) << "\n";
   if (!vm_why.empty()) std::cout << "Peak VM \"-\": " << vm_why << ".\n\n";
 
@@ -317,7 +318,9 @@ Subcommand add_tune_command(CLI::App& app) {
       "the evidence, as bench reports it: one-sided Mann-Whitney p < 0.05 and the bootstrap 95% interval of the median\n"
       "ratio below 1 (with fewer than 4 runs per setting no difference can show), and it is within every budget given:\n"
       "median peak RSS within --max-rss-ratio of baseline's, median peak virtual size (VmPeak, from the probe) within\n"
-      "--max-vm-ratio of baseline's (neither given: --max-rss-ratio 1.05). With --max-vm-ratio, tune stops with status 2\n"
+      "--max-vm-ratio of baseline's (neither given: --max-rss-ratio 1.05). While the current setting is over a budget,\n"
+      "memory decides instead: the fastest value within every budget, else the value closest to them (by at least 1% of\n"
+      "the budget), so that several options can reach a budget together. With --max-vm-ratio, tune stops with status 2\n"
       "before running when the probe would be off, and a candidate whose runs reported no VmPeak counts as over. The result is written only when it beats baseline on the same evidence; otherwise\n"
       "tune says that nothing measured beat the current setting, writes nothing, and exits 0. Every option and value is\n"
       "checked against the installed allocator before the first run (status 2 on a problem). Sweep on a small design,\n"
