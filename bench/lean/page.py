@@ -46,7 +46,7 @@ def lean_arm(arms, alloc):
 def verdict(default, lean, baseline):
     """(qualifies, why) for the lean arm of one workload."""
     if lean is None:
-        return False, "no lean setting"
+        return False, "the search kept no option: as shipped"
     r, d = lean["ratio_to_first"], default["ratio_to_first"] if default else {}
     share = kept_share(d.get("median"), r.get("median"))
     why = []
@@ -95,16 +95,15 @@ def main():
     lines += [
         "Method. For each allocator, `edashim tune` sweeps its memory options one after another on "
         f"`{search_wl}` (Yosys with ABC; coordinate search: each option's best value is fixed before the "
-        "next is swept, the biggest lever first; README \"Tuning for memory\" lists the options). The "
-        f"search's budget is peak RSS <= {search_rss}x glibc's, tighter than the goal's {MEMORY_BUDGET}x as "
-        "headroom for designs it did not see. While the setting is over the budget, memory decides a "
-        "step (the fastest value within it, else the value closest to it); within it, a value is kept "
-        "only when faster on the evidence. Peak virtual size is measured in every step but not "
-        "budgeted in the search: on a design this small it is dominated by a fixed reservation each "
-        "allocator makes at start (see \"Peak virtual size\" below) that no option removes, so a "
-        "virtual-size budget would reject every setting of every allocator. The settings found are "
-        "then benched, with baseline (glibc) and every allocator as shipped, on workloads the search "
-        "did not see, including one with a larger heap and other tools where built.", "",
+        "next is swept, the biggest lever first; README \"Tuning for memory\" lists the options), within "
+        f"peak RSS <= {search_rss}x glibc's (tighter than the goal's {MEMORY_BUDGET}x, as headroom for designs "
+        f"the search did not see) and peak virtual size <= {MEMORY_BUDGET}x. While the setting is over a "
+        "budget, memory decides a step: the fastest value within both, else the value closest to them "
+        "(the sum of each figure's share over its budget, lower by at least 0.01; equally close: the "
+        "faster); within both, a value is kept only when faster on the evidence. Where each search ended "
+        "(`tune --write-ended`) is then benched, with baseline (glibc) and every allocator as shipped, on "
+        "workloads the search did not see, including a generated design with a larger heap and other "
+        "tools where built.", "",
         f"A lean setting qualifies on a workload when its peak RSS and peak virtual size are both "
         f"within {MEMORY_BUDGET}x baseline and it keeps at least {SPEED_KEPT:.0%} of the allocator's "
         "own speed gain there (gain = 1 - median wall ratio to baseline; kept = lean gain / shipped "
@@ -134,7 +133,7 @@ def main():
                                lean["ratio_to_first"]["median"] if lean else None)
             ok, why = verdict(default, lean, base)
             table.append(f"| {alloc} | {tool} {name} | {cell(default)} | "
-                         f"{cell(lean) if lean else 'none found by the search'} | "
+                         f"{cell(lean) if lean else 'as shipped (the search kept no option)'} | "
                          f"{'-' if share is None else f'{share:.0%}'} | {'yes' if ok else 'no: ' + why} |")
     lines += ["## Summary (confirmation workloads)", ""] + table + [""]
     with open(os.path.join(data, "peak-memory.md"), "w") as f:
@@ -143,10 +142,10 @@ def main():
     # Peak virtual size: what the allocators add, in MB, at each workload's size.
     lines += ["## Peak virtual size", "",
               "Extra peak virtual size over glibc's, in MB (median VmPeak of the largest process minus "
-              "baseline's), per workload: a fixed part (the allocator's own start-up reservation: "
-              "arenas, segments, metadata) and a part that grows with the heap. On small designs the "
-              "fixed part alone exceeds 5%; on a job of several GB, as farms run, it is a fraction of "
-              "a percent. The ratio that matters at scale is the one on the largest workload.", "",
+              "baseline's), per workload. Compare the rows: an extra that stays about the same number of "
+              "MB at every size is a start-up reservation (arenas, segments, metadata), a fraction of a "
+              "percent of a multi-GB job; one that grows with the heap will be as large a share at farm "
+              "scale as it is here.", "",
               ]
     if confirms:
         others = [a["name"] for a in confirms[0][2]["arms"][1:]]
@@ -169,11 +168,10 @@ def main():
             lines += [f"![{alloc} trade-off]({alloc}-tune.svg)", ""]
         chosen = read(os.path.join(data, f"{alloc}-lean.toml"))
         if chosen:
-            lines += ["Chosen setting (`data/" + alloc + "-lean.toml`):", "", "```toml", chosen.rstrip(), "```", ""]
+            lines += ["Where the search ended (`data/" + alloc + "-lean.toml`, confirmed below as " + alloc +
+                      "-lean unless it kept no option):", "", "```toml", chosen.rstrip(), "```", ""]
         else:
-            lines += ["The search wrote no setting: none it measured was within the budget and faster than "
-                      f"baseline. No lean setting for {alloc} on this machine; the table above shows the best "
-                      "trade-off measured.", ""]
+            lines += ["The search did not finish: no setting to confirm.", ""]
     for name, tool, _ in confirms:
         stem = os.path.join(data, f"confirm.{name}")
         lines += [f"## Confirmation: {tool} {name}", "", "```", (read(stem + ".cmd") or "").rstrip(), "```", "",

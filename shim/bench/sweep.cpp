@@ -120,13 +120,13 @@ std::string Budget::over(const Candidate& c) const {
 }
 
 double Budget::excess(const Candidate& c) const {
-  double worst = 0;
+  double over = 0;
   auto take = [&](const std::optional<double>& limit, double r) {
-    if (limit) worst = std::max(worst, std::isnan(r) ? std::numeric_limits<double>::infinity() : r / *limit);
+    if (limit) over += std::isnan(r) ? std::numeric_limits<double>::infinity() : std::max(0.0, r / *limit - 1);
   };
   take(max_rss_ratio, c.rss_ratio);
   take(max_vm_ratio, c.vm_ratio);
-  return worst;
+  return over;
 }
 
 std::optional<std::size_t> choose(const std::vector<Candidate>& cands, const Budget& budget, bool& within) {

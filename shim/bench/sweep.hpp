@@ -71,8 +71,9 @@ struct Budget {
   std::string describe() const;
   // Why `c` is over: "peak RSS 1.200x > 1.05x; peak virtual size unknown (no probe)"; "" when within.
   std::string over(const Candidate& c) const;
-  // How far over: the largest figure / its budget (1.2 = 20% over; <= 1 within); infinity for an
-  // unknown figure under a budget, 0 without budgets.
+  // How far over, summed over the budgets given: each figure's share over its budget (peak RSS
+  // 1.26x against 1.05x is 0.2); 0 within every budget; infinity for an unknown figure under a
+  // budget. A sum, so that a step which brings one figure down counts while the other stays over.
   double excess(const Candidate& c) const;
 };
 

@@ -43,9 +43,33 @@ void add_sections(const std::string& file, std::map<std::string, std::string>& o
 
 }  // namespace
 
+std::string profile_summary(const std::string& name, const std::string& text) {
+  std::string summary;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    auto line = text.substr(at, end - at);
+    at = end + 1;
+    auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] != '#') break;  // the block ends at a blank line or a key
+    auto words = line.substr(line.find_first_not_of("# \t", first) == std::string::npos ? line.size()
+                                                                                      : line.find_first_not_of("# \t", first));
+    if (summary.empty() && words.compare(0, name.size() + 2, name + ": ") == 0) words = words.substr(name.size() + 2);
+    if (!words.empty()) summary += (summary.empty() ? "" : " ") + words;
+  }
+  return summary;
+}
+
 int list_profiles() {
   std::printf("Named profiles (select with EDASHIM_PROFILE=NAME or edashim run -p NAME):\n");
-  for (const auto& [name, where] : available_profiles()) std::printf("  %-16s %s\n", name.c_str(), where.c_str());
+  for (const auto& [name, where] : available_profiles()) {
+    std::printf("  %-16s %s\n", name.c_str(), where.c_str());
+    // A file's own word on what it is for (a [profile.NAME] section has none: it is file:line).
+    auto text = where.find(".toml:") == std::string::npos ? util::read_file(where, 1 << 16) : std::nullopt;
+    if (auto summary = text ? profile_summary(name, *text) : ""; !summary.empty())
+      std::printf("  %-16s %s\n", "", summary.c_str());
+  }
   std::printf("A path works too: EDASHIM_PROFILE=/path/to/profile.toml\n");
   return 0;
 }

@@ -26,7 +26,7 @@ namespace {
 struct Options {
   bench::Spec spec;  // the command and how to run it; each step's arms are tune's own
   std::vector<std::string> option_texts;
-  std::string allocator, plot, write;
+  std::string allocator, plot, write, write_ended;
   // Either or both; neither: peak RSS <= kDefaultRssRatio x baseline.
   std::optional<double> max_rss_ratio, max_vm_ratio;
   bool force = false;
@@ -111,9 +111,11 @@ int run_tune(Options& o) {
     options.push_back(*opt);
   }
   std::string allocator = o.allocator.empty() ? allocator_for_family(options.front().family) : o.allocator;
-  if (!o.write.empty() && util::exists(o.write) && !o.force)
-    return usage(o.write + " exists; choose another file or add --force to replace it");
-  for (const auto& [option, path] : {std::pair{"--write", o.write}, std::pair{"--plot", o.plot}})
+  for (const auto& file : {o.write, o.write_ended})
+    if (!file.empty() && util::exists(file) && !o.force)
+      return usage(file + " exists; choose another file or add --force to replace it");
+  for (const auto& [option, path] :
+       {std::pair{"--write", o.write}, std::pair{"--plot", o.plot}, std::pair{"--write-ended", o.write_ended}})
     if (auto bad = check_destination(option, path); !bad.empty()) return usage(bad);
 
   if (auto bad = check_farm_options(o.farm, o.spec, "tune"); !bad.empty()) return usage(bad);
@@ -274,6 +276,22 @@ int run_tune(Options& o) {
     }
   }
   if (rc) return rc;
+  if (!o.write_ended.empty() && !steps.empty() && steps.back().chosen) {
+    // Where the search ended, whatever the verdict: what a lean search confirms on other
+    // workloads, and the best trade-off to report when nothing met the goal here.
+    const auto& last = steps.back();
+    const auto& end = last.candidates[*last.chosen];
+    std::string header = "# Where `edashim tune` ended for: " + report::command_line(o.spec.command) + "\n# " +
+                         (snippet.empty() ? "not written by --write: " + verdict : "also written by --write") +
+                         "\n# median wall " + bench::ratio(end.wall_ratio) + " baseline, peak RSS " +
+                         bench::ratio(end.rss_ratio) + ", peak virtual size " + bench::ratio(end.vm_ratio) +
+                         " (budget: " + budget.describe() + "), " + std::to_string(o.spec.runs) + " runs per setting\n";
+    if (!util::write_file_atomic(o.write_ended, header + bench::profile_toml(allocator, fixed))) {
+      std::cerr << "edashim tune: cannot write " << o.write_ended << "\n";
+      return 1;
+    }
+    std::cout << "The setting the search ended on is in " << o.write_ended << "\n";
+  }
   if (snippet.empty()) {
     std::cout << "Kept: nothing measured beat the current setting (baseline): " << allocator
               << (fixed.empty() ? "" : " with the kept values") << " is " << verdict << ". No profile "
@@ -310,7 +328,10 @@ Subcommand add_tune_command(CLI::App& app) {
   add_farm_options(cmd, o->farm);
   cmd->add_option("--plot", o->plot, "Write an SVG of the trade-off (wall vs peak memory, both / baseline)");
   cmd->add_option("--write", o->write, "Write the chosen profile here instead of printing it");
-  cmd->add_flag("--force", o->force, "Replace an existing --write file");
+  cmd->add_option("--write-ended", o->write_ended,
+                  "Also write the setting the search ended on, whatever the verdict (its header says it), for "
+                  "confirming it elsewhere");
+  cmd->add_flag("--force", o->force, "Replace an existing --write or --write-ended file");
   cmd->add_option("command", o->spec.command, "TOOL [ARGS...] (after --)");
   cmd->footer(
       "Each step is one interleaved bench of baseline, the current setting (the option unset, earlier steps' choices\n"

@@ -55,4 +55,29 @@ test_a_project_file_cannot_write_a_second_pair_into_MALLOC_CONF() {
   expect_contains "$(cat err.txt)" "expected a decimal number" "and what would be right"
 }
 
+# Issue 17 item 4: every shipped named profile (the lean ones too) passes --strict's checks against
+# the allocators installed here, and runs the tool without a word.
+test_every_shipped_named_profile_runs_strict_and_silent() {
+  names=$("$BIN" profiles | awk '$2 ~ /\/named\/[^/]*\.toml$/ {print $1}')
+  [[ "$names" == *lean* ]] || fail "no shipped lean profile listed: [$names]"
+  for n in $names; do
+    out=$("$BIN" run --strict -p "$n" -- "$HELPER" exit 0 2>&1) || fail "profile $n: status $?: $out"
+    expect_eq "$out" "" "profile $n runs without a word"
+  done
+}
+
+# The lean jemalloc setting reaches jemalloc itself: its stats_print lists what it applied.
+test_jemalloc_lean_is_applied_by_jemalloc() {
+  need_lib libjemalloc.so.2
+  lean=$("$BIN" profiles | awk '$1 == "jemalloc-lean" {print $2}')
+  [ -n "$lean" ] || skip "no jemalloc-lean profile shipped"
+  user_config '[jemalloc]\nstats_print = true\n'
+  out=$("$BIN" run -p jemalloc-lean -- "$HELPER" exit 0 2>&1)
+  # Each key = value of the profile's [jemalloc] table, as jemalloc reports it applied.
+  while IFS=' =' read -r key value; do
+    expect_contains "$out" "opt.$key: $value" "jemalloc applied $key from jemalloc-lean"
+  done < <(sed -n '/^\[jemalloc\]/,/^\[/{/^[a-z_]* *=/p}' "$lean")
+  expect_not_contains "$out" "Invalid conf" "jemalloc accepted every pair"
+}
+
 run_suite "$@"

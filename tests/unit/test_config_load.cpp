@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "config/config_file.hpp"
+#include "commands/profiles_cmd.hpp"
 #include "config/load.hpp"
 #include "config_fixture.hpp"
 #include "temp_dir.hpp"
@@ -368,4 +369,16 @@ TEST_CASE("A memory option's bad value names the file, the line and the range", 
   REQUIRE(loaded.has_errors());
   CHECK(loaded.problems[0].line == 4);
   CHECK(mentions(loaded, "[jemalloc] tcache_nslots_small_max is 4096, expected an integer from 1 to 2048"));
+}
+
+// `edashim profiles` shows what a profile file says of itself (issue 17: a lean profile that is
+// not lean must say so where it is chosen).
+TEST_CASE("A profile's summary is its leading comment block, without its own name", "[profiles]") {
+  CHECK(commands::profile_summary("jemalloc", "# jemalloc: preload jemalloc.\nallocator = \"jemalloc\"\n") ==
+        "preload jemalloc.");
+  CHECK(commands::profile_summary("x", "# No lean setting found:\n#   the best was 1.2x.\n\n# later\nallocator = 1\n") ==
+        "No lean setting found: the best was 1.2x.");
+  CHECK(commands::profile_summary("x", "allocator = \"glibc\"\n# after a key\n").empty());
+  CHECK(commands::profile_summary("x", "").empty());
+  CHECK(commands::profile_summary("x", "#\n# y: another name, kept\n") == "y: another name, kept");
 }
