@@ -186,7 +186,7 @@ confirm_one() {
   echo "$ $(shown "${bench[@]}")" > "$stem.cmd"
   in_lane "$cpu" "$d" "${bench[@]}" > /dev/null 2> "$d.err" ||
     echo "   $name: bench failed (status $?); see $d.err" >&2
-  [[ -f $stem.json ]] && echo "$name $tool $stem.json" >> "$out/data/index"
+  [[ -f $stem.json ]] && echo "$name $tool confirm.$name.json" >> "$out/data/index"
 }
 jobs=()
 if [[ $big_ops -gt 0 ]]; then

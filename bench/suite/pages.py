@@ -36,6 +36,25 @@ TOOL_NOTES = {
 }
 
 
+def scrubber(dirs):
+    """A function that takes this machine's paths and name out of a text (a page, and the raw
+    data kept beside it, must carry neither): each known directory of `dirs` ([(path, name)]),
+    $HOME and the tools' variables becomes its name (longest first, so a path inside another is
+    named by the inner one), the host name becomes $HOST."""
+    dirs = list(dirs) + [(os.environ.get("HOME", ""), "~")]
+    dirs += [(os.environ.get(v, ""), "$" + v) for v in ("VTR_ROOT", "YICES", "YICES_SRC", "VPR", "TMPDIR")]
+    dirs = sorted(((os.path.realpath(d).rstrip("/"), n) for d, n in dirs if d and os.path.isabs(d)),
+                  key=lambda dn: -len(dn[0]))
+    host = socket.gethostname()
+
+    def scrub(text):
+        for path, name in dirs:
+            if len(path) > 1:
+                text = re.sub(re.escape(path) + r"(?=[/\s\"'`]|$)", lambda _: name, text, flags=re.M)
+        return text.replace(f'"{host}"', '"$HOST"') if host else text
+    return scrub
+
+
 def clear_gain(arm):
     p = (arm.get("mann_whitney") or {}).get("p_faster")
     ci = arm.get("median_ratio_ci95")
@@ -85,20 +104,8 @@ def main():
     index, outdir, machine, command, root = sys.argv[1:6]
     workloads, work = sys.argv[6:8]
 
-    # A page, and the raw data kept beside it, must not carry this machine's paths or name: each
-    # known directory becomes its variable's name (longest first, so a path inside another is
-    # named by the inner one), the host name becomes $HOST.
-    dirs = [(work, "$WORK"), (workloads, "$WORKLOADS"), (root, "$ROOT"), (os.environ.get("HOME", ""), "~")]
-    dirs += [(os.environ.get(v, ""), "$" + v) for v in ("VTR_ROOT", "YICES", "YICES_SRC", "VPR", "TMPDIR")]
-    dirs = sorted(((os.path.realpath(d).rstrip("/"), n) for d, n in dirs if d and os.path.isabs(d)),
-                  key=lambda dn: -len(dn[0]))
-    host = socket.gethostname()
-
-    def scrub(text):
-        for path, name in dirs:
-            if len(path) > 1:
-                text = re.sub(re.escape(path) + r"(?=[/\s\"'`]|$)", lambda _: name, text, flags=re.M)
-        return text.replace(f'"{host}"', '"$HOST"') if host else text
+    dirs = [(work, "$WORK"), (workloads, "$WORKLOADS"), (root, "$ROOT")]
+    scrub = scrubber(dirs)
 
     rows = [l.split(" ", 2) for l in open(index).read().splitlines()[1:] if l.strip()]
     for _, _, path in rows:  # the kept data, scrubbed in place
