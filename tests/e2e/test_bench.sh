@@ -181,6 +181,23 @@ test_tune_vm_budget_keeps_nothing_when_every_candidate_is_over() {
   [ ! -e vm.toml ] || fail "a profile was written: $(cat vm.toml)"
 }
 
+# --write-ended keeps where the search ended even when --write refuses it (issue 17 item 4: the
+# lean search confirms that setting elsewhere), saying why in its header; never over a file.
+test_tune_write_ended_keeps_an_over_budget_end_with_its_verdict() {
+  tool=(sh -c 'case "$MALLOC_CONF" in *narenas:2*) sleep 0.01;; *) sleep 0.05;; esac')
+  "$BIN" tune --option jemalloc.narenas=1,2 -n 4 --warmup 0 --max-vm-ratio 0.5 --write vm.toml \
+    --write-ended ended.toml -- "${tool[@]}" > out.txt 2> err.txt || fail "tune failed: $(cat err.txt)"
+  [ ! -e vm.toml ] || fail "--write wrote an over-budget setting: $(cat vm.toml)"
+  expect_contains "$(cat ended.toml)" "# not written by --write: over the memory budget (peak virtual size" "the verdict"
+  expect_contains "$(cat ended.toml)" 'allocator = "jemalloc"' "a profile"
+  expect_contains "$(cat out.txt)" "The setting the search ended on is in ended.toml" "says where"
+  EDASHIM_PROFILE="$PWD/ended.toml" "$BIN" run --strict -- "${tool[@]}" || fail "the ended profile does not run"
+  before=$(cat ended.toml) rc=0
+  "$BIN" tune --option jemalloc.narenas=1 -n 1 --warmup 0 --write-ended ended.toml -- true 2> err2.txt || rc=$?
+  expect_eq "$rc" 2 "refuses to overwrite"
+  expect_eq "$(cat ended.toml)" "$before" "file untouched"
+}
+
 test_tune_vm_budget_without_the_probe_stops_before_running() {
   mkdir -p "$XDG_CONFIG_HOME/edashim"
   printf 'probe = false\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
