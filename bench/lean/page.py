@@ -26,16 +26,8 @@ def ratio(x):
     return "-" if x is None else f"{x:.2f}"
 
 
-def kept_share(default_wall, lean_wall):
-    """Share of the default's gain over baseline that the lean setting keeps, or None when
-    the default has no gain to keep."""
-    if default_wall is None or lean_wall is None or default_wall >= 1:
-        return None
-    return (1 - lean_wall) / (1 - default_wall)
-
-
-def mb(kb):
-    return None if kb is None else kb / 1024
+def shipped_arm(arms, alloc):
+    return next((a for a in arms if a["name"] == alloc), None)
 
 
 def lean_arm(arms, alloc):
@@ -43,12 +35,19 @@ def lean_arm(arms, alloc):
                  or a["name"] == f"{alloc}-lean"), None)
 
 
+def gain_kept(default, lean):
+    """Share of the allocator's gain over baseline (1 - wall ratio) that the lean setting keeps;
+    None unless the allocator as shipped is a clear gain: a share of noise says nothing."""
+    if default is None or lean is None or not clear_gain(default):
+        return None
+    return (1 - lean["ratio_to_first"]["median"]) / (1 - default["ratio_to_first"]["median"])
+
+
 def verdict(default, lean, baseline):
     """(qualifies, why) for the lean arm of one workload."""
     if lean is None:
         return False, "the search kept no option: as shipped"
-    r, d = lean["ratio_to_first"], default["ratio_to_first"] if default else {}
-    share = kept_share(d.get("median"), r.get("median"))
+    r = lean["ratio_to_first"]
     why = []
     if not (r.get("peak_rss") is not None and r["peak_rss"] <= MEMORY_BUDGET):
         why.append(f"RSS {ratio(r.get('peak_rss'))}x")
@@ -56,13 +55,13 @@ def verdict(default, lean, baseline):
     if vm is None:
         why.append("VM unknown")
     elif vm > MEMORY_BUDGET:
-        extra = mb(lean.get("peak_vm_kb_median", 0) - baseline.get("peak_vm_kb_median", 0))
+        extra = (lean["peak_vm_kb_median"] - baseline["peak_vm_kb_median"]) / 1024
         why.append(f"VM {vm:.2f}x (+{extra:.0f} MB)")
+    share = gain_kept(default, lean)
     if default is None or not clear_gain(default):
-        # Noise over noise: a share of a gain that is not there says nothing.
         why.append("no clear gain as shipped to keep")
-    elif share is None or share < SPEED_KEPT:
-        why.append(f"keeps {'-' if share is None else f'{share:.0%}'} of the gain")
+    elif share < SPEED_KEPT:
+        why.append(f"keeps {share:.0%} of the gain")
     return not why, "; ".join(why)
 
 
@@ -73,16 +72,15 @@ def main():
     clean = scrubber([(out, "$OUT"), (root, "$ROOT"), (workloads, "$WORKLOADS"), (work, "$WORK"),
                       (vtr_root, "$VTR_ROOT"), (yices_src, "$YICES_SRC"), (yices, "$YICES")])
 
-    def read(path):
-        return clean(open(path).read()) if os.path.exists(path) else None
-
     data = os.path.join(out, "data")
-    for name in os.listdir(data):  # the kept data, scrubbed in place
+    for name in os.listdir(data):  # the kept data, scrubbed in place (the page quotes it as it is)
         path = os.path.join(data, name)
         text = open(path).read()
-        if clean(text) != text:
-            with open(path, "w") as f:
-                f.write(clean(text))
+        with open(path, "w") as f:
+            f.write(clean(text))
+
+    def read(path):
+        return open(path).read() if os.path.exists(path) else None
     confirms = []  # (workload, tool, json)
     for line in open(os.path.join(data, "index")).read().splitlines()[1:]:
         name, tool, path = line.split(" ", 2)
@@ -119,8 +117,7 @@ def main():
         for name, tool, j in confirms:
             arms = j["arms"]
             base = arms[0]
-            default = next((a for a in arms if a["name"] == alloc), None)
-            lean = lean_arm(arms, alloc)
+            default, lean = shipped_arm(arms, alloc), lean_arm(arms, alloc)
 
             def cell(arm):
                 if arm is None:
@@ -130,10 +127,7 @@ def main():
                 wall = f"{ratio(r['median'])} ({fmt_p(p)}{', clear' if clear_gain(arm) else ''})"
                 return f"{wall}, {ratio(r.get('peak_rss'))}, {ratio(r.get('peak_vm'))}"
 
-            share = kept_share(default["ratio_to_first"]["median"] if default else None,
-                               lean["ratio_to_first"]["median"] if lean else None)
-            if default is None or not clear_gain(default):
-                share = None  # shown as "-": no clear gain as shipped
+            share = gain_kept(default, lean)
             ok, why = verdict(default, lean, base)
             table.append(f"| {alloc} | {tool} {name} | {cell(default)} | "
                          f"{cell(lean) if lean else 'as shipped (the search kept no option)'} | "
@@ -148,8 +142,7 @@ def main():
         for label in ("as shipped", "lean"):
             cells = []
             for _, _, j in confirms:
-                arm = (next((a for a in j["arms"] if a["name"] == alloc), None) if label == "as shipped"
-                       else lean_arm(j["arms"], alloc))
+                arm = shipped_arm(j["arms"], alloc) if label == "as shipped" else lean_arm(j["arms"], alloc)
                 if arm is None:
                     cells.append("= as shipped")
                     continue
@@ -178,8 +171,8 @@ def main():
         cells = []
         for a in arms[1:]:
             vm = a.get("peak_vm_kb_median")
-            cells.append("-" if vm is None or base_vm is None else f"{mb(vm - base_vm):+.1f} ({ratio(a['ratio_to_first'].get('peak_vm'))}x)")
-        lines.append(f"| {tool} {name} | {'-' if base_vm is None else f'{mb(base_vm):.1f}'} | " + " | ".join(cells) + " |")
+            cells.append("-" if vm is None or base_vm is None else f"{(vm - base_vm) / 1024:+.1f} ({ratio(a['ratio_to_first'].get('peak_vm'))}x)")
+        lines.append(f"| {tool} {name} | {'-' if base_vm is None else f'{base_vm / 1024:.1f}'} | " + " | ".join(cells) + " |")
     lines.append("")
 
     for alloc in allocators:

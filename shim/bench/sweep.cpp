@@ -142,13 +142,13 @@ std::optional<std::size_t> choose(const std::vector<Candidate>& cands, const Bud
   }
   if (!best && memory_decides) {
     // Nothing fits: the step moves towards the budget when a candidate is clearly closer.
-    double bar = current_ok ? budget.excess(cands[0]) - kCloserBy : std::numeric_limits<double>::infinity();
+    // `least` is the distance to beat: the current setting's, less the noise margin, then the best so far.
+    double least = current_ok ? budget.excess(cands[0]) - kCloserBy : std::numeric_limits<double>::infinity();
     for (std::size_t i = 1; i < cands.size(); ++i) {
       if (!usable(i)) continue;
       double e = budget.excess(cands[i]);
-      if (e < bar && (!best || e < budget.excess(cands[*best]) ||
-                      (e == budget.excess(cands[*best]) && cands[i].median_s < cands[*best].median_s)))
-        best = i;
+      bool tie_faster = best && e == least && cands[i].median_s < cands[*best].median_s;
+      if (e < least || tie_faster) best = i, least = e;
     }
   }
   if (!best && current_ok) best = 0;

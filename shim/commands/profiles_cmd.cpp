@@ -13,6 +13,7 @@
 #include "pipeline/plan.hpp"
 #include "config/load.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace commands {
 namespace {
@@ -45,17 +46,12 @@ void add_sections(const std::string& file, std::map<std::string, std::string>& o
 
 std::string profile_summary(const std::string& name, const std::string& text) {
   std::string summary;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    auto end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    auto line = text.substr(at, end - at);
-    at = end + 1;
-    auto first = line.find_first_not_of(" \t");
-    if (first == std::string::npos || line[first] != '#') break;  // the block ends at a blank line or a key
-    auto words = line.substr(line.find_first_not_of("# \t", first) == std::string::npos ? line.size()
-                                                                                      : line.find_first_not_of("# \t", first));
-    if (summary.empty() && words.compare(0, name.size() + 2, name + ": ") == 0) words = words.substr(name.size() + 2);
+  for (const auto& line : util::split(text, '\n')) {
+    auto at = line.find_first_not_of(" \t");
+    if (at == std::string::npos || line[at] != '#') break;  // the block ends at a blank line or a key
+    at = line.find_first_not_of("# \t", at);
+    std::string words = at == std::string::npos ? "" : line.substr(at);
+    if (summary.empty() && util::starts_with(words, name + ": ")) words.erase(0, name.size() + 2);
     if (!words.empty()) summary += (summary.empty() ? "" : " ") + words;
   }
   return summary;
@@ -65,8 +61,8 @@ int list_profiles() {
   std::printf("Named profiles (select with EDASHIM_PROFILE=NAME or edashim run -p NAME):\n");
   for (const auto& [name, where] : available_profiles()) {
     std::printf("  %-16s %s\n", name.c_str(), where.c_str());
-    // A file's own word on what it is for (a [profile.NAME] section has none: it is file:line).
-    auto text = where.find(".toml:") == std::string::npos ? util::read_file(where, 1 << 16) : std::nullopt;
+    // A file's own word on what it is for; a [profile.NAME] section's "file:line" reads as nothing.
+    auto text = util::read_file(where, 1 << 16);
     if (auto summary = text ? profile_summary(name, *text) : ""; !summary.empty())
       std::printf("  %-16s %s\n", "", summary.c_str());
   }

@@ -243,7 +243,9 @@ int run_tune(Options& o) {
 
   // The final setting against baseline, from the last step, where it was measured with every
   // earlier choice fixed: written only when faster on the same evidence, within the budget.
-  std::string snippet, verdict;
+  // `figures` and `setting` describe where the search ended, for --write (when it qualifies)
+  // and --write-ended (whatever the verdict) alike.
+  std::string snippet, verdict, figures, setting;
   if (rc == 0 && !steps.empty() && steps.back().chosen_vs_baseline) {
     const auto& last = steps.back();
     const auto& best = last.candidates[*last.chosen];
@@ -251,18 +253,16 @@ int run_tune(Options& o) {
     auto evidence = bench::judge(stats.test, stats.median_ratio_ci);
     if (!last.within) verdict = "over the memory budget (" + budget.over(best) + ")";
     else if (!evidence.faster) verdict = "not faster than baseline on the evidence (" + evidence.why + ")";
+    figures = "# median wall " + bench::ratio(best.wall_ratio) + " baseline (" + evidence.why + "), peak RSS " +
+              bench::ratio(best.rss_ratio) + ", peak virtual size " + bench::ratio(best.vm_ratio) + " (budget: " +
+              budget.describe() + "), " + std::to_string(o.spec.runs) + " runs per setting\n";
+    setting = bench::profile_toml(allocator, fixed);
     if (verdict.empty()) {
       char when[32];
       time_t now = time(nullptr);
       std::strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
-      char figures[300];
-      std::snprintf(figures, sizeof figures,
-                    "# median wall %.3fx baseline (%s), peak RSS %.3fx, peak virtual size %s (budget: %s), %d runs per "
-                    "setting\n",
-                    best.wall_ratio, evidence.why.c_str(), best.rss_ratio, bench::ratio(best.vm_ratio).c_str(),
-                    budget.describe().c_str(), o.spec.runs);
       snippet = "# Chosen by `edashim tune` on " + std::string(when) + " for: " + report::command_line(o.spec.command) +
-                "\n" + figures + bench::profile_toml(allocator, fixed);
+                "\n" + figures + setting;
       for (auto& p : points)
         if (p.label == last.option + "=" + (best.value.empty() ? "(current)" : best.value)) p.chosen = true;
     }
@@ -276,17 +276,12 @@ int run_tune(Options& o) {
     }
   }
   if (rc) return rc;
-  if (!o.write_ended.empty() && !steps.empty() && steps.back().chosen) {
+  if (!o.write_ended.empty() && !setting.empty()) {
     // Where the search ended, whatever the verdict: what a lean search confirms on other
     // workloads, and the best trade-off to report when nothing met the goal here.
-    const auto& last = steps.back();
-    const auto& end = last.candidates[*last.chosen];
     std::string header = "# Where `edashim tune` ended for: " + report::command_line(o.spec.command) + "\n# " +
-                         (snippet.empty() ? "not written by --write: " + verdict : "also written by --write") +
-                         "\n# median wall " + bench::ratio(end.wall_ratio) + " baseline, peak RSS " +
-                         bench::ratio(end.rss_ratio) + ", peak virtual size " + bench::ratio(end.vm_ratio) +
-                         " (budget: " + budget.describe() + "), " + std::to_string(o.spec.runs) + " runs per setting\n";
-    if (!util::write_file_atomic(o.write_ended, header + bench::profile_toml(allocator, fixed))) {
+                         (snippet.empty() ? "not written by --write: " + verdict : "also written by --write") + "\n";
+    if (!util::write_file_atomic(o.write_ended, header + figures + setting)) {
       std::cerr << "edashim tune: cannot write " << o.write_ended << "\n";
       return 1;
     }
