@@ -47,6 +47,11 @@ struct Settings {
   // Absolute directories searched for allocator libraries before the built-in ones; a restricted
   // key (it chooses what is preloaded), so only the user's, the system's or a trusted file sets it.
   Setting<std::vector<std::string>> library_dirs{};
+  // Absolute directories the user shares with other users on purpose (a team log directory, a
+  // farm's experiment storage): there, files and directories owned or writable by others are
+  // accepted (util/owned_file.hpp). Read only from the user's own and the system's config:
+  // a project file naming a shared directory is ignored, like any key it may not set.
+  Setting<std::vector<std::string>> shared_dirs{};
   // Exploration (issue 15): the share of runs that use a candidate profile instead of the
   // current choice, and the candidates (named profiles; "system" is the `baseline` profile).
   // Restricted: a cloned repository must not turn the user's runs into experiments.

@@ -97,3 +97,46 @@ run_suite() {
   [[ $FAILED -eq 0 ]] || return 1
   [[ $skipped -eq 0 ]] || return 77
 }
+
+# Two real local users for the shared-storage tests (issue 24): the victim runs edashim, the
+# attacker writes where the victim's files or inputs are. `two_users` (root only, else skip)
+# creates both with fresh names, removes them when the test's subshell exits, and sets:
+#   VICTIM, ATTACKER   the user names
+#   VHOME              the victim's HOME (in the sandbox, owned by the victim, 0700)
+#   SHARED             a directory both can write (0777, not sticky: a team directory as made
+#                      carelessly), and SHARED_STICKY (1777, as /tmp)
+# The sandbox is opened (0755) so that both can reach the binary's copy and the directories.
+two_users() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to create two local users (useradd)"
+  command -v useradd >/dev/null || skip "useradd is missing"
+  local tag; tag=$(printf '%x' $(( $$ % 65536 )))$RANDOM
+  VICTIM=edv$tag ATTACKER=eda$tag
+  useradd -M -d /nonexistent -s /bin/bash "$VICTIM" || fail "useradd $VICTIM" || exit 1
+  useradd -M -d /nonexistent -s /bin/bash "$ATTACKER" || { userdel "$VICTIM"; fail "useradd $ATTACKER"; exit 1; }
+  # shellcheck disable=SC2064
+  trap "userdel '$VICTIM' 2>/dev/null; userdel '$ATTACKER' 2>/dev/null" EXIT
+  chmod 0755 "$SB" "$SB/work" "$SB/shims" "$SB/real"
+  # The binary under test may sit in a root-only build tree: the users run a copy.
+  cp "$BIN" "$SB/edashim"; chmod 0755 "$SB/edashim"
+  VBIN=$SB/edashim
+  for l in "$SB"/shims/*; do ln -sf "$VBIN" "$l"; done
+  VHOME=$SB/victim-home
+  mkdir -p "$VHOME/.config/edashim" "$VHOME/.local/state/edashim" "$VHOME/work"
+  chown -R "$VICTIM:$VICTIM" "$VHOME"; chmod 0700 "$VHOME"
+  SHARED=$SB/shared SHARED_STICKY=$SB/shared-sticky
+  mkdir -p "$SHARED" "$SHARED_STICKY"
+  chmod 0777 "$SHARED"; chmod 1777 "$SHARED_STICKY"
+  VLOG=$VHOME/.local/state/edashim/runs.jsonl
+}
+
+# as_user USER CMD...: runs CMD as USER with the victim's kind of environment (HOME is the
+# victim's for VICTIM, the sandbox's work directory for others). Standard input is /dev/null.
+as_user() {
+  local u=$1; shift
+  local h=$SB/work
+  [ "$u" = "$VICTIM" ] && h=$VHOME
+  runuser -u "$u" -- env -i HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_STATE_HOME="$h/.local/state" \
+    XDG_CACHE_HOME="$h/.cache" PATH="$PATH" LANG=C.UTF-8 "$@" </dev/null
+}
+as_victim() { (cd "$VHOME/work" && as_user "$VICTIM" "$@"); }
+as_attacker() { as_user "$ATTACKER" "$@"; }

@@ -1,0 +1,70 @@
+#pragma once
+// The one rule for every file edashim reads as input or appends to (run logs, --log files,
+// learned.toml, experiment directories, the trust store, config files), after OpenSSH's
+// StrictModes and git's safe.directory: a file another user can change is another user's say
+// in what the next run does, so it is refused unless the user named its directory as shared.
+//
+//   file:      opened with O_NOFOLLOW, a regular file with one link, owned by the user (or
+//              root), writable by no one else;
+//   directory: the one holding the file, owned by the user (or root), writable by no one else
+//              unless sticky (/tmp: others cannot replace what is ours there);
+//   shared:    inside a directory of `shared_dirs` (the user's own configuration), the owner
+//              and mode of both are accepted; links, non-regular files and hard links are not.
+//
+// A symbolic link is followed only where it can only be the user's own: owned by the user or
+// root in a directory no one else can write (a dotfile manager's ~/.config/edashim ->
+// ~/dotfiles/edashim); its target is then held to the same rule.
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace util {
+
+// Directories the user shares on purpose, canonical or not; a directory is covered when its
+// canonical path is one of them or below one of them.
+struct SharedDirs {
+  std::vector<std::string> dirs;
+  bool covers(const std::string& canonical_dir) const;
+};
+
+// What the caller wants of the file.
+enum class FileUse {
+  read,           // must exist
+  append,         // created (with its directory, 0700) when missing
+};
+
+// An open file that passed the rule, or why not. `refusal` is one line for the user: the file,
+// its owner and mode, what is wrong and the setting or command that would make it acceptable.
+struct OwnedFile {
+  int fd = -1;
+  struct stat st {};
+  bool absent = false;   // FileUse::read and no such file (nothing refused)
+  std::string refusal;   // the rule refused it (fd is -1)
+  std::string error;     // an I/O error (EACCES, EMFILE, ...) with strerror
+  bool ok() const { return fd >= 0; }
+  std::string why() const { return refusal.empty() ? error : refusal; }
+};
+
+// Opens `path` under the rule (O_CLOEXEC; O_NONBLOCK for reading, so a FIFO never hangs a run).
+// `create_mode` for FileUse::append (umask applies). The caller closes fd.
+OwnedFile open_owned(const std::string& path, FileUse use, const SharedDirs& shared, mode_t create_mode = 0600);
+
+// The same rule for a directory itself (an experiment directory, a --log directory, a scratch
+// base): "" when it passes, else the refusal line. `missing_ok`: "" for a missing directory.
+std::string check_owned_dir(const std::string& dir, const SharedDirs& shared, bool missing_ok = false);
+
+// Creates `dir` (mode, parents 0700) if missing, then checks it with check_owned_dir; "" when
+// it exists afterwards and passes.
+std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mode_t mode = 0700);
+
+// The rule applied to stat results already in hand (pure: unit-testable without files).
+// `what` names the thing in the message ("file", "directory"); `path` is quoted in it.
+std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared);
+std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared);
+
+// `uid` as "alice (uid 1001)", or "uid 1001" when it has no passwd entry.
+std::string user_name(uid_t uid);
+
+}  // namespace util
