@@ -192,11 +192,14 @@ test_missing_allocator_library_warns_and_runs_on_the_system_allocator() {
   expect_contains "$(last_log "$LOG" 'j["allocator"]["note"]')" "running on the system allocator" "log note"
 }
 
+# The user's own file (an untrusted project file's mistakes only ignore themselves: issue 24,
+# tests/e2e/test_shared_project.sh).
 test_bad_config_reports_file_line_and_still_runs_the_tool_plain() {
-  printf 'allocator = "mimalloc"\n\nscrach = true\n' > .edashim.toml
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf 'allocator = "mimalloc"\n\nscrach = true\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
   err=$(mytool env LD_PRELOAD 2>&1 >/dev/null)
   out=$(mytool env LD_PRELOAD 2>/dev/null)
-  expect_contains "$err" "$SB/work/.edashim.toml:3:1: error: unknown key 'scrach'; did you mean 'scratch'?" "located message"
+  expect_contains "$err" "$XDG_CONFIG_HOME/edashim/config.toml:3:1: error: unknown key 'scrach'; did you mean 'scratch'?" "located message"
   expect_contains "$err" "EDASHIM=off" "says how to bypass"
   expect_eq "$out" "LD_PRELOAD=(unset)" "the tool ran plain"
   rc=0; "$BIN" run --strict -- mytool exit 0 2>/dev/null || rc=$?
