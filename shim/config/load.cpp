@@ -27,6 +27,10 @@ bool Loaded::has_errors() const {
   return std::any_of(problems.begin(), problems.end(), [](const Problem& p) { return p.error; });
 }
 
+bool Loaded::is_untrusted(const std::string& file) const {
+  return std::find(not_trusted.begin(), not_trusted.end(), file) != not_trusted.end();
+}
+
 const std::vector<std::string>& layer_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k{"tool", "profile"};
@@ -261,7 +265,7 @@ void settle(const FileContext& f, std::vector<Problem>& found, std::vector<Probl
   for (auto& p : found) {
     if (p.error && !f.trusted) {
       p.error = false;
-      p.message += " (ignored: this file is not trusted; the rest of your settings apply)";
+      p.message += kUntrustedMistake;
     }
     out.push_back(std::move(p));
   }
@@ -405,6 +409,7 @@ Loaded load(const LoadRequest& req) {
     if (project && !checked && std::any_of(found.begin(), found.end(), [](const Problem& p) { return p.error; }))
       f.trusted = trusted_file(path, file.content);
     settle(f, found, out.problems);
+    if (!f.trusted) out.not_trusted.push_back(path);
     if (!parsed) {
       out.files.push_back(cf);
       return;
