@@ -333,18 +333,17 @@ std::string profile_refusal(const FileContext& f, const std::string& name) {
 }
 
 bool needs_trust(const FileContext& f, const toml::table& root) {
-  auto any_in = [](const toml::table& t) {
-    for (const auto& [k, v] : t)
-      if (!untrusted_refusals(std::string(k.str()), v).empty()) return true;
-    return false;
-  };
-  if (any_in(root)) return true;
-  for (const char* group : {"tool", "profile"}) {
-    auto* sections = root.get_as<toml::table>(group);
-    if (!sections) continue;
-    for (const auto& [name, section] : *sections) {
-      if (std::string(group) == "profile" && !profile_refusal(f, std::string(name.str())).empty()) return true;
-      if (auto* st = section.as_table(); st && any_in(*st)) return true;
+  // Sections nest one way: [profile.X] at the top, [tool.Y] at the top or in a profile.
+  for (const auto& [k, v] : root) {
+    std::string key(k.str());
+    if (key != "tool" && key != "profile") {
+      if (!untrusted_refusals(key, v).empty()) return true;
+      continue;
+    }
+    auto* sections = v.as_table();
+    for (const auto& [name, section] : sections ? *sections : toml::table{}) {
+      if (key == "profile" && !profile_refusal(f, std::string(name.str())).empty()) return true;
+      if (auto* st = section.as_table(); st && needs_trust(f, *st)) return true;
     }
   }
   return false;

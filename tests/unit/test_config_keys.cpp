@@ -247,3 +247,19 @@ TEST_CASE("Load: shared_dirs is read from the user's and the system's config onl
   t.write("user/config.toml", "[tool.yosys]\nshared_dirs = [\"/srv\"]\n");
   CHECK(mentions(config::load(r), "'shared_dirs' belongs at the top level"));
 }
+
+TEST_CASE("Load: the trust store is read for what a profile's tool section sets too", "[config][keys]") {
+  TempDir t;
+  config::TrustStore store(t.path + "/state/trusted");
+  auto r = request_in(t, "yosys", &store);
+  r.chosen.profile = "fast";
+  std::string body = "[profile.fast.tool.yosys.env]\nSECRET = \"1\"\n";
+  auto file = t.write("proj/.edashim.toml", body);
+  auto loaded = config::load(r);
+  CHECK_FALSE(loaded.settings.env.count("SECRET"));
+  CHECK(ignored_keys(loaded, file) == std::vector<std::string>{"env"});
+  std::string error;
+  REQUIRE(store.trust(file, body, error));
+  loaded = config::load(r);
+  CHECK(loaded.settings.env.count("SECRET"));
+}
