@@ -406,8 +406,11 @@ Loaded load(const LoadRequest& req) {
       checked = true;
     }
     if (parsed) apply_file(f, parsed->table, req, out.settings, section_names, profile_sections);
-    if (project && !checked && std::any_of(found.begin(), found.end(), [](const Problem& p) { return p.error; }))
+    if (project && !checked && std::any_of(found.begin(), found.end(), [](const Problem& p) { return p.error; })) {
       f.trusted = trusted_file(path, file.content);
+      for (auto& [section_file, _] : profile_sections)
+        if (section_file.path == path) section_file.trusted = f.trusted;  // its mistakes weigh the same
+    }
     settle(f, found, out.problems);
     if (!f.trusted) out.not_trusted.push_back(path);
     if (!parsed) {
