@@ -47,6 +47,10 @@ test_untrusted_files_cannot_redefine_shipped_or_the_users_named_profiles() {
   expect_contains "$(explain_row allocator -p baseline mytool)" "system" "-p baseline: the shipped allocator"
   expect_contains "$(explain_row allocator -p mine mytool)" "tbbmalloc" "the user's profile file"
   expect_contains "$(explain_row allocator -p ours mytool)" "mimalloc" "the user's [profile.ours]"
+  listed=$("$BIN" profiles 2>/dev/null)
+  [[ "$(awk '$1 == "baseline" { print $2 }' <<< "$listed")" == */named/baseline.toml ]] ||
+    fail "profiles lists the shipped baseline, not the project's: $listed"
+  expect_contains "$listed" "$SB/work/.edashim.toml:9" "and the project's own profile"
   # A profile of the repository's own applies (within what an untrusted file may set).
   expect_contains "$(explain_row allocator -p repo mytool)" "tcmalloc" "a new profile name is the project's to define"
   err=$(EDASHIM_PROFILE=jemalloc mytool exit 0 2>&1)
