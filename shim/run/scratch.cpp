@@ -109,9 +109,30 @@ BaseCheck refuse_own_base(const std::string& own, const struct stat& st, uid_t m
   return {};
 }
 
+BaseCheck refuse_shared_base(const std::string& base, const struct stat& st, uid_t me) {
+  if (!S_ISDIR(st.st_mode)) return {base + " is not a directory", "", false};
+  bool others_write = st.st_mode & (S_IWGRP | S_IWOTH);
+  bool owner_ok = st.st_uid == me || st.st_uid == 0;
+  if (owner_ok && (!others_write || (st.st_mode & S_ISVTX))) return {};
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+  return {base + " (owner " + util::user_name(st.st_uid) + ", mode " + mode + ") lets another user rename what is in it",
+          "use a base owned by you or root, not writable by others unless sticky (chmod +t), in EDASHIM_SCRATCH_BASES",
+          true};
+}
+
+namespace {
+
+BaseCheck check_shared_base(const std::string& base) {
+  struct stat st;
+  if (::stat(base.c_str(), &st) != 0) return {base + ": " + std::strerror(errno), "", false};
+  return refuse_shared_base(base, st, ::getuid());
+}
+
+}  // namespace
+
 BaseCheck check_own_base(const std::string& own) {
-  std::string shared = util::dirname(own);
-  if (auto why = util::check_owned_dir(shared, util::SharedDirs{}); !why.empty()) return {why, "", true};
+  if (BaseCheck r = check_shared_base(util::dirname(own)); !r.ok()) return r;
   struct stat st;
   if (::lstat(own.c_str(), &st) != 0)
     return errno == ENOENT ? BaseCheck{} : BaseCheck{own + ": " + std::strerror(errno), "", false};
@@ -119,8 +140,7 @@ BaseCheck check_own_base(const std::string& own) {
 }
 
 BaseCheck make_own_base(const std::string& own) {
-  std::string shared = util::dirname(own);
-  if (auto why = util::check_owned_dir(shared, util::SharedDirs{}); !why.empty()) return {why, "", true};
+  if (BaseCheck r = check_shared_base(util::dirname(own)); !r.ok()) return r;
   if (::mkdir(own.c_str(), 0700) != 0 && errno != EEXIST)
     return {"cannot create " + own + ": " + std::strerror(errno), "", false};
   // Through a descriptor that cannot be a link: the mode is set on what was checked.

@@ -60,13 +60,18 @@ std::string own_base(const std::string& shared_base, uid_t uid);
 // (they made it first: squatted). A wider mode of the user's own is not refused: it is narrowed.
 BaseCheck refuse_own_base(const std::string& own, const struct stat& st, uid_t me);
 
+// Why the shared base holding an own base cannot (stat's result): one where another user could
+// rename the own base away and put theirs in its place between a check and a use (owned by
+// someone other than the user or root, or writable by others without the sticky bit).
+BaseCheck refuse_shared_base(const std::string& base, const struct stat& st, uid_t me);
+
 // The rule as it stands now, changing nothing (explain, doctor, the plan): the shared base must
-// pass util::check_owned_dir (owned by root or the user, sticky if others can write it), and
-// `own` be missing or refuse_own_base nothing.
+// pass refuse_shared_base, and `own` be missing or refuse_own_base nothing.
 BaseCheck check_own_base(const std::string& own);
 
 // Makes `own` ready for this run: created 0700 when missing, its mode set to 0700 when ours and
-// otherwise, then checked by refuse_own_base and util::check_owned_dir.
+// otherwise, then checked by refuse_own_base and util::check_owned_dir (with no shared_dirs:
+// a base is never shared).
 BaseCheck make_own_base(const std::string& own);
 
 // A directory owned by this run, and the descriptor whose flock says so. The lock is on the

@@ -20,6 +20,8 @@ at_exit() {
 # the victim's runs make outside the sandbox: their own bases in /dev/shm and in /tmp (where
 # the probe goes without scratch or XDG_RUNTIME_DIR).
 setup() {
+  # useradd, userdel and runuser are in sbin, which the sandbox's PATH leaves out.
+  PATH=$PATH:/usr/sbin:/sbin
   two_users
   [ "$(stat -f -c %T /dev/shm)" = tmpfs ] || skip "/dev/shm is not tmpfs here"
   VUID=$(id -u "$VICTIM")
@@ -60,8 +62,11 @@ test_a_base_another_user_made_first_is_not_used_and_the_tool_runs_as_directly() 
   expect_eq "$(stat -c '%U %a' "$VBASE")" "$ATTACKER 777" "the attacker's directory untouched"
   expect_contains "$(last_log "$VLOG" 'j["scratch"]["note"]')" "$VBASE is owned by $ATTACKER" "the log says why"
   expect_eq "$(last_log "$VLOG" 'j["scratch"]["dir"]')" None "no scratch"
-  expl=$(as_victim "$VBIN" explain mytool 2>&1)
-  expect_contains "$expl" "$VBASE is owned by $ATTACKER" "explain says why"
+  # explain is edashim-cli, beside the build's binary only (the users run a copy of edashim).
+  if as_victim test -x "$BIN"; then
+    expl=$(as_victim "$BIN" explain mytool 2>&1)
+    expect_contains "$expl" "$VBASE is owned by $ATTACKER" "explain says why"
+  fi
 }
 
 test_a_base_that_is_a_link_is_not_followed() {

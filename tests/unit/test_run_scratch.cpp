@@ -205,3 +205,14 @@ TEST_CASE("Scratch: the run's directory is made inside the own base, and swept o
   run::sweep_stale_scratch(own);
   CHECK_FALSE(util::exists(again.path));
 }
+
+TEST_CASE("Scratch: a shared base must not let others rename the own base in it", "[scratch]") {
+  CHECK(run::refuse_shared_base("/dev/shm", stat_of(S_IFDIR | 01777, 0), 1000).ok());  // sticky, root's
+  CHECK(run::refuse_shared_base("/run/user/1000", stat_of(S_IFDIR | 0700, 1000), 1000).ok());
+  auto open_dir = run::refuse_shared_base("/team/shm", stat_of(S_IFDIR | 0777, 0), 1000);
+  CHECK(open_dir.refused);
+  CHECK(open_dir.what.find("/team/shm (owner root (uid 0), mode 0777)") != std::string::npos);
+  CHECK(open_dir.fix.find("chmod +t") != std::string::npos);
+  CHECK(run::refuse_shared_base("/home/mallory/shm", stat_of(S_IFDIR | 01777, 4242), 1000).refused);  // theirs
+  CHECK_FALSE(run::refuse_shared_base("/x", stat_of(S_IFREG | 0644, 0), 1000).ok());
+}
