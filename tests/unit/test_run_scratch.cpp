@@ -156,9 +156,11 @@ TEST_CASE("Scratch: an own base that is a link is refused and its target left al
   struct stat st;
   REQUIRE(::stat(elsewhere.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0777);  // not narrowed through the link
-  util::make_dirs(elsewhere + "/edashim-" + std::to_string(::getuid()) + "-1-abcdef");
-  run::sweep_stale_scratch(own);  // a link is never listed, let alone swept
-  CHECK(util::exists(elsewhere + "/edashim-" + std::to_string(::getuid()) + "-1-abcdef"));
+  std::string stale_looking = elsewhere + "/" + run::sweepable_prefix(::getuid()) + "1-abcdef";
+  util::make_dirs(stale_looking);
+  ::chmod(elsewhere.c_str(), 0700);  // what a sweep would take for a base of ours, but for the link
+  run::sweep_stale_scratch(own);     // a link is never listed, let alone swept
+  CHECK(util::exists(stale_looking));
 }
 
 TEST_CASE("Scratch: another user's own base is refused (root only: chown)", "[scratch]") {
