@@ -78,7 +78,7 @@ ScratchBase find_scratch_base(int64_t min_free_bytes, const std::string& rule, c
     }
     std::string own = own_base(dir, ::getuid());
     BaseCheck check = check_own_base(own);
-    if (check.refused) return {"", "", "scratch not used: " + check.line() + "; TMPDIR left as it was", check};
+    if (check.refused) return {"", "", "scratch not used, TMPDIR left as it was: " + check.line(), check};
     if (!check.ok()) {
       why.push_back(check.what);
       continue;
@@ -95,16 +95,17 @@ std::string own_base(const std::string& shared_base, uid_t uid) {
 BaseCheck refuse_own_base(const std::string& own, const struct stat& st, uid_t me) {
   char mode[8];
   std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
-  std::string owner = util::user_name(st.st_uid);
+  std::string owner = util::user_name(st.st_uid);  // "mallory (uid 1002)"
+  std::string who = owner.substr(0, owner.find(" ("));
   bool mine = st.st_uid == me;
   // Another user's entry in a sticky base can be removed only by them or root.
-  std::string removal = mine ? "remove it: rm " + own : "ask " + owner + " or root to remove it: rm -r " + own;
+  std::string removal = mine ? "remove it: rm " + own : "ask " + who + " or root to remove it: rm -r " + own;
   if (S_ISLNK(st.st_mode))
     return {own + " is a symbolic link owned by " + owner + ", not a directory of yours", removal, true};
   if (!S_ISDIR(st.st_mode))
     return {own + " is not a directory (owned by " + owner + ", mode " + mode + ")", removal, true};
   if (!mine)
-    return {own + " is owned by " + owner + " (mode " + std::string(mode) + "), not by you: another user made it first",
+    return {own + " is owned by " + owner + ", mode " + std::string(mode) + ", not by you: another user made it first",
             removal, true};
   return {};
 }
@@ -219,7 +220,7 @@ LockedDir make_locked_dir(const std::string& base, const std::string& prefix, st
 
 LockedDir make_scratch(const std::string& own, bool kept, std::string& note) {
   if (BaseCheck check = make_own_base(own); !check.ok()) {
-    note = "scratch not used: " + check.line() + "; TMPDIR left as it was";
+    note = "scratch not used, TMPDIR left as it was: " + check.line();
     LockedDir none;
     if (check.refused) none.refused = check;
     return none;

@@ -66,6 +66,8 @@ test_a_base_another_user_made_first_is_not_used_and_the_tool_runs_as_directly() 
   if as_victim test -x "$BIN"; then
     expl=$(as_victim "$BIN" explain mytool 2>&1)
     expect_contains "$expl" "$VBASE is owned by $ATTACKER" "explain says why"
+    doc=$(as_victim "$BIN" doctor 2>&1 || true)
+    expect_contains "$doc" "$VBASE is owned by $ATTACKER" "doctor says it"
   fi
 }
 
