@@ -28,7 +28,7 @@ setup() {
   VBASE=/dev/shm/edashim-$VUID
   # useradd hands out a uid an earlier test's userdel freed: a base that test's runs left under
   # it is not this test's to remove (nor to test with).
-  [ ! -e "$VBASE" ] && [ ! -L "$VBASE" ] || skip "$VBASE was left by an earlier test with uid $VUID"
+  if [ -e "$VBASE" ] || [ -L "$VBASE" ]; then skip "$VBASE was left by an earlier test with uid $VUID"; fi
   at_exit "rm -rf '$VBASE'"
   [ -e "/tmp/edashim-$VUID" ] || [ -L "/tmp/edashim-$VUID" ] || at_exit "rm -rf '/tmp/edashim-$VUID'"
   printf 'scratch = true\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\n' > "$VHOME/.config/edashim/config.toml"
