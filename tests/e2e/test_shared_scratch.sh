@@ -130,4 +130,24 @@ test_names_another_user_makes_in_dev_shm_are_not_opened_by_the_victims_sweep() {
   for d in "${names[@]}"; do [ -d "$d" ] || fail "$d is gone"; done
 }
 
+test_a_probe_base_another_user_made_in_tmp_is_not_used() {
+  setup
+  # The build's binary, with the probe library beside it (the users' copy has none).
+  [ -e "$(dirname "$BIN")/libedashim_probe.so" ] || skip "the probe library is not built"
+  as_victim test -x "$BIN" || skip "the build's binary is not readable by other users"
+  mkdir "$SB/vshims"; chmod 0755 "$SB/vshims"; ln -s "$BIN" "$SB/vshims/mytool"
+  printf 'scratch = false\n' > "$VHOME/.config/edashim/config.toml"
+  local pbase=/tmp/edashim-$VUID
+  if [ -e "$pbase" ] || [ -L "$pbase" ]; then skip "$pbase was left by an earlier test with uid $VUID"; fi
+  as_attacker mkdir "$pbase"
+  as_attacker chmod 0777 "$pbase"
+  rc=0; out=$(cd "$VHOME/work" && as_user "$VICTIM" env PATH="$SB/vshims:$PATH" mytool args 1 2>"$SB/err") || rc=$?
+  err=$(cat "$SB/err")
+  expect_eq "$rc" 0 "the tool's status"
+  expect_eq "$out" "$(as_victim env EDASHIM=off mytool args 1)" "the tool's output, as without edashim"
+  one_line_naming "$err" "$pbase"
+  expect_contains "$err" "owned by $ATTACKER" "the line names its owner"
+  expect_eq "$(ls -A "$pbase")" "" "nothing of the victim's in the attacker's directory"
+}
+
 run_suite "$@"
