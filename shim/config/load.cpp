@@ -473,7 +473,7 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
 // this tool on this CPU model, and only while the tool binary it was learned on is unchanged.
 void apply_learned(const LoadRequest& req, Loaded& out) {
   // The learned file decides what runs when adopt is on: held to the owned-file rule.
-  auto text = util::read_owned(req.learned_file, {}, 1 << 20);
+  auto text = util::read_owned(req.learned_file, util::SharedDirs::none(), 1 << 20);
   if (text.absent) return;  // none learned yet
   if (!text.ok()) {
     out.problems.push_back({req.learned_file, 0, 0, text.why() + " (no learned choice is used)", false});
