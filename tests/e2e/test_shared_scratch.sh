@@ -16,9 +16,9 @@ at_exit() {
   trap "$1; $prev" EXIT
 }
 
-# The two users, the victim's configuration asking for scratch, and the cleanup of the paths
-# the victim's runs make outside the sandbox: their own bases in /dev/shm and in /tmp (where
-# the probe goes without scratch or XDG_RUNTIME_DIR).
+# The two users and the victim's configuration asking for scratch. Their own bases in /dev/shm
+# and /tmp (where the probe goes without scratch or XDG_RUNTIME_DIR) are removed with the users
+# (two_users).
 setup() {
   two_users
   [ "$(stat -f -c %T /dev/shm)" = tmpfs ] || skip "/dev/shm is not tmpfs here"
@@ -27,8 +27,6 @@ setup() {
   # useradd hands out a uid an earlier test's userdel freed: a base that test's runs left under
   # it is not this test's to remove (nor to test with).
   if [ -e "$VBASE" ] || [ -L "$VBASE" ]; then skip "$VBASE was left by an earlier test with uid $VUID"; fi
-  at_exit "rm -rf '$VBASE'"
-  [ -e "/tmp/edashim-$VUID" ] || [ -L "/tmp/edashim-$VUID" ] || at_exit "rm -rf '/tmp/edashim-$VUID'"
   printf 'scratch = true\nscratch_min_free_mb = 0\nscratch_min_free_percent = 0\n' > "$VHOME/.config/edashim/config.toml"
   chown "$VICTIM:$VICTIM" "$VHOME/.config/edashim/config.toml"
   chmod 0600 "$VHOME/.config/edashim/config.toml"
