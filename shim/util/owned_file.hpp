@@ -26,7 +26,11 @@ namespace util {
 // canonical path is one of them or below one of them.
 struct SharedDirs {
   std::vector<std::string> dirs;
+  // Whether a refusal may suggest shared_dirs: not for the config files and stores that list
+  // is read from, or that must stay the user's alone (the trust store, learned.toml).
+  bool offered = true;
   bool covers(const std::string& canonical_dir) const;
+  static SharedDirs none() { return {{}, false}; }
 };
 
 // What the caller wants of the file.
@@ -43,6 +47,7 @@ struct OwnedFile {
   bool absent = false;   // FileUse::read and no such file (nothing refused)
   std::string refusal;   // the rule refused it (fd is -1)
   std::string error;     // an I/O error (EACCES, EMFILE, ...) with strerror
+  int errnum = 0;        // that error's errno
   bool ok() const { return fd >= 0; }
   std::string why() const { return refusal.empty() ? error : refusal; }
 };
@@ -50,6 +55,19 @@ struct OwnedFile {
 // Opens `path` under the rule (O_CLOEXEC; O_NONBLOCK for reading, so a FIFO never hangs a run).
 // `create_mode` for FileUse::append (umask applies). The caller closes fd.
 OwnedFile open_owned(const std::string& path, FileUse use, const SharedDirs& shared, mode_t create_mode = 0600);
+
+// A whole file read under the rule, at most `limit` bytes (more is an error, not a cut).
+struct OwnedText {
+  bool absent = false;   // no such file
+  std::string content;
+  std::string real;      // the canonical path of what was read (a link's target)
+  std::string refusal;   // as OwnedFile's
+  std::string error;
+  int errnum = 0;
+  bool ok() const { return !absent && refusal.empty() && error.empty(); }
+  std::string why() const { return refusal.empty() ? error : refusal; }
+};
+OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t limit);
 
 // The same rule for a directory itself (an experiment directory, a --log directory, a scratch
 // base): "" when it passes, else the refusal line. `missing_ok`: "" for a missing directory.
@@ -61,8 +79,9 @@ std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mod
 
 // The rule applied to stat results already in hand (pure: unit-testable without files).
 // `what` names the thing in the message ("file", "directory"); `path` is quoted in it.
-std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared);
-std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared);
+// `offer`: the refusal suggests shared_dirs (SharedDirs::offered).
+std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, bool offer = true);
+std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared, bool offer = true);
 
 // `uid` as "alice (uid 1001)", or "uid 1001" when it has no passwd entry.
 std::string user_name(uid_t uid);
