@@ -208,7 +208,7 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
   auto file = util::open_owned(path, util::FileUse::read, shared);
   if (!file.ok()) {
     error = file.absent ? "cannot open the run log " + path + ": " + std::strerror(ENOENT)
-            : file.refusal.empty() ? "cannot open the run log " + path + ": " + file.error
+            : file.refusal.empty() ? "cannot open the run log " + path + ": " + std::strerror(file.errnum)
                                    : file.refusal;
     return false;
   }
