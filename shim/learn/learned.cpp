@@ -18,6 +18,7 @@
 #include "alloc/options.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
+#include "util/owned_file.hpp"
 #include "util/strings.hpp"
 
 namespace learn {
@@ -263,9 +264,11 @@ bool update_learned(const std::string& path, const std::function<bool(std::vecto
   if (lock < 0) return false;
   bool ok = false;
   std::vector<Learned> entries;
-  auto text = util::read_file(path, 1 << 20);
-  if (text || !util::exists(path)) {
-    auto parsed = text ? parse_learned(*text, path, error) : std::optional<std::vector<Learned>>(entries);
+  // Under the rule runs read it by: a learned.toml runs would refuse (another user's, a link
+  // another user could have made) is never read back and rewritten as the user's own.
+  auto text = util::read_owned(path, util::SharedDirs::none(), 1 << 20);
+  if (text.ok() || text.absent) {
+    auto parsed = text.ok() ? parse_learned(text.content, path, error) : std::optional<std::vector<Learned>>(entries);
     bool broken = !parsed && start_over_if_broken;
     if (broken) parsed.emplace();
     if (parsed) {
@@ -279,7 +282,7 @@ bool update_learned(const std::string& path, const std::function<bool(std::vecto
       error += " (fix or remove the file: edashim forget)";
     }
   } else {
-    error = "cannot read " + path;
+    error = text.why();
   }
   ::close(lock);
   return ok;

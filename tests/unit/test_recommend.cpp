@@ -524,3 +524,15 @@ TEST_CASE("TOML nesting guard: a key of many parts or deep brackets is refused b
   auto deep = learn::merge_settings(dotted + " = 1\n", "c.toml", learn::adopt_settings("yosys", "jemalloc"), "added");
   CHECK(deep.refused.find("c.toml:1: a key of more than 64 dotted parts") == 0);
 }
+
+TEST_CASE("Learned file: one runs would refuse is never read back and rewritten as the user's own", "[recommend][issue24]") {
+  TempDir t;
+  std::string file = t.write("state/edashim/learned.toml", "[[choice]]\ntool = \"yosys\"\n");
+  ::chmod(file.c_str(), 0666);  // anyone could have written it
+  std::string error;
+  bool changed = false;
+  CHECK_FALSE(learn::update_learned(file, [&](std::vector<learn::Learned>&) { return changed = true; }, error, true));
+  CHECK_FALSE(changed);
+  CHECK(error.find(file) != std::string::npos);
+  CHECK(*util::read_file(file) == "[[choice]]\ntool = \"yosys\"\n");
+}
