@@ -209,7 +209,7 @@ test_untrusted_allocator_options_cannot_write_files_or_change_the_status() {
   mkdir -p "$SB/prof"
   printf 'allocator = "jemalloc"\n[jemalloc]\nthp = "default,prof:true,prof_final:true,prof_prefix:%s/prof/p"\n' "$SB" > .edashim.toml
   runs_clean "a MALLOC_CONF list in a string value"
-  expect_contains "$ERR" ".edashim.toml:3:7: error: [jemalloc] thp is \"default,prof:true" "the file, line and option named"
+  expect_contains "$ERR" ".edashim.toml:3:7: warning: [jemalloc] thp is \"default,prof:true" "the file, line and option named"
   expect_contains "$ERR" "expected one of: default, always, never" "what is allowed"
   expect_eq "$(ls "$SB/prof")" "" "no heap profile written"
   printf 'allocator = "jemalloc"\n[jemalloc]\nprof = true\nprof_final = true\nprof_prefix = "%s/prof/p"\nprof_leak_error = true\nabort_conf = true\nlg_prof_sample = "x"\nbackground_thread = true\n' "$SB" > .edashim.toml
