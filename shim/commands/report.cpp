@@ -180,9 +180,10 @@ LogSelection select_logs(const std::vector<std::string>& args, const char* who, 
     std::size_t found = 0;
     for (const auto& name : report::log_file_names(std::move(names))) {
       std::string path = base + name;
-      // Not a directory; links and other non-regular files are left to open_owned, which
-      // refuses them by name (a link planted among the logs is said, not quietly followed).
-      if (::lstat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+      // Regular files, and links: open_owned follows a link only where only the user could
+      // have made it, and refuses any other by name (a link planted among the logs is said,
+      // not quietly followed). A FIFO, a socket or a directory is not a log: passed over.
+      if (::lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
       out.files.push_back(path);
       ++found;
     }
