@@ -218,9 +218,10 @@ Edit merge_settings(const std::optional<std::string>& existing, const std::strin
       insert_value(*make_table(appended, s.table), s.key, s.value);
       continue;
     }
-    long at = header_line(lines, "[" + table_name(s.table) + "]");
+    const std::string table = table_name(s.table);  // an lvalue: gcc 12 warns (-Wrestrict) on "[" + temporary
+    long at = header_line(lines, "[" + table + "]");
     if (at < 0) {
-      e.refused = name + ": [" + table_name(s.table) + "] is written inline or with dotted keys, where edashim cannot add " +
+      e.refused = name + ": [" + table + "] is written inline or with dotted keys, where edashim cannot add " +
                   s.key + " safely; add " + key_line(s) + " to it yourself";
       return e;
     }
