@@ -35,7 +35,7 @@ void record_outputs(const bench::Outcome& outcome, const std::vector<bench::ArmS
   if (!last) return;
   std::string line = bench::outputs_record_line(last->tool, last->path, util::cpu_model(nullptr).value_or(""), last->start_unix + last->wall_s, by);
   std::string error;
-  if (!run::append_log_line(log, line, error))
+  if (!run::append_log_line(log, line, error, {}, user_shared_dirs()))
     std::cerr << "edashim bench: cannot record the outputs' verdict in " << log << ": " << error << "\n";
 }
 

@@ -178,22 +178,15 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
       out.learned = std::move(layer);
       return;
     }
-    auto parts = learn::parse_arm(e.arm);
-    auto names = alloc::known_names();
-    if (!parts || std::find(names.begin(), names.end(), parts->allocator) == names.end()) {
-      layer.note = "ignored: '" + e.arm + "' is not an allocator this edashim knows";
+    // The same check as an arm read from a log (learn::arm_problem): learned.toml is written
+    // from logs, which may hold other users' lines.
+    if (auto bad = learn::arm_problem(e.arm); !bad.empty()) {
+      layer.note = "ignored: '" + util::printable(e.arm) + "' " + bad;
       out.learned = std::move(layer);
       return;
     }
+    auto parts = learn::parse_arm(e.arm);
     layer.family = parts->allocator == "system" ? "glibc" : parts->allocator;
-    for (const auto& [name, value] : parts->options) {
-      if (!valid_option_name(name) || alloc::restricted_option(layer.family, name) ||
-          alloc::check_value(layer.family, name, alloc::option_from_text(value))) {
-        layer.note = "ignored: option " + name + "=" + value + " is not one edashim applies from a learned choice";
-        out.learned = std::move(layer);
-        return;
-      }
-    }
     Origin o{req.learned_file, e.line};
     auto& settings = out.settings;
     layer.allocator_before = settings.allocator;

@@ -113,8 +113,12 @@ two_users() {
   PATH=$PATH:$SBIN_PATH command -v useradd >/dev/null || skip "useradd is missing (package passwd)"
   local tag; tag=$(printf '%x' $(( $$ % 65536 )))$RANDOM
   VICTIM=edv$tag ATTACKER=eda$tag
-  /usr/sbin/useradd -M -d /nonexistent -s /bin/bash "$VICTIM" || fail "useradd $VICTIM" || exit 1
-  /usr/sbin/useradd -M -d /nonexistent -s /bin/bash "$ATTACKER" || { /usr/sbin/userdel "$VICTIM"; fail "useradd $ATTACKER"; exit 1; }
+  # Uids of their own, far from the ones useradd hands out: a uid an earlier, deleted test user
+  # had may still own /tmp/edashim-UID or /dev/shm/edashim-UID (run/scratch.hpp's own bases).
+  local vuid auid
+  vuid=$(free_test_uid) && auid=$(free_test_uid "$vuid") || { fail "no free uid for the test users"; exit 1; }
+  /usr/sbin/useradd -l -M -u "$vuid" -U -d /nonexistent -s /bin/bash "$VICTIM" || fail "useradd $VICTIM" || exit 1
+  /usr/sbin/useradd -l -M -u "$auid" -U -d /nonexistent -s /bin/bash "$ATTACKER" || { /usr/sbin/userdel "$VICTIM"; fail "useradd $ATTACKER"; exit 1; }
   # The users' own bases that their edashim runs make in /dev/shm and /tmp (scratch and probe,
   # run/scratch.hpp) go with them, by exact path, unless a test under a reused uid left them.
   local u b bases=""
@@ -144,6 +148,20 @@ two_users() {
   mkdir -p "$SHARED" "$SHARED_STICKY"
   chmod 0777 "$SHARED"; chmod 1777 "$SHARED_STICKY"
   VLOG=$VHOME/.local/state/edashim/runs.jsonl
+}
+
+# free_test_uid [NOT]: a uid (and gid) no account, group or edashim base uses, other than NOT.
+free_test_uid() {
+  local u
+  for _ in $(seq 100); do
+    u=$(( 200000 + (RANDOM * 32768 + RANDOM) % 800000 ))
+    [ "$u" != "${1:-}" ] || continue
+    getent passwd "$u" >/dev/null || getent group "$u" >/dev/null && continue
+    [ -e "/tmp/edashim-$u" ] || [ -L "/tmp/edashim-$u" ] || [ -e "/dev/shm/edashim-$u" ] || [ -L "/dev/shm/edashim-$u" ] && continue
+    echo "$u"
+    return 0
+  done
+  return 1
 }
 
 # as_user USER CMD...: runs CMD as USER with the victim's kind of environment (HOME is the
