@@ -292,10 +292,11 @@ std::string describe(const Learned& l) {
   std::string what = "allocator ";
   auto open = l.arm.find('[');
   what += open == std::string::npos ? l.arm : l.arm.substr(0, open) + " " + l.arm.substr(open);
-  return what + ": learned from " + std::to_string(l.runs) + " runs over " + std::to_string(l.signatures) +
+  // Printed to a terminal: learned.toml's text is escaped like any text from a log.
+  return util::printable(what) + ": learned from " + std::to_string(l.runs) + " runs over " + std::to_string(l.signatures) +
          (l.signatures == 1 ? " command" : " commands") + " on this CPU model, " + two(l.ratio) + "x, 95% CI " +
          two(l.ci_lo) + "-" + two(l.ci_hi) + ", RSS " + two(l.rss_ratio) + "x" +
-         (l.replaces.empty() ? "" : " (against " + l.replaces + ")");
+         (l.replaces.empty() ? "" : " (against " + util::printable(l.replaces) + ")");
 }
 
 }  // namespace learn
