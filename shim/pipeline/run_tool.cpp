@@ -113,7 +113,7 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
 
 bool write_log_line(const Plan& plan, const std::string& line, std::string& error) {
   const auto& s = plan.loaded.settings;
-  return run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value});
+  return run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value}, {s.shared_dirs.value});
 }
 
 void append_to_log(const Plan& plan, const std::string& line) {

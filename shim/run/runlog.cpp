@@ -34,15 +34,16 @@ void rotate(const std::string& path, int64_t keep) {
 // Gives up only when the file is replaced at least 100 times AND for more than 5 s: a writer
 // starved of CPU among many concurrent ones can lose the race to a rotation 100 times in a
 // row (flock is not fair), and a run must not lose its line for that.
-int open_locked(const std::string& path, struct stat& st, std::string& error, int* open_errno = nullptr) {
+int open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st, std::string& error) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (int attempt = 0; attempt < 100 || std::chrono::steady_clock::now() < give_up; ++attempt) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-      if (open_errno) *open_errno = errno;
-      error = "cannot open " + path + ": " + std::strerror(errno);
+    // Creates the directory (0700) on the first run; refuses what another user could have planted.
+    auto file = util::open_owned(path, util::FileUse::append, shared, 0600);
+    if (!file.ok()) {
+      error = file.why();
       return -1;
     }
+    int fd = file.fd;
     while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
     }
     struct stat now;
@@ -56,26 +57,18 @@ int open_locked(const std::string& path, struct stat& st, std::string& error, in
 
 }  // namespace
 
-bool append_log_line(const std::string& path, const std::string& line, std::string& error, const LogLimits& limits) {
+bool append_log_line(const std::string& path, const std::string& line, std::string& error, const LogLimits& limits,
+                     const util::SharedDirs& shared) {
   std::string data = line + "\n";
   struct stat st;
-  int open_errno = 0;
-  int fd = open_locked(path, st, error, &open_errno);
-  if (fd < 0 && open_errno == ENOENT) {
-    // The first run: make the directory (a stat on every run otherwise), then try again.
-    if (!util::make_dirs(util::dirname(path), 0700)) {
-      error = "cannot create " + util::dirname(path) + ": " + std::strerror(errno);
-      return false;
-    }
-    fd = open_locked(path, st, error);
-  }
+  int fd = open_locked(path, shared, st, error);
   if (fd < 0) return false;
   // Only a regular file is rotated: EDASHIM_LOG=/dev/stdout must never rename a device.
   if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
       st.st_size + off_t(data.size()) > off_t(limits.max_bytes)) {
     rotate(path, limits.keep);
     // Our lock is on the renamed file; writers waiting for it will see that and reopen.
-    int next = open_locked(path, st, error);
+    int next = open_locked(path, shared, st, error);
     ::close(fd);
     if (next < 0) return false;
     fd = next;

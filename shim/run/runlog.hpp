@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "util/owned_file.hpp"
+
 namespace run {
 
 std::string default_log_path();  // $XDG_STATE_HOME/edashim/runs.jsonl
@@ -18,6 +20,10 @@ struct LogLimits {
 // Appends `line` (a newline is added). On failure returns false and says why in `error`;
 // the caller warns and the tool's result stands. Safe with any number of concurrent writers,
 // rotation included: each line is written whole under an exclusive lock on the current file.
-bool append_log_line(const std::string& path, const std::string& line, std::string& error, const LogLimits& limits = {});
+// The file is opened under the owned-file rule (util/owned_file.hpp): a log another user planted
+// (a link to the user's ~/.bashrc, a file they made world-writable to read every run's argv) is
+// refused, unless its directory is one of `shared` (a team's log directory, on purpose).
+bool append_log_line(const std::string& path, const std::string& line, std::string& error, const LogLimits& limits = {},
+                     const util::SharedDirs& shared = {});
 
 }  // namespace run
