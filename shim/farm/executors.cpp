@@ -35,13 +35,6 @@ void reap_if_ours(int pid) {
   ::waitpid(pid, &status, WNOHANG);  // a parallel we started and that ended: not a zombie any more
 }
 
-std::string task_script(const std::string& dir, const std::string& edashim, const std::string& fingerprint) {
-  return "#!/bin/sh\n"
-         "# One round of the edashim experiment in this directory; Slurm runs it as array task N = the round.\n"
-         "exec " + util::shell_quote(edashim) + " bench round --fingerprint " + util::shell_quote(fingerprint) + " " +
-         util::shell_quote(dir) + " \"$SLURM_ARRAY_TASK_ID\"\n";
-}
-
 // A subdirectory of DIR for the scheduler's output: made 0700 (or as DIR when shared), and held
 // to the one rule when it is already there.
 bool sub_dir(const std::string& dir, const util::SharedDirs& shared, std::string& error) {
@@ -53,7 +46,7 @@ std::optional<Submission> submit_slurm(const std::string& dir, const Experiment&
                                        const std::vector<int>& rounds, const util::SharedDirs& shared, std::string& error) {
   // Always written anew (a rename over whatever is there, never following it): sbatch copies
   // the script at submission, so what runs is what this edashim wrote now.
-  if (!util::write_file_atomic(dir + "/task.sh", task_script(dir, edashim, e.fingerprint), 0700)) {
+  if (!util::write_file_atomic(dir + "/task.sh", slurm_task_script(dir, edashim, e.fingerprint), 0700)) {
     error = "cannot write " + dir + "/task.sh";
     return std::nullopt;
   }

@@ -89,6 +89,13 @@ std::vector<std::string> sbatch_argv(const std::string& dir, const std::vector<i
   return argv;
 }
 
+std::string slurm_task_script(const std::string& dir, const std::string& edashim, const std::string& fingerprint) {
+  return "#!/bin/sh\n"
+         "# One round of the edashim experiment in this directory; Slurm runs it as array task N = the round.\n"
+         "exec " + util::shell_quote(edashim) + " bench round --fingerprint " + util::shell_quote(fingerprint) + " " +
+         util::shell_quote(dir) + " \"$SLURM_ARRAY_TASK_ID\"\n";
+}
+
 std::vector<std::string> parallel_argv(const std::string& dir, const std::string& edashim, const std::string& fingerprint,
                                        const std::vector<int>& rounds, const std::vector<std::string>& user_args,
                                        const std::string& joblog) {

@@ -24,6 +24,10 @@ std::optional<std::string> reserved_slurm_option(const std::vector<std::string>&
 std::vector<std::string> sbatch_argv(const std::string& dir, const std::vector<int>& rounds,
                                      const std::vector<std::string>& user_args);
 
+// DIR/task.sh, what each array task runs: `EDASHIM bench round --fingerprint FP DIR N`, every
+// word quoted for the shell.
+std::string slurm_task_script(const std::string& dir, const std::string& edashim, const std::string& fingerprint);
+
 // GNU parallel for the rounds: one job per round, one job at a time per host unless the user's
 // arguments say otherwise (a second job on a host would time its runs against the first's).
 // Each job runs `EDASHIM bench round --fingerprint FP DIR N`: the round last (the joblog's key).
