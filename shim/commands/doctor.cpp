@@ -18,6 +18,7 @@
 #include "tool/path_order.hpp"
 #include "util/fact_cache.hpp"
 #include "util/fs.hpp"
+#include "util/owned_file.hpp"
 #include "paths/layout.hpp"
 #include "util/strings.hpp"
 
@@ -70,6 +71,27 @@ bool log_writable(const std::string& path, std::string& why) {
   if (::access(dir.c_str(), W_OK | X_OK) == 0) return true;
   why = "cannot create files under " + dir;
   return false;
+}
+
+// What the owned-file rule (util/owned_file.hpp) would say of one of edashim's inputs: the file
+// if it exists, else the nearest existing directory above it. "" when a run would accept it.
+std::string owned_rule_refusal(const std::string& path, const util::SharedDirs& shared) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) {
+    auto f = util::open_owned(path, S_ISREG(st.st_mode) ? util::FileUse::read : util::FileUse::append, shared);
+    if (f.ok()) ::close(f.fd);
+    return f.refusal;
+  }
+  std::string dir = util::dirname(path);
+  while (!util::exists(dir) && dir != "/" && dir != ".") dir = util::dirname(dir);
+  return util::check_owned_dir(dir, shared);
+}
+
+// A directory other users can write, which the user shares on purpose: worth saying, since
+// every line another user puts there is read by report and recommend (as data, checked).
+bool writable_by_others(const std::string& dir) {
+  struct stat st;
+  return ::stat(dir.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
 bool same_dir(const std::string& a, const std::string& b) {
@@ -181,6 +203,7 @@ int doctor(const std::string& dir_arg) {
   paths::Files paths = paths::Files::discover();
   std::map<std::string, std::string> files;       // path -> state
   std::set<std::string> problems_seen, logs, untrusted;
+  util::SharedDirs shared;  // every linked tool's shared_dirs (the user's own setting)
   bool wants_scratch = false;
   // The free space the linked tools ask for (the largest), or the default when none does.
   auto need = pipeline::scratch_need(config::Settings{});
@@ -214,6 +237,8 @@ int doctor(const std::string& dir_arg) {
     if (plan.preflight.inspected && !plan.preflight.preload_reaches())
       r.note(name + ": " + plan.preflight.path + ": " + plan.preflight.reason + " (see: edashim explain " + name + ")");
     if (!plan.log_path.empty()) logs.insert(plan.log_path);
+    for (const auto& d : s.shared_dirs.value)
+      if (std::find(shared.dirs.begin(), shared.dirs.end(), d) == shared.dirs.end()) shared.dirs.push_back(d);
     if (s.scratch.value) {
       auto n = pipeline::scratch_need(s);
       if (!wants_scratch || n.bytes > need.bytes) need = n;
@@ -237,10 +262,23 @@ int doctor(const std::string& dir_arg) {
   if (logs.empty()) r.note("run log: off");
   for (const auto& log : logs) {
     std::string why;
-    if (log_writable(log, why)) r.ok("run log " + log + " is writable");
+    if (auto refused = owned_rule_refusal(log, shared); !refused.empty())
+      r.problem("run log " + log + ": runs would refuse it: " + refused,
+                "point it elsewhere (log in " + paths.user_file + ", or EDASHIM_LOG=FILE)");
+    else if (log_writable(log, why)) r.ok("run log " + log + " is writable");
     else r.problem("run log " + log + ": " + why, "chmod u+w " + util::shell_quote(util::dirname(log)) +
                                                        "   (or point it elsewhere: export EDASHIM_LOG=FILE, or EDASHIM_LOG=off)");
+    std::string dir = util::dirname(log);
+    if (shared.covers(util::real_path(dir).value_or(dir)) && writable_by_others(dir))
+      r.note("run log directory " + dir + " is shared (shared_dirs): other users can add lines to it and read your runs' "
+             "command lines; report and recommend take their lines as data (known allocators, checked options)");
   }
+  // The other files whose writer decides what runs: the same rule, no shared directories.
+  for (const auto& [what, path] : {std::pair<std::string, std::string>{"your config", paths.user_file},
+                                   {"the trust store", paths.trust_file},
+                                   {"the learned choices", paths.learned_file}})
+    if (auto refused = owned_rule_refusal(path, {}); !refused.empty())
+      r.problem(what + " " + path + ": runs would refuse it: " + refused, "");
 
   std::printf("\n%s\n", r.problems() == 0 ? "all well"
                                           : (std::to_string(r.problems()) + (r.problems() == 1 ? " problem" : " problems") +

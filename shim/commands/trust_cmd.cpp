@@ -44,7 +44,7 @@ int trust(const std::string& file_arg, bool untrust) {
     return 0;
   }
   // The same checks the loader applies, on the descriptor whose bytes are hashed.
-  auto read = config::read_config_file(key, true);
+  auto read = config::read_config_file(key);
   if (!read.found) {
     std::fprintf(stderr, "edashim: %s: no such file\n", key.c_str());
     return 1;

@@ -15,11 +15,12 @@ struct ConfigFile {
   bool ok() const { return found && refused.empty() && why.empty(); }
 };
 
-// Opens `path` once and checks, on that descriptor, what is then read: a regular file, at most
-// 1 MiB, and with `check_owner` owned by the user or root and writable by no one else. A link
-// is followed (trust is keyed by the link's own path: trust_key), but a link owned by another
-// user is refused like a file would be. Never blocks on a FIFO or a terminal.
-ConfigFile read_config_file(const std::string& path, bool check_owner);
+// Opens `path` once and checks, on that descriptor, what is then read: the owned-file rule
+// (util/owned_file.hpp: a regular file with one link, the user's or root's, writable by no one
+// else, in a directory no one else can write; a link followed only where only the user could
+// have made it), at most 1 MiB. Trust is keyed by the link's own path (trust_key). Never
+// blocks on a FIFO or a terminal.
+ConfigFile read_config_file(const std::string& path);
 
 // The path trust is pinned to: where the file was found, its directory made canonical but its
 // own name kept as it is (a link is trusted as that link, not as its target). Empty when the

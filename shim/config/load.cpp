@@ -18,6 +18,7 @@
 #include "config/log_path.hpp"
 #include "learn/learned.hpp"
 #include "util/fs.hpp"
+#include "util/owned_file.hpp"
 #include "util/machine.hpp"
 #include "util/strings.hpp"
 
@@ -471,10 +472,15 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
 // The learned layer: between the user's file and project files, only with adopt on, only for
 // this tool on this CPU model, and only while the tool binary it was learned on is unchanged.
 void apply_learned(const LoadRequest& req, Loaded& out) {
-  auto text = util::read_file(req.learned_file, 1 << 20);
-  if (!text) return;  // none learned yet
+  // The learned file decides what runs when adopt is on: held to the owned-file rule.
+  auto text = util::read_owned(req.learned_file, {}, 1 << 20);
+  if (text.absent) return;  // none learned yet
+  if (!text.ok()) {
+    out.problems.push_back({req.learned_file, 0, 0, text.why() + " (no learned choice is used)", false});
+    return;
+  }
   std::string error;
-  auto entries = learn::parse_learned(*text, req.learned_file, error);
+  auto entries = learn::parse_learned(text.content, req.learned_file, error);
   if (!entries) {
     out.problems.push_back({req.learned_file, 0, 0, error + " (no learned choice is used; edashim forget rewrites it)", false});
     return;
@@ -639,7 +645,7 @@ Loaded load(const LoadRequest& req) {
   std::vector<std::string> section_names;   // every [profile.X] of every file
 
   auto consider = [&](const std::string& path, const std::string& kind, bool must_exist) {
-    auto file = read_config_file(path, kind == "project");
+    auto file = read_config_file(path);
     if (!file.found) {
       if (must_exist) out.problems.push_back({path, 0, 0, "profile file not found", true});
       return;

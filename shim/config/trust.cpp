@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "util/fs.hpp"
+#include "util/owned_file.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
 
@@ -110,13 +111,14 @@ bool TrustStore::parse(std::string_view text, std::vector<Entry>& entries, std::
 
 bool TrustStore::read(std::vector<Entry>& entries, std::string& error) const {
   entries.clear();
-  if (!util::exists(path_)) return true;
-  auto text = util::read_file(path_, 4 << 20);
-  if (!text) {
-    error = "cannot read the trust store (or it is larger than 4 MiB)";
+  // Whoever can write the store decides which project files run unchecked: the owned-file rule.
+  auto text = util::read_owned(path_, {}, 4 << 20);
+  if (text.absent) return true;
+  if (!text.ok()) {
+    error = "cannot use the trust store: " + text.why();
     return false;
   }
-  return parse(*text, entries, error);
+  return parse(text.content, entries, error);
 }
 
 bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) const {

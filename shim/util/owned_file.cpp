@@ -56,6 +56,11 @@ struct Located {
 // Opens the directory holding `path` and applies the directory rule to it.
 OwnedFile locate(const std::string& path, const SharedDirs& shared, Located& at) {
   OwnedFile out;
+  if (path.empty()) {
+    out.absent = true;
+    out.error = "no file named";
+    return out;
+  }
   std::string full = absolute(path);
   at.dir = dirname(full);
   at.base = basename(full);
@@ -66,6 +71,7 @@ OwnedFile locate(const std::string& path, const SharedDirs& shared, Located& at)
   at.dirfd = ::open(at.dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (at.dirfd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) out.absent = true;
+    out.errnum = errno;
     out.error = "cannot open directory " + shell_quote(at.dir) + ": " + std::strerror(errno);
     return out;
   }
@@ -135,6 +141,7 @@ OwnedFile open_at_depth(const std::string& path, FileUse use, const SharedDirs& 
   }
   if (fd < 0) {
     out.absent = errno == ENOENT;
+    out.errnum = errno;
     out.error = "cannot open " + shell_quote(path) + ": " + std::strerror(errno);
     ::close(at.dirfd);
     return out;
@@ -216,6 +223,39 @@ std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, 
 
 OwnedFile open_owned(const std::string& path, FileUse use, const SharedDirs& shared, mode_t create_mode) {
   return open_at_depth(path, use, shared, create_mode, 0);
+}
+
+OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t limit) {
+  OwnedText out;
+  OwnedFile f = open_owned(path, FileUse::read, shared);
+  if (!f.ok()) {
+    out.absent = f.absent;
+    out.refusal = f.refusal;
+    out.error = f.absent ? "" : f.error;
+    out.errnum = f.errnum;
+    return out;
+  }
+  out.real = fd_path(f.fd).value_or(path);
+  if (size_t(f.st.st_size) > limit) {
+    out.errnum = EFBIG;
+    out.error = shell_quote(path) + " is larger than " + std::to_string(limit) + " bytes";
+  } else {
+    char buf[65536];
+    while (true) {
+      ssize_t n = ::read(f.fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 || out.content.size() + size_t(n) > limit) {
+        out.errnum = n < 0 ? errno : EFBIG;
+        out.error = shell_quote(path) + ": " + (n < 0 ? std::strerror(errno) : "larger than " + std::to_string(limit) + " bytes");
+        out.content.clear();
+        break;
+      }
+      if (n == 0) break;
+      out.content.append(buf, size_t(n));
+    }
+  }
+  ::close(f.fd);
+  return out;
 }
 
 std::string check_owned_dir(const std::string& dir, const SharedDirs& shared, bool missing_ok) {

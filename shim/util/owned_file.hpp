@@ -43,6 +43,7 @@ struct OwnedFile {
   bool absent = false;   // FileUse::read and no such file (nothing refused)
   std::string refusal;   // the rule refused it (fd is -1)
   std::string error;     // an I/O error (EACCES, EMFILE, ...) with strerror
+  int errnum = 0;        // that error's errno
   bool ok() const { return fd >= 0; }
   std::string why() const { return refusal.empty() ? error : refusal; }
 };
@@ -50,6 +51,19 @@ struct OwnedFile {
 // Opens `path` under the rule (O_CLOEXEC; O_NONBLOCK for reading, so a FIFO never hangs a run).
 // `create_mode` for FileUse::append (umask applies). The caller closes fd.
 OwnedFile open_owned(const std::string& path, FileUse use, const SharedDirs& shared, mode_t create_mode = 0600);
+
+// A whole file read under the rule, at most `limit` bytes (more is an error, not a cut).
+struct OwnedText {
+  bool absent = false;   // no such file
+  std::string content;
+  std::string real;      // the canonical path of what was read (a link's target)
+  std::string refusal;   // as OwnedFile's
+  std::string error;
+  int errnum = 0;
+  bool ok() const { return !absent && refusal.empty() && error.empty(); }
+  std::string why() const { return refusal.empty() ? error : refusal; }
+};
+OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t limit);
 
 // The same rule for a directory itself (an experiment directory, a --log directory, a scratch
 // base): "" when it passes, else the refusal line. `missing_ok`: "" for a missing directory.

@@ -147,7 +147,7 @@ TEST_CASE("A group- or world-writable project file is refused", "[config][trust]
   ::chmod(file.c_str(), 0666);
   auto loaded = config::load(request_in(t));
   CHECK(loaded.settings.allocator.value == "system");
-  CHECK(mentions(loaded, "writable by group or others"));
+  CHECK(mentions(loaded, "is writable by others"));
 }
 
 TEST_CASE("[env] sets strings and unsets with false", "[config]") {
@@ -225,7 +225,7 @@ TEST_CASE("Config: a project file that is not a regular file is skipped, the res
   auto loaded = config::load(r);
   CHECK_FALSE(loaded.has_errors());
   CHECK(loaded.settings.locale.value == "C");
-  CHECK(mentions(loaded, t.path + "/proj/.edashim.toml: warning: skipped: not a regular file"));
+  CHECK(mentions(loaded, t.path + "/proj/.edashim.toml: warning: skipped: " + t.path + "/proj/.edashim.toml is not a regular file"));
   ::unlink((t.path + "/proj/.edashim.toml").c_str());
   REQUIRE(::mkdir((t.path + "/proj/.edashim.toml").c_str(), 0755) == 0);
   loaded = config::load(r);

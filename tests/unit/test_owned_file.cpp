@@ -58,7 +58,7 @@ TEST_CASE("Owned file rule: in a shared directory, owner and mode are accepted",
   CHECK(util::refuse_dir("/s", mode_of(S_IFDIR | 0777, kOther), kMe, true).empty());
 }
 
-TEST_CASE("Owned dir rule: writable by others is refused unless sticky; another owner always", "[owned_file]") {
+TEST_CASE("Owned dir rule: writable by others is refused unless sticky, another owner always", "[owned_file]") {
   CHECK(util::refuse_dir("/h", mode_of(S_IFDIR | 0700, kMe), kMe, false).empty());
   CHECK(util::refuse_dir("/tmp", mode_of(S_IFDIR | 01777, 0), kMe, false).empty());
   CHECK(contains(util::refuse_dir("/s", mode_of(S_IFDIR | 0777, kMe), kMe, false), "writable by others"));
@@ -77,7 +77,7 @@ TEST_CASE("Shared dirs cover a directory and what is below it, not a sibling wit
   CHECK_FALSE(util::SharedDirs{}.covers("/srv/team"));
 }
 
-TEST_CASE("open_owned: appends create the file and its directory 0700; reads of a missing file are absent",
+TEST_CASE("open_owned: appends create the file and its directory 0700, reads of a missing file are absent",
           "[owned_file]") {
   TempDir t;
   auto f = util::open_owned(t.path + "/new/dir/log", util::FileUse::append, {});
