@@ -85,6 +85,11 @@ int run_collect(Options& o) {
     return 2;
   }
   o.own = e->own;
+  int dropped = 0;
+  farm::read_submissions(dir, shared, &dropped);
+  if (dropped)
+    say(std::to_string(dropped) + " line(s) of " + farm::printable(dir) +
+        "/submissions.jsonl name no valid job (not an id Slurm or GNU parallel gives): left out, never asked about or cancelled");
   if (auto bad = bench::check_exports(o.exports); !bad.empty()) {
     say(bad);
     return 2;

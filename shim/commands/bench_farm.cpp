@@ -139,14 +139,10 @@ farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, 
   auto shared = shared_dirs();
   for (int poll = 0;; ++poll) {
     std::string note;
-    int dropped = 0;
-    auto subs = farm::read_submissions(dir, shared, &dropped);
+    auto subs = farm::read_submissions(dir, shared);
     auto states = farm::task_states(dir, subs, shared, note);
     c = farm::collect(e, farm::read_rounds(dir, e, shared), states);
     if (!note.empty()) c.outcome.warnings.push_back(note);
-    if (dropped)
-      c.outcome.warnings.push_back(std::to_string(dropped) + " line(s) of " + dir +
-                                   "/submissions.jsonl name no valid job (not an id Slurm or parallel gives): left out");
     if (!wait || c.finished() || g_stop) break;
     std::string line = "edashim bench: " + farm::progress_line(c, e.spec.runs);
     if (tty) {

@@ -127,7 +127,7 @@ std::optional<std::string> read_owned(const std::string& path, const util::Share
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(f.fd, buf, sizeof buf);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     out.append(buf, std::size_t(n));
     if (out.size() > limit) {
