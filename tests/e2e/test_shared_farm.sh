@@ -17,7 +17,8 @@ farm_users() {
   chmod 0755 "$SB/edashim-cli"
   CANARY=$SHARED_STICKY/canary-ran
   printf '#!/bin/sh\ntouch %s\n' "$CANARY" > "$SB/canary.sh"
-  chmod 0755 "$SB/canary.sh"
+  printf '#!/bin/sh\ntouch %s.2\n' "$CANARY" > "$SB/canary2.sh"
+  chmod 0755 "$SB/canary.sh" "$SB/canary2.sh"
 }
 
 vbench() { as_victim "$VBIN" bench "$@"; }
@@ -84,18 +85,21 @@ PY
   [ ! -e "$CANARY" ] || fail "the canary named by experiment.json ran as the victim"
   expect_contains "$out" "$SHARED/exp" "the refusal names the directory"
   expect_contains "$out" "$ATTACKER" "and its owner"
+  # State, not timing: a job started would have made these before collect returned.
   [ ! -e "$SHARED/exp/submissions.jsonl" ] || fail "something was submitted"
+  [ ! -e "$SHARED/exp/parallel" ] || fail "GNU parallel was started on the attacker's directory"
 
   # Past the owner rule (root's directory), a self-consistent experiment naming the canary: not
   # the victim's own, so nothing is resubmitted; and this edashim is not the canary either.
   root_experiment "$SB/rootexp"
   rm "$SB/rootexp/rounds/r000000.jsonl"
-  edit_experiment "$SB/rootexp/experiment.json" "j['edashim'] = '$SB/canary.sh'" refingerprint
+  edit_experiment "$SB/rootexp/experiment.json" "j['edashim'] = '$SB/canary2.sh'" refingerprint
   set +e
   out=$(vbench collect "$SB/rootexp" --resubmit --wait 2>&1); rc=$?
   set -e
   [ "$rc" -ne 0 ] || fail "resubmitting root's experiment succeeded"
-  [ ! -e "$CANARY" ] || fail "the canary ran as the victim from a root-owned experiment"
+  [ ! -e "$SB/rootexp/parallel/output-2" ] || fail "GNU parallel was started again on root's experiment"
+  [ ! -e "$CANARY.2" ] || fail "the canary ran as the victim from a root-owned experiment"
   expect_contains "$out" "not your own experiment" "only the user's own experiments are resubmitted"
 }
 
@@ -159,7 +163,7 @@ test_a_foreign_experiments_collect_appends_nothing_to_the_victims_log() {
   set -e
   expect_eq "$rc" 0 "root's finished experiment is collected (it may be read)"
   expect_contains "$out" "1 rounds: 1 done" "its figures"
-  grep -q bench_outputs "$VLOG" && fail "a foreign experiment's verdict entered the victim's run log" || true
+  ! grep -q bench_outputs "$VLOG" || fail "a foreign experiment's verdict entered the victim's run log"
   # The victim's own experiment still records it (what adopt_requires_bench reads).
   vbench -p baseline -p jemalloc -n 1 --warmup 0 --executor parallel --dir "$SHARED/own" --wait --compare-outputs \
     -- mytool exit 0 > /dev/null 2>&1 || fail "the victim's own experiment"
@@ -176,7 +180,7 @@ path = sys.argv[1]
 header = open(path).read().splitlines()[0]
 with open(path, "r+") as f:
     f.seek(0); f.truncate()
-    f.write(header + "\n" + '{"arm":0,"record":' + "[" * 200000 + "]" * 200000 + "}\n")
+    f.write(header + "\n" + '{"arm":0,"record":' + '{"a":' * 200000 + "1" + "}" * 200000 + "}\n")
 PY
   set +e
   out=$(vbench collect "$SHARED/exp" 2>&1); rc=$?
@@ -199,8 +203,8 @@ test_a_forged_job_id_is_never_printed_into_a_cancel_hint() {
   vbench -p baseline -n 1 --warmup 0 --executor parallel --dir "$SHARED/exp" -- sh -c 'sleep 4' > /dev/null 2>&1
   wait_for "$SHARED/exp/rounds/r000000.part" '"round":0'
   pid=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['job'])" "$SHARED/exp/submissions.jsonl")
-  printf '%s\n' '{"seq":2,"executor":"slurm","job":"7; touch '"$CANARY"'","rounds":[0],"started":0,"time":0}' \
-    '{"seq":3,"executor":"parallel","job":"$(touch '"$CANARY"')\u001b[2K","rounds":[0],"started":0,"time":0}' \
+  printf '%s\n' '{"seq":2,"executor":"slurm","job":"7; touch '"$CANARY"'","rounds":[],"started":0,"time":0}' \
+    '{"seq":3,"executor":"parallel","job":"$(touch '"$CANARY"')\u001b[2K","rounds":[],"started":0,"time":0}' \
     >> "$SHARED/exp/submissions.jsonl"
   # Interrupted while waiting: the hint says how to cancel what still runs.
   set +e
