@@ -90,11 +90,13 @@ std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, co
       e += bad + "\n";
     if (f.executor == "slurm" && !f.parallel_args.empty()) e += "--parallel-args goes with --executor parallel\n";
     if (f.executor == "parallel" && !f.slurm_args.empty()) e += "--slurm-args goes with --executor slurm\n";
+    // The same check as every resubmission makes of the words experiment.json keeps.
     std::string words_error;
-    auto words = words_of("--slurm-args", f.slurm_args, words_error);
+    bool slurm = f.executor == "slurm";
+    auto words = words_of(slurm ? "--slurm-args" : "--parallel-args", slurm ? f.slurm_args : f.parallel_args, words_error);
+    words_of(slurm ? "--parallel-args" : "--slurm-args", slurm ? f.parallel_args : f.slurm_args, words_error);
     e += words_error;
-    if (auto bad = farm::reserved_slurm_option(words)) e += "--slurm-args " + *bad + "\n";
-    words_of("--parallel-args", f.parallel_args, e);
+    if (auto bad = farm::executor_args_problem(f.executor, words); !bad.empty()) e += bad + "\n";
     if (!spec.keep_log.empty())
       e += "--log is for a local bench: on a farm every node would append to one file (the runs' records are in --dir, "
            "and --export-json gives them all)\n";

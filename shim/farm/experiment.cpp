@@ -212,6 +212,11 @@ std::optional<Experiment> from_json(const std::string& text, std::string& error)
     e.version = j.at("version").get<std::string>();
     e.cwd = j.at("cwd").get<std::string>();
     e.spec = spec_from(j.at("spec"));
+    for (const auto& a : e.spec.arms)
+      if (printable(a.name) != a.name || printable(a.profile) != a.profile) {
+        error = "an arm's name or profile holds control characters: " + printable(a.name);
+        return std::nullopt;
+      }
     e.fingerprint = j.at("fingerprint").get<std::string>();
     return e;
   } catch (const std::exception& ex) {
@@ -301,7 +306,7 @@ namespace {
 // One run line of a round file into `f`; false when it is the round's error line's kind.
 void parse_run(const json& j, int round, RoundFile& f) {
   if (j.contains("error")) {
-    f.error = j["error"].is_string() ? j["error"].get<std::string>() : "an error line that is not text";
+    f.error = j["error"].is_string() ? printable(j["error"].get<std::string>()) : "an error line that is not text";
     f.terminated = j.value("terminated", false);
     return;
   }
@@ -311,7 +316,7 @@ void parse_run(const json& j, int round, RoundFile& f) {
   r.run.round = round;
   r.run.order = j.value("order", 0);
   r.run.ok = j.value("ok", false);
-  r.run.failure = j.value("failure", "");
+  r.run.failure = printable(j.value("failure", ""));
   if (j.contains("hashes") && j["hashes"].is_object())
     for (auto& [k, v] : j["hashes"].items())
       if (v.is_string()) r.run.hashes[k] = v.get<std::string>();
@@ -345,9 +350,10 @@ RoundFile parse_round(const std::string& text, int round, bool complete, const s
           f.complete = false;
           return f;
         }
-        f.host = j.value("host", "");
-        f.cpu = j.value("cpu", "");
-        f.task = j.value("task", "");
+        // Shown on terminals and in exports: control characters escaped once, here.
+        f.host = printable(j.value("host", ""));
+        f.cpu = printable(j.value("cpu", ""));
+        f.task = printable(j.value("task", ""));
         continue;
       }
       parse_run(j, round, f);

@@ -12,6 +12,10 @@ farm_users() {
   command -v parallel > /dev/null || skip "GNU parallel is not installed (Debian: apt-get install parallel)"
   export PATH=$PATH:/usr/sbin  # useradd, runuser
   two_users
+  # The victim's GNU parallel may still be exiting when a test ends: userdel fails on a user with
+  # processes (and, under set -e, fails the test from its EXIT trap), so wait for them first.
+  # shellcheck disable=SC2064
+  trap "users_idle; userdel '$VICTIM' 2>/dev/null || true; userdel '$ATTACKER' 2>/dev/null || true" EXIT
   local d; d=$(dirname "$BIN")
   cp "$d/edashim-cli" "$d/libedashim_probe.so" "$d/edashim-build-tree" "$SB/"
   chmod 0755 "$SB/edashim-cli"
@@ -22,6 +26,15 @@ farm_users() {
 }
 
 vbench() { as_victim "$VBIN" bench "$@"; }
+
+# Waits (at most 30 s) until neither user has a process left: the state userdel needs.
+users_idle() {
+  for _ in $(seq 600); do
+    pgrep -u "$VICTIM,$ATTACKER" > /dev/null || return 0
+    sleep 0.05
+  done
+  echo "    (processes of $VICTIM or $ATTACKER still running: $(pgrep -u "$VICTIM,$ATTACKER" | tr '\n' ' '))" >&2
+}
 
 # fingerprint FILE: what edashim computes for experiment.json FILE (farm::fingerprint: sha256 of
 # its body as nlohmann dumps it, a newline, and the inputs' digest, empty for named profiles).
