@@ -65,7 +65,9 @@ void add_farm_options(CLI::App* cmd, FarmOptions& f) {
                   "(one GNU parallel job per round, --sshlogin hosts)")
       ->check(CLI::IsMember({"local", "slurm", "parallel"}))
       ->capture_default_str();
-  cmd->add_option("--dir", f.dir, "With slurm/parallel: a new directory on shared storage for the experiment and its results");
+  cmd->add_option("--dir", f.dir,
+                  "With slurm/parallel: a new (or empty, your own) directory on shared storage for the experiment and its "
+                  "results; made 0700 (0750 inside a shared_dirs directory)");
   cmd->add_option("--slurm-args", f.slurm_args, "Options for sbatch, as one string: '--partition=eda --exclusive --time=1:00:00'");
   cmd->add_option("--parallel-args", f.parallel_args,
                   "Options for GNU parallel, as one string (default --sshlogin : = this machine): '--sshlogin n1,n2'");
