@@ -1,5 +1,6 @@
 #include "alloc/options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -15,11 +16,17 @@ enum class Kind { Bool, Int, BoolOrInt, Number, Decimal, Size, Word };
 
 // What one option accepts. Ranges are the allocator's own where it has one (jemalloc's
 // malloc_conf bounds, `ld.so --list-tunables`), else generous bounds that keep a value sane.
+// The safe range is what an untrusted project file may set: values that cannot make the tool
+// abort, fail its allocations or fill its stderr (glibc takes top_pad = 1 TiB, then fails the
+// first heap growth: yosys exits 134). Sizes in the safe range bound a Kind::Size word too.
 struct Grammar {
   Kind kind = Kind::Int;
   int64_t min = 0;
   int64_t max = INT64_MAX;
   std::vector<std::string> words;  // Kind::Word
+  int64_t safe_min = INT64_MIN;    // within [min, max]: the whole range unless narrowed by safe()
+  int64_t safe_max = INT64_MAX;
+  const char* unsafe_why = nullptr;  // what a value outside the safe range can do
 };
 
 constexpr int64_t kInt32 = INT32_MAX;
@@ -33,8 +40,24 @@ Grammar number(int64_t min, int64_t max) { return {Kind::Number, min, max, {}}; 
 Grammar decimal(int64_t min, int64_t max) { return {Kind::Decimal, min, max, {}}; }
 Grammar size() { return {Kind::Size, 0, kTiB, {}}; }
 Grammar words(std::vector<std::string> w) { return {Kind::Word, 0, 0, std::move(w)}; }
+// `g` with the range an untrusted project file may set, and what a value beyond it can do.
+Grammar safe(Grammar g, int64_t lo, int64_t hi, const char* why) {
+  g.safe_min = lo;
+  g.safe_max = hi;
+  g.unsafe_why = why;
+  return g;
+}
+
+constexpr int64_t kMiB = int64_t(1) << 20;
+constexpr int64_t kGiB = int64_t(1) << 30;
+constexpr const char* kFailsAllocations = "can make allocations fail";
+constexpr const char* kHoldsMemory = "can hold that much memory";
 
 using Table = std::map<std::string, Grammar>;
+
+// Huge OS pages reserved at start (GiB each): more than the kernel has fails with a warning.
+Grammar huge_pages(int64_t min) { return safe(integer(min, 1024), min, 4, kHoldsMemory); }
+Grammar reserve() { return safe(size(), 0, kGiB, kHoldsMemory); }
 
 // mimalloc option names by series (mimalloc's src/options.c of 2.0.9, 2.1.x, 3.x). Delays are
 // milliseconds. 2.1's purge delays take -1 for never; 2.0's decommit delays do not (a negative
@@ -43,8 +66,8 @@ using Table = std::map<std::string, Grammar>;
 const Table& mimalloc_v20() {
   static const Table t = {
       {"show_errors", boolean()}, {"show_stats", boolean()}, {"verbose", boolean()},
-      {"eager_commit", boolean()}, {"large_os_pages", boolean()}, {"reserve_huge_os_pages", integer(0, 1024)},
-      {"reserve_huge_os_pages_at", integer(-1, 1024)}, {"reserve_os_memory", size()}, {"page_reset", boolean()},
+      {"eager_commit", boolean()}, {"large_os_pages", boolean()}, {"reserve_huge_os_pages", huge_pages(0)},
+      {"reserve_huge_os_pages_at", huge_pages(-1)}, {"reserve_os_memory", reserve()}, {"page_reset", boolean()},
       {"abandoned_page_decommit", boolean()}, {"abandoned_page_reset", boolean()},
       {"eager_commit_delay", integer(0, kInt32)}, {"decommit_delay", integer(0, kInt32)},
       {"reset_delay", integer(0, kInt32)}, {"use_numa_nodes", integer(0, 1024)},
@@ -59,13 +82,13 @@ const Table& mimalloc_v21() {
   static const Table t = {
       {"show_errors", boolean()}, {"show_stats", boolean()}, {"verbose", boolean()},
       {"eager_commit", boolean()}, {"arena_eager_commit", bool_or_int(0, 2)}, {"purge_decommits", boolean()},
-      {"allow_large_os_pages", boolean()}, {"reserve_huge_os_pages", integer(0, 1024)},
-      {"reserve_huge_os_pages_at", integer(-1, 1024)}, {"reserve_os_memory", size()},
+      {"allow_large_os_pages", boolean()}, {"reserve_huge_os_pages", huge_pages(0)},
+      {"reserve_huge_os_pages_at", huge_pages(-1)}, {"reserve_os_memory", reserve()},
       {"abandoned_page_purge", boolean()}, {"eager_commit_delay", integer(0, kInt32)},
       {"purge_delay", integer(-1, kInt32)}, {"use_numa_nodes", integer(0, 1024)}, {"limit_os_alloc", boolean()},
       {"disallow_os_alloc", boolean()}, {"os_tag", integer(0, 255)}, {"max_errors", integer(-1, kInt32)},
       {"max_warnings", integer(-1, kInt32)}, {"max_segment_reclaim", integer(0, kInt32)},
-      {"destroy_on_exit", boolean()}, {"arena_reserve", size()}, {"arena_purge_mult", integer(0, kInt32)},
+      {"destroy_on_exit", boolean()}, {"arena_reserve", safe(size(), 0, 4 * kGiB, kHoldsMemory)}, {"arena_purge_mult", integer(0, kInt32)},
       {"purge_extend_delay", integer(-1, kInt32)}, {"abandoned_reclaim_on_free", boolean()},
       {"disallow_arena_alloc", boolean()}, {"retry_on_oom", integer(0, kInt32)}};
   return t;
@@ -80,7 +103,8 @@ const Table& mimalloc_v3() {
                    "page_full_retain", "page_max_candidates", "pagemap_commit", "page_commit_on_demand",
                    "page_max_reclaim", "page_cross_thread_max_reclaim"})
       t3[n] = integer(0, kInt32);
-    t3["max_vabits"] = integer(0, 64);
+    // Fewer address bits than the machine's (47 on x86_64) leave mimalloc no room to allocate.
+    t3["max_vabits"] = safe(integer(0, 64), 47, 64, kFailsAllocations);
     return t3;
   }();
   return t;
@@ -116,12 +140,12 @@ const Table& fixed_options(const std::string& family) {
     // cache_oblivious is not among them: 5.3.0 prints it in stats but refuses it in MALLOC_CONF.
     static const Table jemalloc = {
         {"background_thread", boolean()}, {"dirty_decay_ms", integer(-1, 18446744072000)},
-        {"muzzy_decay_ms", integer(-1, 18446744072000)}, {"narenas", integer(1, UINT32_MAX)},
-        {"narenas_ratio", decimal(0, 1024)}, {"tcache", boolean()}, {"tcache_max", integer(0, 8 << 20)},
+        {"muzzy_decay_ms", integer(-1, 18446744072000)}, {"narenas", safe(integer(1, UINT32_MAX), 1, 1024, kHoldsMemory)},
+        {"narenas_ratio", safe(decimal(0, 1024), 0, 16, kHoldsMemory)}, {"tcache", boolean()}, {"tcache_max", integer(0, 8 << 20)},
         {"thp", words({"default", "always", "never"})}, {"metadata_thp", words({"disabled", "auto", "always"})},
         {"percpu_arena", words({"disabled", "percpu", "phycpu"})}, {"oversize_threshold", integer(0, int64_t(1) << 62)},
         {"lg_extent_max_active_fit", integer(0, 64)}, {"retain", boolean()}, {"abort_conf", boolean()},
-        {"confirm_conf", boolean()}, {"stats_print", boolean()}, {"max_background_threads", integer(1, 4096)},
+        {"confirm_conf", boolean()}, {"stats_print", boolean()}, {"max_background_threads", safe(integer(1, 4096), 1, 64, "starts that many threads")},
         {"dss", words({"disabled", "primary", "secondary"})},
         // How much each thread cache holds, and how fast it gives memory back (5.3's tcache GC).
         {"tcache_nslots_small_min", integer(1, 2048)}, {"tcache_nslots_small_max", integer(1, 2048)},
@@ -142,8 +166,10 @@ const Table& fixed_options(const std::string& family) {
     // libtcmalloc_minimal.so.4 holds; TCMALLOC_TRANSFER_NUM_OBJ is spelled so, not _OBJECTS).
     static const Table tcmalloc = {
         {"release_rate", number(0, 1000)}, {"aggressive_decommit", boolean()},
-        {"max_total_thread_cache_bytes", integer(0, kTiB)}, {"heap_limit_mb", integer(0, 1 << 30)},
-        {"large_alloc_report_threshold", integer(0, int64_t(1) << 62)}, {"transfer_num_obj", integer(1, 8192)},
+        {"max_total_thread_cache_bytes", safe(integer(0, kTiB), 0, 4 * kGiB, kHoldsMemory)},
+        {"heap_limit_mb", integer(0, 1 << 30)},
+        // Below its default (1 GiB), every larger allocation writes a report to the tool's stderr.
+        {"large_alloc_report_threshold", safe(integer(0, int64_t(1) << 62), kGiB, int64_t(1) << 62, "writes a report to the tool's stderr for allocations above it")}, {"transfer_num_obj", integer(1, 8192)},
         {"disable_memory_release", boolean()}, {"skip_sbrk", boolean()}, {"skip_mmap", boolean()},
         {"sample_parameter", integer(0, kInt32)}};
     return tcmalloc;
@@ -156,11 +182,21 @@ const Table& fixed_options(const std::string& family) {
   if (family == "glibc" || family == "glibc_fallback") {
     // glibc 2.36 malloc tunables (`ld.so --list-tunables`), without the glibc.malloc. prefix.
     static const Table glibc = {
-        {"arena_max", integer(1, INT64_MAX)}, {"arena_test", integer(1, INT64_MAX)}, {"check", integer(0, 3)},
-        {"hugetlb", integer(0, INT64_MAX)}, {"mmap_max", integer(0, kInt32)}, {"mmap_threshold", integer(0, INT64_MAX)},
-        {"mxfast", integer(0, INT64_MAX)}, {"perturb", integer(0, 255)}, {"tcache_count", integer(0, INT64_MAX)},
-        {"tcache_max", integer(0, INT64_MAX)}, {"tcache_unsorted_limit", integer(0, INT64_MAX)},
-        {"top_pad", integer(0, INT64_MAX)}, {"trim_threshold", integer(0, INT64_MAX)}};
+        // glibc takes any size (max 0xffffffffffffffff; it ignores mxfast past 160 and
+        // tcache_count past 65535); the safe ranges keep what an untrusted file sets to sizes that
+        // neither fail allocations nor hold memory for good. mmap_threshold past 32 MiB is taken
+        // (measured on 2.36: 128 MiB keeps a 40 MiB block off mmap), as the shipped defaults use.
+        {"arena_max", safe(integer(1, INT64_MAX), 1, 1024, kHoldsMemory)},
+        {"arena_test", safe(integer(1, INT64_MAX), 1, 1024, kHoldsMemory)}, {"check", integer(0, 3)},
+        {"hugetlb", safe(integer(0, INT64_MAX), 0, 1, "maps reserved huge pages")}, {"mmap_max", integer(0, kInt32)},
+        {"mmap_threshold", safe(integer(0, INT64_MAX), 0, kGiB, kHoldsMemory)},
+        {"mxfast", safe(integer(0, INT64_MAX), 0, 160, "glibc's fastbins hold at most 160 bytes")}, {"perturb", integer(0, 255)},
+        {"tcache_count", safe(integer(0, INT64_MAX), 0, 1024, kHoldsMemory)},
+        {"tcache_max", safe(integer(0, INT64_MAX), 0, 64 * 1024, kHoldsMemory)},
+        {"tcache_unsorted_limit", safe(integer(0, INT64_MAX), 0, kInt32, "a count of chunks: more is no different")},
+        // Every heap growth asks the kernel for this much more: 1 TiB fails the first one (exit 134).
+        {"top_pad", safe(integer(0, INT64_MAX), 0, 64 * kMiB, kFailsAllocations)},
+        {"trim_threshold", safe(integer(0, INT64_MAX), 0, kGiB, kHoldsMemory)}};
     return glibc;
   }
   static const Table none;
@@ -244,7 +280,55 @@ const Grammar* any_version(const std::string& family, const std::string& key) {
   return it == t.end() ? nullptr : &it->second;
 }
 
+// The bytes a size word stands for ("64M", "1GiB": 1024-based, as mimalloc reads them); nullopt
+// past INT64_MAX.
+std::optional<int64_t> size_word_bytes(const std::string& s) {
+  size_t i = 0;
+  int64_t n = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (n > (INT64_MAX - 9) / 10) return std::nullopt;
+    n = n * 10 + (s[i] - '0');
+  }
+  char unit = i < s.size() ? char(s[i] | 0x20) : 0;
+  int shift = unit == 'k' ? 10 : unit == 'm' ? 20 : unit == 'g' ? 30 : 0;
+  if (n > (INT64_MAX >> shift)) return std::nullopt;
+  return n << shift;
+}
+
+// Where a valid value falls, as a number to hold against the safe range; nullopt for words
+// and booleans (every one of those an option accepts is safe).
+std::optional<double> magnitude(const OptionValue& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return double(*i);
+  if (auto* d = std::get_if<double>(&v)) return *d;
+  if (auto* s = std::get_if<std::string>(&v)) {
+    if (!is_size_word(*s)) return std::nullopt;
+    auto b = size_word_bytes(*s);
+    return b ? double(*b) : 1e300;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<SafeRange> untrusted_range(const std::string& family, const std::string& name) {
+  if (restricted_option(family, name)) return std::nullopt;
+  const Grammar* g = any_version(family, util::to_lower(name));
+  if (!g) return std::nullopt;
+  return SafeRange{std::max(g->min, g->safe_min), std::min(g->max, g->safe_max), g->unsafe_why ? g->unsafe_why : ""};
+}
+
+std::optional<std::string> untrusted_refusal(const std::string& family, const std::string& name, const OptionValue& value) {
+  if (auto why = restricted_option(family, name)) return why;
+  auto range = untrusted_range(family, name);
+  auto m = magnitude(value);
+  if (!range || !m || (*m >= double(range->min) && *m <= double(range->max))) return std::nullopt;
+  return "is " + render_option(value, true) + ", outside " + std::to_string(range->min) + " to " +
+         std::to_string(range->max) + ", what an untrusted file may set: " + range->why;
+}
+
+bool known_option(const std::string& family, const std::string& name) {
+  return any_version(family, util::to_lower(name)) != nullptr;
+}
 
 const std::vector<std::string>& option_families() {
   // glibc_fallback: glibc tunables applied where the chosen allocator cannot be preloaded.

@@ -277,7 +277,7 @@ int doctor(const std::string& dir_arg) {
   for (const auto& [what, path] : {std::pair<std::string, std::string>{"your config", paths.user_file},
                                    {"the trust store", paths.trust_file},
                                    {"the learned choices", paths.learned_file}})
-    if (auto refused = owned_rule_refusal(path, {}); !refused.empty())
+    if (auto refused = owned_rule_refusal(path, util::SharedDirs::none()); !refused.empty())
       r.problem(what + " " + path + ": runs would refuse it: " + refused, "");
 
   std::printf("\n%s\n", r.problems() == 0 ? "all well"

@@ -110,6 +110,7 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("  %-20s your LD_PRELOAD already has %s: you chose that allocator, so edashim adds none "
                 "(and none of its options)\n", "  not added", plan.preloaded_by_caller.c_str());
   if (!s.library_dirs.value.empty()) row("library_dirs", util::join(s.library_dirs.value, ":"), s.library_dirs.origin);
+  if (!s.shared_dirs.value.empty()) row("shared_dirs", util::join(s.shared_dirs.value, ", "), s.shared_dirs.origin);
   row("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
   row("scratch", !s.scratch.value ? "off" : s.scratch_override.value ? "tmpfs, override your TMPDIR" : "tmpfs", s.scratch.origin);
   if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());

@@ -30,14 +30,17 @@ void add_files(const std::string& dir, std::map<std::string, std::string>& out) 
 }
 
 // [profile.NAME] sections of a config file (a broken file is skipped; `explain` reports it).
-void add_sections(const std::string& file, std::map<std::string, std::string>& out) {
+// `redefine`: false for project files, whose sections add names but cannot redefine a shipped
+// or a user's profile (config/keys.cpp, profile_refusal: ignored until trusted).
+void add_sections(const std::string& file, std::map<std::string, std::string>& out, bool redefine = true) {
   auto text = util::read_file(file, 1 << 20);
   if (!text) return;
   try {
     auto table = toml::parse(*text, file);
     if (auto* profiles = table["profile"].as_table())
       for (const auto& [name, section] : *profiles)
-        if (section.is_table()) out[std::string(name.str())] = file + ":" + std::to_string(section.source().begin.line);
+        if (section.is_table() && (redefine || !out.count(std::string(name.str()))))
+          out[std::string(name.str())] = file + ":" + std::to_string(section.source().begin.line);
   } catch (const toml::parse_error&) {
   }
 }
@@ -78,7 +81,7 @@ std::map<std::string, std::string> available_profiles() {
   add_sections(paths.user_file, found);
   add_files(paths.user_profiles_dir, found);
   char cwd[4096];
-  for (const auto& f : config::project_files(::getcwd(cwd, sizeof cwd) ? cwd : "/")) add_sections(f, found);
+  for (const auto& f : config::project_files(::getcwd(cwd, sizeof cwd) ? cwd : "/")) add_sections(f, found, false);
   return found;
 }
 

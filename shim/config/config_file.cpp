@@ -17,7 +17,7 @@ ConfigFile read_config_file(const std::string& path) {
   ConfigFile out;
   // Every config file is held to the one rule for edashim's inputs (util/owned_file.hpp): no
   // shared directories here, since the list of them is itself read from these files.
-  auto text = util::read_owned(path, {}, size_t(1) << 20);
+  auto text = util::read_owned(path, util::SharedDirs::none(), size_t(1) << 20);
   if (text.absent) return out;
   out.found = true;
   if (!text.refusal.empty()) out.refused = text.refusal;

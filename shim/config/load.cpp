@@ -10,11 +10,10 @@
 #include <cstring>
 #include <memory>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
-
 #include "alloc/allocators.hpp"
+#include "alloc/options.hpp"
 #include "config/config_file.hpp"
+#include "config/keys.hpp"
 #include "config/log_path.hpp"
 #include "learn/learned.hpp"
 #include "util/fs.hpp"
@@ -28,341 +27,20 @@ bool Loaded::has_errors() const {
   return std::any_of(problems.begin(), problems.end(), [](const Problem& p) { return p.error; });
 }
 
+bool Loaded::is_untrusted(const std::string& file) const {
+  return std::find(not_trusted.begin(), not_trusted.end(), file) != not_trusted.end();
+}
+
 const std::vector<std::string>& layer_keys() {
-  static const std::vector<std::string> keys = {
-      "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "scratch_min_free_percent", "probe", "log", "path",
-      "env", "tool", "profile", "log_max_mb", "log_keep", "library_dirs", "explore", "explore_profiles", "adopt", "adopt_requires_bench", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k{"tool", "profile"};
+    for (const auto& spec : key_table()) k.emplace_back(spec.name);
+    return k;
+  }();
   return keys;
 }
 
 namespace {
-
-// Keys that could run code or write files of a project author's choosing. In an untrusted
-// project file they are ignored (with a word on stderr) until `edashim trust`.
-bool is_restricted(const std::string& key, const toml::node& value) {
-  if (key == "env" || key == "path" || key == "log") return true;
-  // A cloned project must not be able to shrink the user's run history away either.
-  if (key == "log_max_mb" || key == "log_keep") return true;
-  // Where allocator libraries are looked for chooses what is preloaded, like a library path.
-  if (key == "library_dirs") return true;
-  // Turning the user's runs into experiments, or adopting what they taught, is the user's call.
-  if (key == "explore" || key == "explore_profiles" || key == "adopt" || key == "adopt_requires_bench") return true;
-  if (key == "allocator") {
-    auto s = value.value<std::string>();
-    return s && s->find('/') != std::string::npos;
-  }
-  // A TMPDIR the user set holds what they chose to keep: only they may have it replaced.
-  if (key == "scratch") return value.is_string();
-  return false;
-}
-
-bool is_option_family(const std::string& key) {
-  auto& families = alloc::option_families();
-  return std::find(families.begin(), families.end(), key) != families.end();
-}
-
-// Whether a file's root, [tool.X] or [profile.X] sections hold any restricted key, or an
-// allocator option that writes files, aborts or changes the exit status (alloc/options.cpp).
-bool has_restricted(const toml::table& t) {
-  for (const auto& [k, v] : t) {
-    std::string key(k.str());
-    if ((key == "tool" || key == "profile") && v.is_table()) {
-      for (const auto& [_, section] : *v.as_table())
-        if (section.is_table() && has_restricted(*section.as_table())) return true;
-    } else if (is_restricted(key, v)) {
-      return true;
-    } else if (is_option_family(key) && v.is_table()) {
-      for (const auto& [name, _] : *v.as_table())
-        if (alloc::restricted_option(key, std::string(name.str()))) return true;
-    }
-  }
-  return false;
-}
-
-// An option name is letters, digits and '_' (then lowercased): anything else would be pasted into
-// MALLOC_CONF or an environment variable's name as it is.
-bool valid_option_name(const std::string& name) {
-  return !name.empty() && name.size() < 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-}
-
-// A TOML integer or float within [lo, hi] as a double; nullopt for anything else (NaN too).
-std::optional<double> number_within(const toml::node& n, double lo, double hi) {
-  std::optional<double> v;
-  if (auto i = n.value_exact<int64_t>()) v = double(*i);
-  else if (auto d = n.value_exact<double>()) v = *d;
-  if (!v || !(*v >= lo) || *v > hi) return std::nullopt;
-  return v;
-}
-
-// A profile name written in explore_profiles, checked once every file has been read (a
-// [profile.X] section in a later file may define it).
-struct ProfileMention {
-  std::string file;
-  int line = 0, column = 0;
-  std::string name;
-};
-
-struct FileContext {
-  std::string path;
-  std::string kind;
-  bool trusted = true;       // false: an untrusted project file
-  bool ignored_restricted = false;
-  std::vector<Problem>* problems;
-  std::vector<std::string> ignored;  // what an untrusted file set that was ignored, for the message
-  std::vector<ProfileMention>* mentions = nullptr;
-};
-
-Origin origin_of(const FileContext& f, const toml::node& n) { return {f.path, int(n.source().begin.line)}; }
-
-void report(const FileContext& f, const toml::node& n, std::string message, bool error = true) {
-  f.problems->push_back({f.path, int(n.source().begin.line), int(n.source().begin.column), std::move(message), error});
-}
-
-std::optional<bool> get_bool(const FileContext& f, const std::string& key, const toml::node& n) {
-  if (auto b = n.value_exact<bool>()) return *b;
-  report(f, n, "'" + key + "' must be true or false");
-  return std::nullopt;
-}
-
-std::optional<OptionValue> option_value(const toml::node& n) {
-  if (auto b = n.value_exact<bool>()) return OptionValue(*b);
-  if (auto i = n.value_exact<int64_t>()) return OptionValue(*i);
-  if (auto d = n.value_exact<double>()) return OptionValue(*d);
-  if (auto s = n.value_exact<std::string>()) return OptionValue(*s);
-  return std::nullopt;
-}
-
-bool valid_locale(const std::string& v) {
-  return !v.empty() && v.size() < 64 && std::all_of(v.begin(), v.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '@' || c == '-';
-  });
-}
-
-bool has_nul(const std::string& s) { return s.find('\0') != std::string::npos; }
-
-// Names a process can carry in its environment unambiguously: "A=B" = "c" would reach the
-// tool as A="B=c", and a NUL would cut the string short where the kernel reads it.
-bool valid_env_name(const std::string& name) {
-  return !name.empty() && name.size() < 256 && name.find('=') == std::string::npos && !has_nul(name);
-}
-
-void apply_key(FileContext& f, const std::string& key, const toml::node& n, Settings& s, bool in_tool) {
-  Origin o = origin_of(f, n);
-  // TOML allows "\u0000" in strings; every string here ends up in a C string (a path, an
-  // environment entry), where it would silently cut the value short.
-  if (auto sv = n.value_exact<std::string>(); sv && has_nul(*sv))
-    return report(f, n, "'" + key + "' contains a NUL character (\\u0000), which no path or variable can hold");
-  if (key == "allocator") {
-    auto v = n.value_exact<std::string>();
-    if (!v) return report(f, n, "'allocator' must be a string such as \"mimalloc\"");
-    if (v->find('/') != std::string::npos) {
-      if ((*v)[0] != '/') return report(f, n, "allocator library path '" + *v + "' must be absolute");
-      return s.allocator.set(*v, o);
-    }
-    auto names = alloc::known_names();
-    if (std::find(names.begin(), names.end(), *v) != names.end()) return s.allocator.set(*v, o);
-    auto near = util::nearest(*v, names);
-    return report(f, n, "unknown allocator '" + *v + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
-                            " (known: " + util::join(names, ", ") + ", or an absolute library path)");
-  }
-  if (key == "locale") {
-    auto v = n.value_exact<std::string>();
-    if (!v) return report(f, n, "'locale' must be a string: a locale name such as \"C.UTF-8\", or \"keep\"");
-    if (*v == "keep" || v->empty()) return s.locale.set("", o);
-    if (!valid_locale(*v)) return report(f, n, "'locale' \"" + *v + "\" is not a locale name (e.g. \"C\", \"C.UTF-8\", \"keep\")");
-    return s.locale.set(*v, o);
-  }
-  if (key == "scratch" && n.is_string()) {
-    if (n.value_exact<std::string>() != "override")
-      return report(f, n, "'scratch' must be true, false or \"override\" (true keeps a TMPDIR you set; \"override\" replaces it)");
-    s.scratch.set(true, o);
-    return s.scratch_override.set(true, o);
-  }
-  if (key == "scratch" || key == "keep_scratch" || key == "probe") {
-    auto b = get_bool(f, key, n);
-    if (!b) return;
-    auto& target = key == "scratch" ? s.scratch : key == "probe" ? s.probe : s.keep_scratch;
-    if (key == "scratch") s.scratch_override.set(false, o);
-    return target.set(*b, o);
-  }
-  if (key == "scratch_min_free_mb") {
-    auto i = n.value_exact<int64_t>();
-    // Bounded (2^30 MiB, a PiB) so that its count of bytes cannot overflow.
-    if (!i || *i < 0 || *i > (int64_t(1) << 30))
-      return report(f, n, "'scratch_min_free_mb' must be a whole number of MiB between 0 and 1073741824");
-    return s.scratch_min_free_mb.set(*i, o);
-  }
-  if (key == "scratch_min_free_percent") {
-    auto p = number_within(n, 0, 100);
-    if (!p)
-      return report(f, n, "'scratch_min_free_percent' must be a share of RAM between 0 and 100, e.g. 10 or 2.5");
-    return s.scratch_min_free_percent.set(*p, o);
-  }
-  if (key == "log_max_mb") {
-    // A number of MiB, fractions allowed (0.5); 0 turns rotation off.
-    auto mb = number_within(n, 0, 1024 * 1024);
-    if (!mb)
-      return report(f, n, "'log_max_mb' must be a size in MiB between 0 (never rotate) and 1048576, e.g. 64 or 0.5");
-    return s.log_max_bytes.set(int64_t(*mb * 1024 * 1024), o);
-  }
-  if (key == "log_keep") {
-    auto i = n.value_exact<int64_t>();
-    if (!i || *i < 0 || *i > 100) return report(f, n, "'log_keep' must be an integer from 0 to 100 (rotated logs kept)");
-    return s.log_keep.set(*i, o);
-  }
-  if (key == "library_dirs") {
-    auto* a = n.as_array();
-    std::vector<std::string> dirs;
-    for (size_t i = 0; a && i < a->size(); ++i) {
-      auto d = (*a)[i].value_exact<std::string>();
-      if (!d || d->empty() || (*d)[0] != '/' || has_nul(*d)) {
-        a = nullptr;
-        break;
-      }
-      dirs.push_back(*d);
-    }
-    if (!a) return report(f, n, "'library_dirs' must be a list of absolute directories, e.g. [\"/opt/jemalloc/lib\"]");
-    return s.library_dirs.set(dirs, o);
-  }
-  if (key == "explore") {
-    auto p = number_within(n, 0, 1);
-    if (!p)
-      return report(f, n, "'explore' must be a share of runs between 0 (off) and 1, e.g. 0.1 for one run in ten");
-    return s.explore.set(*p, o);
-  }
-  if (key == "explore_profiles") {
-    auto* a = n.as_array();
-    std::vector<std::string> names;
-    for (size_t i = 0; a && i < a->size(); ++i) {
-      auto v = (*a)[i].value_exact<std::string>();
-      if (!v || v->empty() || v->find('/') != std::string::npos) {
-        report(f, (*a)[i], "'explore_profiles' must list named profiles, e.g. [\"mimalloc\", \"jemalloc\", \"system\"] "
-                           "(\"system\" is glibc's malloc; see `edashim profiles`)");
-        return;
-      }
-      if (std::find(names.begin(), names.end(), *v) != names.end()) continue;
-      names.push_back(*v);
-      if (f.mentions)
-        f.mentions->push_back({f.path, int((*a)[i].source().begin.line), int((*a)[i].source().begin.column), *v});
-    }
-    if (!a) return report(f, n, "'explore_profiles' must be a list of named profiles, e.g. [\"mimalloc\", \"system\"]");
-    return s.explore_profiles.set(names, o);
-  }
-  if (key == "adopt" || key == "adopt_requires_bench") {
-    auto b = get_bool(f, key, n);
-    if (!b) return;
-    return (key == "adopt" ? s.adopt : s.adopt_requires_bench).set(*b, o);
-  }
-  if (key == "log") {
-    auto v = n.value_exact<std::string>();
-    if (!v || v->empty()) return report(f, n, "'log' must be a file path or \"off\"");
-    if (auto bad = log_placeholder_problem(*v); !bad.empty()) return report(f, n, bad);
-    return s.log.set(*v, o);
-  }
-  if (key == "path") {
-    if (!in_tool) return report(f, n, "'path' belongs in a [tool.NAME] section: it names that tool's executable");
-    auto v = n.value_exact<std::string>();
-    if (!v || v->empty() || (*v)[0] != '/') return report(f, n, "'path' must be the absolute path of the tool's executable");
-    return s.tool_path.set(*v, o);
-  }
-  if (key == "env") {
-    auto* t = n.as_table();
-    if (!t) return report(f, n, "[env] must be a table of NAME = \"value\" (or NAME = false to unset)");
-    for (const auto& [k, v] : *t) {
-      std::string name(k.str());
-      Origin vo = origin_of(f, v);
-      if (!valid_env_name(name)) {
-        report(f, v, "[env] \"" + util::join(util::split(name, '\0'), "\\u0000") +
-                         "\" is not a variable name (it must be non-empty, without '=' or NUL)");
-        continue;
-      }
-      if (auto sv = v.value_exact<std::string>(); sv && has_nul(*sv)) report(f, v, "[env] " + name + " contains a NUL character (\\u0000)");
-      else if (sv) s.env[name].set(*sv, vo);
-      else if (auto bv = v.value_exact<bool>(); bv && !*bv) s.env[name].set(std::nullopt, vo);
-      else report(f, v, "[env] " + name + " must be a string, or false to unset it");
-    }
-    return;
-  }
-  if (is_option_family(key)) {
-    auto* t = n.as_table();
-    if (!t) return report(f, n, "[" + key + "] must be a table of options");
-    for (const auto& [k, v] : *t) {
-      std::string name(k.str());
-      if (!has_nul(name) && !valid_option_name(name)) {
-        report(f, v, "[" + key + "] \"" + util::join(util::split(name.substr(0, 60), '\n'), "\\n") +
-                         "\" is not an option name (letters, digits and '_' only)");
-        continue;
-      }
-      if (auto why = alloc::restricted_option(key, name); why && !f.trusted) {
-        f.ignored_restricted = true;
-        f.ignored.push_back("[" + key + "] " + name + " (" + *why + ")");
-        continue;
-      }
-      auto value = option_value(v);
-      if (auto* str = value ? std::get_if<std::string>(&*value) : nullptr; (str && has_nul(*str)) || has_nul(std::string(k.str()))) {
-        report(f, v, "[" + key + "] " + std::string(k.str()).substr(0, std::string(k.str()).find('\0')) + " contains a NUL character (\\u0000)");
-        continue;
-      }
-      if (!value) {
-        report(f, v, "[" + key + "] " + std::string(k.str()) + " must be a boolean, number or string");
-        continue;
-      }
-      // Checked here, where the file and line are known; names the installed version lacks
-      // are left to the plan, which knows the version (pipeline/plan.cpp).
-      if (auto bad = alloc::check_value(key, name, *value)) {
-        report(f, v, *bad);
-        continue;
-      }
-      s.options[key][util::to_lower(name)].set(*value, origin_of(f, v));
-    }
-    return;
-  }
-  auto near = util::nearest(key, layer_keys());
-  report(f, n, "unknown key '" + key + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
-                   " (known: " + util::join(layer_keys(), ", ") + ")");
-}
-
-// Applies the plain keys of one table (a file's root, a [tool.X] or a [profile.X] section).
-void apply_table(FileContext& f, const toml::table& t, Settings& s, bool in_tool) {
-  for (const auto& [k, v] : t) {
-    std::string key(k.str());
-    if (key == "tool" || key == "profile") continue;  // handled by the caller, in priority order
-    if (std::find(layer_keys().begin(), layer_keys().end(), key) == layer_keys().end()) {
-      auto near = util::nearest(key, layer_keys());
-      f.problems->push_back({f.path, int(k.source().begin.line), int(k.source().begin.column),
-                             "unknown key '" + key + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
-                                 " (known: " + util::join(layer_keys(), ", ") + ")",
-                             true});
-      continue;
-    }
-    if (!f.trusted && is_restricted(key, v)) {
-      f.ignored_restricted = true;
-      f.ignored.push_back(key);
-      continue;
-    }
-    apply_key(f, key, v, s, in_tool);
-  }
-}
-
-void apply_tool_section(FileContext& f, const toml::table& root, const std::string& tool, Settings& s) {
-  auto* tools = root.get("tool");
-  if (!tools) return;
-  auto* tt = tools->as_table();
-  if (!tt) return report(f, *tools, "'tool' must hold sections such as [tool.yosys]");
-  for (const auto& [name, section] : *tt) {
-    auto* st = section.as_table();
-    if (!st) {
-      report(f, section, "[tool." + std::string(name.str()) + "] must be a table");
-      continue;
-    }
-    if (auto* nested = st->get("tool")) report(f, *nested, "[tool.X] sections cannot nest");
-    if (auto* nested = st->get("profile")) report(f, *nested, "[profile.X] cannot sit inside a [tool.X] section");
-    if (name.str() == tool) apply_table(f, *st, s, true);
-  }
-}
-
 // Whole-line comments blanked out (the newline kept, so lines and columns stay true), and
 // trailing ones on lines without quotes: the shipped profiles are mostly comments explaining
 // their choices, and toml++ decodes every character of them, a third of a run's instructions.
@@ -473,7 +151,7 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
 // this tool on this CPU model, and only while the tool binary it was learned on is unchanged.
 void apply_learned(const LoadRequest& req, Loaded& out) {
   // The learned file decides what runs when adopt is on: held to the owned-file rule.
-  auto text = util::read_owned(req.learned_file, {}, 1 << 20);
+  auto text = util::read_owned(req.learned_file, util::SharedDirs::none(), 1 << 20);
   if (text.absent) return;  // none learned yet
   if (!text.ok()) {
     out.problems.push_back({req.learned_file, 0, 0, text.why() + " (no learned choice is used)", false});
@@ -580,6 +258,43 @@ std::shared_ptr<const ParsedFile> parse_once(const std::string& path, const std:
   return shared;
 }
 
+// An untrusted project file's mistakes are its own: each ignores what it is about (said as a
+// warning), and the rest of the configuration applies. One bad value in a cloned repository
+// must not turn off the user's [env] and run log. The user's and trusted files' stay errors.
+void settle(const FileContext& f, std::vector<Problem>& found, std::vector<Problem>& out) {
+  for (auto& p : found) {
+    if (p.error && !f.trusted) {
+      p.error = false;
+      p.message += kUntrustedMistake;
+    }
+    out.push_back(std::move(p));
+  }
+  found.clear();
+}
+
+// A parsed file's top level and [tool.<tool>] section, and its [profile.X] sections: the one
+// selected is kept for later (a named profile ranks above every file); one an untrusted file
+// may not define is ignored.
+void apply_file(FileContext& f, const toml::table& root, const LoadRequest& req, Settings& s,
+                std::vector<std::string>& section_names, std::vector<std::pair<FileContext, toml::table>>& selected) {
+  apply_table(f, root, s, false);
+  apply_tool_section(f, root, req.tool, s);
+  auto* profiles = root.get("profile");
+  if (!profiles) return;
+  auto* pt = profiles->as_table();
+  if (!pt) return report(f, *profiles, "'profile' must hold sections such as [profile.fast]");
+  for (const auto& [key, section] : *pt) {
+    std::string name(key.str());
+    if (auto why = profile_refusal(f, name); !why.empty()) {
+      ignore(f, "[profile." + name + "]", why, section);
+      continue;
+    }
+    section_names.push_back(name);
+    if (auto* st = section.as_table(); st && name == req.chosen.profile) selected.emplace_back(f, *st);
+    else if (!section.as_table()) report(f, section, "[profile." + name + "] must be a table");
+  }
+}
+
 }  // namespace
 
 void drop_learned(Loaded& loaded, const std::string& why) {
@@ -643,6 +358,17 @@ Loaded load(const LoadRequest& req) {
   std::vector<std::pair<FileContext, toml::table>> profile_sections;
   std::vector<ProfileMention> mentions;     // explore_profiles entries, checked at the end
   std::vector<std::string> section_names;   // every [profile.X] of every file
+  std::vector<std::string> own_sections;    // the [profile.X] of the shipped, system and user files
+  auto profile_owner = [&](const std::string& name) -> std::string {
+    if (name == "system" || util::exists(req.shipped_dir + "/named/" + name + ".toml")) return "edashim's shipped";
+    if (util::exists(req.user_profiles_dir + "/" + name + ".toml") ||
+        std::find(own_sections.begin(), own_sections.end(), name) != own_sections.end())
+      return "your";
+    return "";
+  };
+  auto trusted_file = [&](const std::string& path, const std::string& content) {
+    return req.trust && req.trust->is_trusted(trust_key(path), content, &trust_problem);
+  };
 
   auto consider = [&](const std::string& path, const std::string& kind, bool must_exist) {
     auto file = read_config_file(path);
@@ -668,33 +394,33 @@ Loaded load(const LoadRequest& req) {
       out.files.push_back(cf);
       return;
     }
-    const std::string& real = file.real;
-    std::optional<std::string> content = std::move(file.content);
-    auto parsed = parse_once(real, content, out.problems, cf.note);
+    const bool project = kind == "project";
+    std::vector<Problem> found;
+    FileContext f{path, kind, !project, &found, {}, &mentions, profile_owner, req.user_file + " or " + req.system_file};
+    auto parsed = parse_once(file.real, file.content, found, cf.note);
+    // Hashing the file and reading the trust store is only needed when there is something to
+    // trust, or a mistake to weigh; most project files only choose an allocator.
+    bool checked = false;
+    if (parsed && project && needs_trust(f, parsed->table)) {
+      f.trusted = trusted_file(path, parsed->content);
+      checked = true;
+    }
+    if (parsed) apply_file(f, parsed->table, req, out.settings, section_names, profile_sections);
+    if (project && !checked && std::any_of(found.begin(), found.end(), [](const Problem& p) { return p.error; })) {
+      f.trusted = trusted_file(path, file.content);
+      for (auto& [section_file, _] : profile_sections)
+        if (section_file.path == path) section_file.trusted = f.trusted;  // its mistakes weigh the same
+    }
+    settle(f, found, out.problems);
+    if (!f.trusted) out.not_trusted.push_back(path);
     if (!parsed) {
       out.files.push_back(cf);
       return;
     }
-    FileContext f{path, kind, true, false, &out.problems, {}, &mentions};
-    // Hashing the file and reading the trust store is only needed when there is something to
-    // trust; most project files only choose an allocator.
-    if (kind == "project" && has_restricted(parsed->table))
-      f.trusted = req.trust && req.trust->is_trusted(trust_key(path), parsed->content, &trust_problem);
-    apply_table(f, parsed->table, out.settings, false);
-    apply_tool_section(f, parsed->table, req.tool, out.settings);
-    if (auto* profiles = parsed->table.get("profile")) {
-      if (auto* pt = profiles->as_table()) {
-        for (const auto& [name, section] : *pt) {
-          section_names.emplace_back(name.str());
-          if (auto* st = section.as_table(); st && name.str() == req.chosen.profile) profile_sections.emplace_back(f, *st);
-          else if (!section.as_table()) report(f, section, "[profile." + std::string(name.str()) + "] must be a table");
-        }
-      } else {
-        report(f, *profiles, "'profile' must hold sections such as [profile.fast]");
-      }
-    }
+    if (auto* pt = parsed->table.get_as<toml::table>("profile"); pt && !project)
+      for (const auto& [name, _] : *pt) own_sections.emplace_back(name.str());
     cf.used = true;
-    if (f.ignored_restricted) {
+    if (!f.ignored.empty()) {
       cf.note = "untrusted: ignored " + util::join(f.ignored, ", ") + " (trust it: edashim trust " +
                 util::shell_quote(path) + ")";
       out.untrusted_files.push_back(path);
@@ -728,8 +454,11 @@ Loaded load(const LoadRequest& req) {
       }
       for (auto& [f, table] : profile_sections) {
         size_t before = f.ignored.size();
+        std::vector<Problem> found;
+        f.problems = &found;
         apply_table(f, table, out.settings, false);
         apply_tool_section(f, table, req.tool, out.settings);
+        settle(f, found, out.problems);
         if (f.ignored.size() == before) continue;
         // The section's file was listed when it was read; what its profile section set is
         // ignored too, and said so.

@@ -60,10 +60,17 @@ struct Loaded {
   std::vector<Problem> problems;
   std::vector<std::string> untrusted_files;  // project files whose restricted keys were ignored
   std::map<std::string, std::vector<std::string>> ignored;  // untrusted file -> what of it was ignored
+  // Project files applied as untrusted: a mistake of theirs ignores only what it is about (a
+  // warning ending in kUntrustedMistake), never the user's own settings.
+  std::vector<std::string> not_trusted;
+  bool is_untrusted(const std::string& file) const;
   std::optional<LearnedLayer> learned;
   bool out_of_descriptors = false;  // a file that exists could not be opened: no descriptor left (EMFILE)
   bool has_errors() const;
 };
+
+// Ends the warning of an untrusted project file's mistake.
+inline constexpr const char* kUntrustedMistake = " (ignored: this file is not trusted; the rest of your settings apply)";
 
 Loaded load(const LoadRequest& request);
 

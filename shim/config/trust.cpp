@@ -112,7 +112,7 @@ bool TrustStore::parse(std::string_view text, std::vector<Entry>& entries, std::
 bool TrustStore::read(std::vector<Entry>& entries, std::string& error) const {
   entries.clear();
   // Whoever can write the store decides which project files run unchecked: the owned-file rule.
-  auto text = util::read_owned(path_, {}, 4 << 20);
+  auto text = util::read_owned(path_, util::SharedDirs::none(), 4 << 20);
   if (text.absent) return true;
   if (!text.ok()) {
     error = "cannot use the trust store: " + text.why();

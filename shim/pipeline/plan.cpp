@@ -134,13 +134,19 @@ void respect_callers_preload(Plan& plan, const std::vector<std::string>& env) {
 }
 
 // 5. Options are checked against what will really be loaded: a name the installed version does
-// not know would otherwise be ignored without a word.
+// not know would otherwise be ignored without a word. From an untrusted project file, such a
+// name is dropped with a warning: its mistake must not turn off the user's settings.
 void check_options(Plan& plan) {
-  for (const auto& [family, options] : plan.loaded.settings.options) {
+  auto& loaded = plan.loaded;
+  for (auto& [family, options] : loaded.settings.options) {
     if (family != plan.options_family) continue;
-    for (const auto& [name, value] : options)
-      if (auto bad = alloc::check_option(family, plan.allocator_version, name, value.value))
-        plan.loaded.problems.push_back({value.origin.file, value.origin.line, 0, *bad, true});
+    for (auto it = options.begin(); it != options.end();) {
+      const auto& origin = it->second.origin;
+      auto bad = alloc::check_option(family, plan.allocator_version, it->first, it->second.value);
+      bool theirs = bad && loaded.is_untrusted(origin.file);
+      if (bad) loaded.problems.push_back({origin.file, origin.line, 0, *bad + (theirs ? config::kUntrustedMistake : ""), !theirs});
+      it = theirs ? options.erase(it) : std::next(it);
+    }
   }
 }
 

@@ -1,7 +1,6 @@
 #include "util/owned_file.hpp"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,7 +26,8 @@ std::string octal_mode(mode_t mode) {
 bool ours(uid_t owner, uid_t me) { return owner == me || owner == 0; }
 
 // What lets the user accept a shared place: one sentence, the same in every refusal.
-std::string shared_hint(const std::string& dir) {
+std::string shared_hint(const std::string& dir, bool offer) {
+  if (!offer) return "it must be yours alone";
   return "if other users share " + shell_quote(dir) + " on purpose, list it in shared_dirs in your own " +
          "~/.config/edashim/config.toml";
 }
@@ -81,7 +81,7 @@ OwnedFile locate(const std::string& path, const SharedDirs& shared, Located& at)
   }
   at.canonical = canonical_dir(at.dirfd, at.dir);
   at.shared = shared.covers(at.canonical);
-  out.refusal = refuse_dir(at.dir, at.st, ::getuid(), at.shared);
+  out.refusal = refuse_dir(at.dir, at.st, ::getuid(), at.shared, shared.offered);
   return out;
 }
 
@@ -155,7 +155,7 @@ OwnedFile open_at_depth(const std::string& path, FileUse use, const SharedDirs& 
   // Appending to a device or a pipe (log = "/dev/null", a FIFO a collector reads) loses nothing of
   // the user's and is never rotated; reading one could block a run, so only append accepts it.
   bool stream = use == FileUse::append && (S_ISCHR(out.st.st_mode) || S_ISFIFO(out.st.st_mode));
-  out.refusal = stream ? "" : refuse_file(path, out.st, ::getuid(), at.shared);
+  out.refusal = stream ? "" : refuse_file(path, out.st, ::getuid(), at.shared, shared.offered);
   if (!out.refusal.empty()) {
     ::close(fd);
     return out;
@@ -183,14 +183,18 @@ bool SharedDirs::covers(const std::string& canonical_dir) const {
 }
 
 std::string user_name(uid_t uid) {
-  char buf[4096];
-  struct passwd pw, *found = nullptr;
-  if (::getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found)
-    return std::string(found->pw_name) + " (uid " + std::to_string(uid) + ")";
-  return "uid " + std::to_string(uid);
+  // /etc/passwd itself, not getpwuid: edashim is linked statically, and a static binary that
+  // loads the system's NSS modules (libnss_systemd) can crash in them. A user known only to
+  // LDAP or systemd is named by uid, which is all the message needs.
+  std::string id = std::to_string(uid);
+  for (const auto& line : split(read_file("/etc/passwd", 4 << 20).value_or(""), '\n')) {
+    auto f = split(line, ':');
+    if (f.size() >= 3 && f[2] == id && !f[0].empty()) return f[0] + " (uid " + id + ")";
+  }
+  return "uid " + id;
 }
 
-std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared) {
+std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, bool offer) {
   std::string q = shell_quote(path);
   if (!S_ISREG(st.st_mode)) return q + " is not a regular file: edashim reads and appends only to regular files";
   if (st.st_nlink != 1)
@@ -199,25 +203,25 @@ std::string refuse_file(const std::string& path, const struct stat& st, uid_t me
   if (shared) return "";
   if (!ours(st.st_uid, me))
     return q + " is owned by " + user_name(st.st_uid) + ", not by you (mode " + octal_mode(st.st_mode) +
-           "): another user decides what it says; " + shared_hint(dirname(path));
+           "): another user decides what it says; " + shared_hint(dirname(path), offer);
   if (st.st_mode & (S_IWGRP | S_IWOTH))
     return q + " is writable by " + ((st.st_mode & S_IWOTH) ? "others" : "its group") + " (owner " + user_name(st.st_uid) +
-           ", mode " + octal_mode(st.st_mode) + "): fix with chmod go-w " + q + ", or " + shared_hint(dirname(path));
+           ", mode " + octal_mode(st.st_mode) + "): fix with chmod go-w " + q + ", or " + shared_hint(dirname(path), offer);
   return "";
 }
 
-std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared) {
+std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared, bool offer) {
   std::string q = shell_quote(dir);
   if (!S_ISDIR(st.st_mode)) return q + " is not a directory";
   if (shared) return "";
   bool sticky = st.st_mode & S_ISVTX;
   if (!ours(st.st_uid, me))
     return "directory " + q + " is owned by " + user_name(st.st_uid) + ", not by you (mode " + octal_mode(st.st_mode) +
-           "): its owner can replace any file in it; " + shared_hint(dir);
+           "): its owner can replace any file in it; " + shared_hint(dir, offer);
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky)
     return "directory " + q + " is writable by " + ((st.st_mode & S_IWOTH) ? "others" : "its group") + " (owner " +
            user_name(st.st_uid) + ", mode " + octal_mode(st.st_mode) + "), who can replace any file in it: fix with " +
-           "chmod go-w " + q + ", or " + shared_hint(dir);
+           "chmod go-w " + q + ", or " + shared_hint(dir, offer);
   return "";
 }
 
@@ -275,7 +279,7 @@ std::string check_owned_dir(const std::string& dir, const SharedDirs& shared, bo
     if (::stat(dir.c_str(), &st) != 0) return "cannot use directory " + shell_quote(dir) + ": " + std::strerror(errno);
   }
   std::string canonical = real_path(dir).value_or(dir);
-  return refuse_dir(dir, st, ::getuid(), shared.covers(canonical));
+  return refuse_dir(dir, st, ::getuid(), shared.covers(canonical), shared.offered);
 }
 
 std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mode_t mode) {

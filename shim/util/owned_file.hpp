@@ -26,7 +26,11 @@ namespace util {
 // canonical path is one of them or below one of them.
 struct SharedDirs {
   std::vector<std::string> dirs;
+  // Whether a refusal may suggest shared_dirs: not for the config files and stores that list
+  // is read from, or that must stay the user's alone (the trust store, learned.toml).
+  bool offered = true;
   bool covers(const std::string& canonical_dir) const;
+  static SharedDirs none() { return {{}, false}; }
 };
 
 // What the caller wants of the file.
@@ -75,8 +79,9 @@ std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mod
 
 // The rule applied to stat results already in hand (pure: unit-testable without files).
 // `what` names the thing in the message ("file", "directory"); `path` is quoted in it.
-std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared);
-std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared);
+// `offer`: the refusal suggests shared_dirs (SharedDirs::offered).
+std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, bool offer = true);
+std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared, bool offer = true);
 
 // `uid` as "alice (uid 1001)", or "uid 1001" when it has no passwd entry.
 std::string user_name(uid_t uid);

@@ -108,16 +108,24 @@ run_suite() {
 # The sandbox is opened (0755) so that both can reach the binary's copy and the directories.
 two_users() {
   [ "$(id -u)" -eq 0 ] || skip "needs root to create two local users (useradd)"
-  command -v useradd >/dev/null || skip "useradd is missing"
+  # useradd, userdel and runuser live in /usr/sbin, which the sandbox's PATH leaves out.
+  SBIN_PATH=/usr/sbin:/sbin
+  PATH=$PATH:$SBIN_PATH command -v useradd >/dev/null || skip "useradd is missing (package passwd)"
   local tag; tag=$(printf '%x' $(( $$ % 65536 )))$RANDOM
   VICTIM=edv$tag ATTACKER=eda$tag
-  useradd -M -d /nonexistent -s /bin/bash "$VICTIM" || fail "useradd $VICTIM" || exit 1
-  useradd -M -d /nonexistent -s /bin/bash "$ATTACKER" || { userdel "$VICTIM"; fail "useradd $ATTACKER"; exit 1; }
+  /usr/sbin/useradd -M -d /nonexistent -s /bin/bash "$VICTIM" || fail "useradd $VICTIM" || exit 1
+  /usr/sbin/useradd -M -d /nonexistent -s /bin/bash "$ATTACKER" || { /usr/sbin/userdel "$VICTIM"; fail "useradd $ATTACKER"; exit 1; }
   # shellcheck disable=SC2064
-  trap "userdel '$VICTIM' 2>/dev/null; userdel '$ATTACKER' 2>/dev/null" EXIT
+  trap "/usr/sbin/userdel '$VICTIM' 2>/dev/null; /usr/sbin/userdel '$ATTACKER' 2>/dev/null" EXIT
   chmod 0755 "$SB" "$SB/work" "$SB/shims" "$SB/real"
   # The binary under test may sit in a root-only build tree: the users run a copy.
-  cp "$BIN" "$SB/edashim"; chmod 0755 "$SB/edashim"
+  # (with edashim-cli beside it: `edashim report`, `doctor` and the other subcommands are there).
+  # With the build tree's marker (where the shipped profiles are) and the probe library.
+  local f
+  for f in edashim edashim-cli edashim-build-tree libedashim_probe.so; do
+    [ -e "$(dirname "$BIN")/$f" ] && cp "$(dirname "$BIN")/$f" "$SB/$f"
+  done
+  chmod 0755 "$SB/edashim" "$SB/edashim-cli"
   VBIN=$SB/edashim
   for l in "$SB"/shims/*; do ln -sf "$VBIN" "$l"; done
   VHOME=$SB/victim-home
@@ -135,7 +143,7 @@ as_user() {
   local u=$1; shift
   local h=$SB/work
   [ "$u" = "$VICTIM" ] && h=$VHOME
-  runuser -u "$u" -- env -i HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_STATE_HOME="$h/.local/state" \
+  /usr/sbin/runuser -u "$u" -- env -i HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_STATE_HOME="$h/.local/state" \
     XDG_CACHE_HOME="$h/.cache" PATH="$PATH" LANG=C.UTF-8 "$@" </dev/null
 }
 as_victim() { (cd "$VHOME/work" && as_user "$VICTIM" "$@"); }

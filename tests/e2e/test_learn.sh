@@ -55,7 +55,8 @@ test_untrusted_project_file_cannot_turn_exploration_on() {
   setup_yosys
   printf 'explore = 1.0\nexplore_profiles = ["mimalloc"]\n' > .edashim.toml
   err=$(synth 2>&1 >/dev/null)
-  expect_contains "$err" ".edashim.toml is not trusted: ignored explore, explore_profiles" "stderr line"
+  expect_contains "$err" ".edashim.toml is not trusted: ignored explore (" "stderr line"
+  expect_contains "$err" "), explore_profiles (" "both named"
   expect_eq "$(grep -c 'not trusted' <<< "$err")" "1" "one line"
   expect_eq "$(last_log "$LOG" 'j["explore"], j["arm"]')" "None jemalloc" "not explored"
   # Trusted, it is honoured.

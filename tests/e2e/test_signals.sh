@@ -348,7 +348,7 @@ test_stdin_from_a_pipe() {
 }
 
 test_sigkilled_edashim_takes_the_tool_and_the_next_run_sweeps_its_scratch() {
-  printf 'scratch = true\nscratch_min_free_mb = 0\n' > .edashim.toml
+  printf 'scratch = true\n' > .edashim.toml  # scratch_min_free_mb is 0 by default
   # A tmpfs base of this test's own: edashim runs of other suites running in parallel sweep
   # /dev/shm itself and would remove the dead run's directory before this test looks.
   local base; base=$(mktemp -d /dev/shm/edashim-e2e-base-XXXXXX)

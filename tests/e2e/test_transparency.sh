@@ -219,7 +219,7 @@ test_three_descriptors_degrade_quietly() {
   shim stool
   # Scratch and probe on; the system allocator, since the static tool would get a (once only)
   # pre-flight note about a preload that cannot reach it.
-  printf 'allocator = "system"\nscratch = true\nprobe = true\n' > .edashim.toml
+  printf 'allocator = "system"\nscratch = true\n' > .edashim.toml  # the probe is on by default
   for n in 3 4 5 6 8; do
     for t in stool mytool; do
       rc=0; (ulimit -n $n; PATH=$SB/real:/usr/bin:/bin exec $t args a) >"$SB/want.out" 2>"$SB/want.err" || rc=$?

@@ -1,6 +1,7 @@
 #pragma once
 // Config loading isolated from the machine's own files, for the config and hardening tests.
 #include <string>
+#include <vector>
 
 #include "config/load.hpp"
 #include "temp_dir.hpp"
@@ -25,4 +26,13 @@ inline bool mentions(const config::Loaded& l, const std::string& text) {
   for (const auto& p : l.problems)
     if (p.str().find(text) != std::string::npos) return true;
   return false;
+}
+
+// What a file had ignored, without the why and line of each ("adopt (why; line 3)" -> "adopt").
+inline std::vector<std::string> ignored_keys(const config::Loaded& l, const std::string& file) {
+  std::vector<std::string> keys;
+  auto it = l.ignored.find(file);
+  if (it == l.ignored.end()) return keys;
+  for (const auto& entry : it->second) keys.push_back(entry.substr(0, entry.find(" (")));
+  return keys;
 }

@@ -9,6 +9,7 @@
 
 #include "alloc/version.hpp"
 #include "config/log_path.hpp"
+#include "config_fixture.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
@@ -318,7 +319,7 @@ TEST_CASE("Explore: an untrusted project file cannot turn it on", "[plan][explor
   CHECK(p.loaded.settings.explore.value == 0);
   CHECK(p.loaded.settings.adopt.value == false);
   REQUIRE(p.loaded.untrusted_files.size() == 1);
-  CHECK(p.loaded.ignored.at(p.loaded.untrusted_files[0]) == std::vector<std::string>{"adopt", "explore", "explore_profiles"});
+  CHECK(ignored_keys(p.loaded, p.loaded.untrusted_files[0]) == std::vector<std::string>{"adopt", "explore", "explore_profiles"});
   CHECK_FALSE(pipeline::maybe_explore(p, f.files, f.env(), sequence({0})));
 }
 
