@@ -6,19 +6,14 @@
 # appended to the victim's run log, or crash collect; every refusal names the directory.
 source "$(dirname "$0")/lib.sh"
 
-# The victim's copy of edashim is a build tree of its own: the command, the probe and the marker
-# that says where the shipped profiles are, beside the copied binary (lib.sh copies the shim).
+# Two users, GNU parallel, and canaries: scripts that leave a file behind if anything runs them.
 farm_users() {
   command -v parallel > /dev/null || skip "GNU parallel is not installed (Debian: apt-get install parallel)"
-  export PATH=$PATH:/usr/sbin  # useradd, runuser
   two_users
   # The victim's GNU parallel may still be exiting when a test ends: userdel fails on a user with
   # processes (and, under set -e, fails the test from its EXIT trap), so wait for them first.
   # shellcheck disable=SC2064
-  trap "users_idle; userdel '$VICTIM' 2>/dev/null || true; userdel '$ATTACKER' 2>/dev/null || true" EXIT
-  local d; d=$(dirname "$BIN")
-  cp "$d/edashim-cli" "$d/libedashim_probe.so" "$d/edashim-build-tree" "$SB/"
-  chmod 0755 "$SB/edashim-cli"
+  trap "users_idle; /usr/sbin/userdel '$VICTIM' 2>/dev/null || true; /usr/sbin/userdel '$ATTACKER' 2>/dev/null || true" EXIT
   CANARY=$SHARED_STICKY/canary-ran
   printf '#!/bin/sh\ntouch %s\n' "$CANARY" > "$SB/canary.sh"
   printf '#!/bin/sh\ntouch %s.2\n' "$CANARY" > "$SB/canary2.sh"
