@@ -132,7 +132,11 @@ OwnedFile open_at_depth(const std::string& path, FileUse use, const SharedDirs& 
   int flags = O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
   flags |= use == FileUse::read ? O_RDONLY : (O_WRONLY | O_APPEND | O_CREAT);
   int fd = ::openat(at.dirfd, at.base.c_str(), flags, use == FileUse::append && at.shared ? (create_mode | 0060) : create_mode);
-  if (fd < 0 && errno == ELOOP) {
+  // ELOOP: a link (O_NOFOLLOW). EACCES can be one too: fs.protected_symlinks refuses another
+  // user's link in a sticky directory before O_NOFOLLOW is looked at; say what it is.
+  struct stat lst;
+  if (fd < 0 && (errno == ELOOP || errno == EACCES) &&
+      (errno == ELOOP || (::fstatat(at.dirfd, at.base.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode)))) {
     std::string target = depth < kMaxLinks ? follow_link(at, path, out.refusal) : "";
     if (depth >= kMaxLinks) out.refusal = shell_quote(path) + ": more than 8 symbolic links in a row";
     ::close(at.dirfd);

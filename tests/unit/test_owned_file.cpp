@@ -20,7 +20,8 @@ struct stat mode_of(mode_t type_and_mode, uid_t owner, nlink_t links = 1) {
   return st;
 }
 
-constexpr uid_t kMe = 1000, kOther = 1001;
+// Uids no real account has: other tests create users (1001, ...), whose names would appear.
+constexpr uid_t kMe = 3999000, kOther = 3999001;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -35,7 +36,7 @@ TEST_CASE("Owned file rule: the user's own file passes, root's too", "[owned_fil
 TEST_CASE("Owned file rule: another user's file is refused with its owner, mode and the setting", "[owned_file]") {
   auto why = util::refuse_file("/shared/logs/h.jsonl", mode_of(S_IFREG | 0644, kOther), kMe, false);
   CHECK(contains(why, "/shared/logs/h.jsonl"));
-  CHECK(contains(why, "uid 1001"));
+  CHECK(contains(why, "uid 3999001"));
   CHECK(contains(why, "0644"));
   CHECK(contains(why, "shared_dirs"));
 }
@@ -64,7 +65,7 @@ TEST_CASE("Owned dir rule: writable by others is refused unless sticky, another 
   CHECK(contains(util::refuse_dir("/s", mode_of(S_IFDIR | 0777, kMe), kMe, false), "writable by others"));
   CHECK(contains(util::refuse_dir("/s", mode_of(S_IFDIR | 0775, kMe), kMe, false), "writable by its group"));
   auto squatted = util::refuse_dir("/dev/shm/x", mode_of(S_IFDIR | 0700, kOther), kMe, false);
-  CHECK(contains(squatted, "owned by uid 1001"));
+  CHECK(contains(squatted, "owned by uid 3999001"));
   CHECK(contains(squatted, "shared_dirs"));
 }
 
