@@ -47,7 +47,9 @@ std::string version() { return EDASHIM_VERSION; }
 
 std::string farm_dir(const FarmOptions& f) { return absolute(f.dir); }
 
-util::SharedDirs shared_dirs() {
+// The shipped, system and user configuration, without the cwd's project files: the settings a
+// farm's safety rests on (shared_dirs, farm_edashim) are the user's own.
+config::Settings own_settings() {
   auto files = paths::Files::discover();
   config::TrustStore trust(files.trust_file);
   config::LoadRequest req;
@@ -56,8 +58,10 @@ util::SharedDirs shared_dirs() {
   req.user_file = files.user_file;
   req.user_profiles_dir = files.user_profiles_dir;
   req.trust = &trust;
-  return util::SharedDirs{config::load(req).settings.shared_dirs.value};
+  return config::load(req).settings;
 }
+
+util::SharedDirs shared_dirs() { return util::SharedDirs{own_settings().shared_dirs.value}; }
 
 void add_farm_options(CLI::App* cmd, FarmOptions& f) {
   cmd->add_option("--executor", f.executor,
@@ -199,7 +203,8 @@ bool resubmit(const std::string& dir, const farm::Experiment& e, const farm::Col
     return false;
   }
   std::string error;
-  auto edashim = farm::task_edashim(e.edashim, util::file_id(e.edashim), util::file_id("/proc/self/exe"), util::self_exe(), {}, error);
+  auto edashim = farm::task_edashim(e.edashim, util::file_id(e.edashim), util::file_id("/proc/self/exe"), util::self_exe(),
+                                    own_settings().farm_edashim.value, error);
   if (!edashim) {
     err << "edashim bench: " << farm::printable(farm::experiment_path(dir)) << ": " << error << "\n";
     return false;

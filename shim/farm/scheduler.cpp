@@ -179,8 +179,8 @@ std::optional<std::string> task_edashim(const std::string& recorded, const std::
     if (std::find(allowed.begin(), allowed.end(), recorded) != allowed.end()) return recorded;
   }
   error = "the experiment names \"" + printable(recorded) + "\" as the edashim its tasks run, which is not this edashim (" +
-          printable(self_path) + "): refusing to run it; collect with the edashim that made the experiment, or start a new "
-          "experiment with this one";
+          printable(self_path) + "): refusing to run it; collect with the edashim that made the experiment, list it in farm_edashim in "
+          "your own config.toml, or start a new experiment with this one";
   return std::nullopt;
 }
 

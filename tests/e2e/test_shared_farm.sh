@@ -111,6 +111,31 @@ PY
   expect_contains "$out" "not your own experiment" "only the user's own experiments are resubmitted"
 }
 
+test_resubmit_runs_this_edashim_or_one_the_users_config_lists_never_another() {
+  farm_users
+  vbench -p baseline -n 2 --warmup 0 --executor parallel --dir "$SHARED/exp" --wait -- mytool exit 0 > /dev/null 2>&1 ||
+    fail "the victim's experiment"
+  # Another copy of edashim (another inode): what a swapped experiment.json of the victim's own
+  # could name. The victim's own experiment, so only the edashim check stands in the way.
+  mkdir "$SB/alt"
+  cp "$SB/edashim-cli" "$SB/edashim-build-tree" "$SB/libedashim_probe.so" "$SB/alt/"
+  edit_experiment "$SHARED/exp/experiment.json" "j['edashim'] = '$SB/alt/edashim-cli'" refingerprint
+  rm "$SHARED/exp/rounds/r000000.jsonl" "$SHARED/exp/rounds/r000001.jsonl"  # another fingerprint's now
+  set +e
+  out=$(vbench collect "$SHARED/exp" --resubmit 2>&1); rc=$?
+  set -e
+  expect_eq "$rc" 1 "resubmission refused"
+  expect_contains "$out" "names \"$SB/alt/edashim-cli\" as the edashim its tasks run, which is not this edashim" "said why"
+  expect_contains "$out" "farm_edashim" "and the setting that allows it"
+  [ ! -e "$SHARED/exp/parallel/joblog-2" ] || fail "a second submission was made"
+  # Listed in the victim's own config: that edashim is run.
+  echo "farm_edashim = [\"$SB/alt/edashim-cli\"]" > "$VHOME/.config/edashim/config.toml"
+  chown "$VICTIM:$VICTIM" "$VHOME/.config/edashim/config.toml"
+  vbench collect "$SHARED/exp" --resubmit --wait > /dev/null 2> err.txt || fail "resubmission with farm_edashim: $(cat err.txt)"
+  expect_contains "$(cat err.txt)" "2 rounds: 2 done" "the round ran"
+  grep -q "$SB/alt/edashim-cli bench round --fingerprint" "$SHARED/exp/parallel/joblog-2" || fail "with the listed edashim"
+}
+
 test_dir_on_an_open_or_foreign_directory_is_refused_before_anything_is_submitted() {
   farm_users
   as_attacker mkdir "$SHARED/open"
