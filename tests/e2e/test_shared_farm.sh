@@ -222,6 +222,14 @@ PY
   expect_eq "$rc" 3 "the round is not done"
   expect_contains "$out" "not an edashim task's" "said why"
   expect_contains "$out" "2 rounds: 1 done" "the other round still counts"
+  # A round's file someone else owns (in a shared directory): refused by the rule, never read.
+  chown "$ATTACKER" "$SHARED/exp/rounds/r000000.jsonl"
+  set +e
+  out=$(vbench collect "$SHARED/exp" 2>&1); rc=$?
+  set -e
+  expect_eq "$rc" 3 "no round is done now"
+  expect_contains "$out" "$SHARED/exp/rounds/r000000.jsonl" "the refused file is named"
+  expect_contains "$out" "$ATTACKER" "with its owner"
   # And experiment.json itself nested as deep.
   python3 -c 'import sys; open(sys.argv[1], "w").write("[" * 200000 + "]" * 200000)' "$SHARED/exp/experiment.json"
   set +e
