@@ -255,6 +255,10 @@ int doctor(const std::string& dir_arg) {
   r.section("scratch space and run log");
   auto base = run::find_scratch_base(need.bytes, need.rule);
   if (!base.dir.empty()) r.ok(base.note);
+  else if (!base.refused.ok() && wants_scratch)
+    r.problem(base.refused.what + ": runs go without scratch",
+              base.refused.fix.empty() ? "set scratch = false in " + paths.user_file : base.refused.fix);
+  else if (!base.refused.ok()) r.note(base.refused.line() + " (no linked tool asks for scratch)");
   else if (wants_scratch)
     r.problem(base.note, "sudo mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm   (or set scratch = false in " +
                              paths.user_file + ")");

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@
 #include "paths/files.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
+#include "util/owned_file.hpp"
 #include "util/strings.hpp"
 #include "util/table.hpp"
 
@@ -52,7 +54,20 @@ config::Settings settings_for(const std::string& tool) {
 
 std::string now_iso() { return util::iso_time_utc(double(std::time(nullptr))); }
 
-void print_verdict(const learn::Verdict& v, const learn::Rule& rule) {
+// The verdict's texts from the log (tool, CPU model, arms, signatures, path) as they may be
+// printed: control characters escaped (util::printable).
+learn::Verdict printable(learn::Verdict v) {
+  for (auto* text : {&v.tool, &v.cpu, &v.current, &v.path}) *text = util::printable(*text);
+  for (auto& c : v.candidates) {
+    c.arm = util::printable(c.arm);
+    for (auto& text : c.stopped) text = util::printable(text);
+    for (auto& text : c.missing) text = util::printable(text);
+  }
+  return v;
+}
+
+void print_verdict(const learn::Verdict& raw, const learn::Rule& rule) {
+  const learn::Verdict v = printable(raw);
   std::cout << "\n" << v.tool << " on " << (v.cpu.empty() ? "an unknown CPU model" : v.cpu);
   if (v.current.empty()) {
     std::cout << ": no successful run outside exploration yet, so no current choice to compare with\n";
@@ -91,8 +106,8 @@ void print_verdict(const learn::Verdict& v, const learn::Rule& rule) {
             << util::fixed(best.ci.lo, 2) << "-" << util::fixed(best.ci.hi, 2) << ", p " << p_text(best.p) << "), RSS "
             << util::fixed(best.rss_ratio, 2) << "x, over " << best.runs + best.current_runs << " runs and "
             << best.signatures << " signatures. To adopt it, in ~/.config/edashim/config.toml:\n";
-  for (const auto& line : util::split(learn::adopt_toml(v.tool, best.arm), '\n'))
-    if (!line.empty()) std::cout << "     " << line << "\n";
+  for (const auto& line : util::split(learn::adopt_toml(raw.tool, raw.candidates[std::size_t(raw.recommended)].arm), '\n'))
+    if (!line.empty()) std::cout << "     " << util::printable(line) << "\n";
   // bench takes profiles: the shipped named profile of each arm's allocator ("system" is
   // `baseline`); an arm with options needs a profile file holding them.
   auto profile = [](const std::string& arm) {
@@ -130,6 +145,7 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
            const std::vector<learn::BenchRecord>& benches, const learn::Rule& rule, std::ostream& say) {
   const std::string cpu = util::cpu_model(nullptr).value_or("");
   const std::string file = paths::Files::discover().learned_file;
+  auto P = [](const std::string& text) { return util::printable(text); };
   // Which verdicts adopt may act on: adopt on for the tool, and this machine's CPU model
   // (learned choices are used on the CPU model they were measured on).
   std::vector<std::pair<const learn::Verdict*, config::Settings>> mine;
@@ -137,13 +153,13 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
     auto settings = settings_for(v.tool);
     if (!settings.adopt.value) {
       if (v.recommended >= 0 && v.cpu == cpu)
-        say << "adopt: off for " << v.tool << " (adopt = true in ~/.config/edashim/config.toml would adopt it)\n";
+        say << "adopt: off for " << P(v.tool) << " (adopt = true in ~/.config/edashim/config.toml would adopt it)\n";
       continue;
     }
     if (v.cpu != cpu) {
       if (v.recommended >= 0)
-        say << "adopt: " << v.tool << "'s runs on " << (v.cpu.empty() ? "an unknown CPU model" : v.cpu)
-            << " are not this machine's (" << cpu << "); run report --recommend there to adopt it\n";
+        say << "adopt: " << P(v.tool) << "'s runs on " << (v.cpu.empty() ? "an unknown CPU model" : P(v.cpu))
+            << " are not this machine's (" << P(cpu) << "); run report --recommend there to adopt it\n";
       continue;
     }
     mine.emplace_back(&v, std::move(settings));
@@ -174,8 +190,8 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
               auto again = learn::recommend(current_binary, rule);
               if (again.size() == 1) v = again[0];
               else v.recommended = -1, v.candidates.clear();
-              say << "adopt: " << all - current_binary.size() << " of " << all << " runs of " << v.tool
-                  << " predate its binary (" << shown->path << ", modified " << util::iso_time_utc(double(id->mtime_s))
+              say << "adopt: " << all - current_binary.size() << " of " << all << " runs of " << P(v.tool)
+                  << " predate its binary (" << P(shown->path) << ", modified " << util::iso_time_utc(double(id->mtime_s))
                   << ") and do not count for adopting\n";
             }
           }
@@ -186,13 +202,13 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
             auto parts = learn::parse_arm(best.arm);
             if (settings.adopt_requires_bench.value && parts &&
                 !learn::bench_confirms(benches, v.tool, parts->allocator)) {
-              say << "adopt: " << best.arm << " for " << v.tool << " not adopted: no `edashim bench --compare-outputs` in the "
-                  << "log found " << v.tool << "'s outputs identical under " << parts->allocator
+              say << "adopt: " << P(best.arm) << " for " << P(v.tool) << " not adopted: no `edashim bench --compare-outputs` in the "
+                  << "log found " << P(v.tool) << "'s outputs identical under " << P(parts->allocator)
                   << " (adopt_requires_bench = true, from " << settings.adopt_requires_bench.origin.str() << ")\n";
               continue;
             }
             if (!id) {
-              say << "adopt: " << v.tool << " at " << v.path << " is gone: nothing adopted\n";
+              say << "adopt: " << P(v.tool) << " at " << P(v.path) << " is gone: nothing adopted\n";
               continue;
             }
             learn::Learned l;
@@ -214,14 +230,14 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
             l.date = now_iso();
             if (it != entries.end()) *it = l;
             else entries.push_back(l);
-            say << "adopt: " << v.tool << " now runs " << best.arm << " on this CPU model (" << file << ")\n";
+            say << "adopt: " << P(v.tool) << " now runs " << P(best.arm) << " on this CPU model (" << P(file) << ")\n";
             changed = true;
             continue;
           }
           if (it == entries.end()) continue;
           // Nothing new wins: is what was learned still supported against what it replaced?
           if (!id || !(it->binary == *id)) {
-            say << "adopt: dropped the learned " << it->arm << " for " << v.tool << ": " << it->binary.path
+            say << "adopt: dropped the learned " << P(it->arm) << " for " << P(v.tool) << ": " << P(it->binary.path)
                 << (id ? " changed since it was learned" : " is gone") << "\n";
             entries.erase(it);
             changed = true;
@@ -229,57 +245,163 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
           }
           auto again = learn::compare_arms(filtered ? current_binary : runs, v.tool, v.cpu, it->arm, it->replaces, rule);
           if (again && !again->holds()) {
-            say << "adopt: dropped the learned " << it->arm << " for " << v.tool << ": "
-                << util::join(again->missing, "; ") << "\n";
+            say << "adopt: dropped the learned " << P(it->arm) << " for " << P(v.tool) << ": "
+                << P(util::join(again->missing, "; ")) << "\n";
             entries.erase(it);
             changed = true;
           } else if (again) {
-            say << "adopt: " << v.tool << " keeps the learned " << it->arm << " (still " << util::fixed(again->ratio, 2)
-                << "x against " << it->replaces << ", CI " << util::fixed(again->ci.lo, 2) << "-"
+            say << "adopt: " << P(v.tool) << " keeps the learned " << P(it->arm) << " (still " << util::fixed(again->ratio, 2)
+                << "x against " << P(it->replaces) << ", CI " << util::fixed(again->ci.lo, 2) << "-"
                 << util::fixed(again->ci.hi, 2) << ")\n";
           }
         }
         return changed;
       },
       error);
-  if (!ok) say << "adopt: " << error << "\n";
+  if (!ok) say << "adopt: " << P(error) << "\n";
+}
+
+// Lines of one log left out because what they name is not something edashim takes from a log:
+// said once per file and reason, so a forged log cannot flood the terminal either.
+struct Ignored {
+  std::map<std::string, std::size_t> lines;  // reason -> lines
+  void say(const std::string& file, std::ostream& err) const {
+    constexpr std::size_t kShown = 5;
+    std::size_t shown = 0, more_lines = 0;
+    for (const auto& [why, n] : lines) {
+      if (shown++ < kShown) {
+        err << "edashim report: ignoring " << n << " log line" << (n == 1 ? "" : "s") << " of " << util::printable(file)
+            << ": " << why << "\n";
+      } else {
+        more_lines += n;
+      }
+    }
+    if (shown > kShown)
+      err << "edashim report: ignoring " << more_lines << " more log lines of " << util::printable(file) << " naming "
+          << shown - kShown << " other arms or tools edashim does not take from a log\n";
+  }
+};
+
+// Why a record's tool or arm cannot be used, "" when both can.
+std::string unusable(const report::RunRecord& r) {
+  if (!learn::is_tool_name(r.tool)) return "tool '" + util::printable(r.tool) + "' is not a file name";
+  if (r.record.empty() && !r.arm.empty())
+    if (auto why = learn::arm_problem(r.arm); !why.empty()) return "arm '" + util::printable(r.arm) + "' " + why;
+  return "";
+}
+
+struct Evidence {
+  std::vector<learn::Run> runs;
+  std::vector<learn::BenchRecord> benches;
+  std::size_t without_fields = 0, without_status = 0;
+  std::vector<LogRead> reads;
+};
+
+Evidence read_evidence(const std::vector<std::string>& files, const std::vector<std::string>& tools,
+                       const util::SharedDirs& shared) {
+  Evidence ev;
+  for (const auto& file : files) {
+    Ignored ignored;
+    auto reads = scan_logs({file}, shared, [&](const report::RunRecord& r) {
+      if (!tools.empty() && std::find(tools.begin(), tools.end(), r.tool) == tools.end()) return;
+      if (r.record != "bench_outputs" && !r.record.empty()) return;
+      if (auto why = unusable(r); !why.empty()) {
+        ++ignored.lines[why];
+        return;
+      }
+      if (r.record == "bench_outputs") {
+        ev.benches.push_back({r.tool, r.start_unix, r.identical_arms, r.differing_arms});
+        return;
+      }
+      if (!r.has_machine || r.signature.empty() || r.arm.empty()) {
+        ++ev.without_fields;
+        return;
+      }
+      if (!r.status && !r.exit_code && !r.signal) {  // edashim exec'd the tool in its place: no figures
+        ++ev.without_status;
+        return;
+      }
+      ev.runs.push_back(
+          {r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s, r.max_rss_kb});
+    });
+    ignored.say(file, std::cerr);
+    ev.reads.insert(ev.reads.end(), reads.begin(), reads.end());
+  }
+  return ev;
+}
+
+// --write: the recommended settings merged into the file, or why not.
+int write_config(const std::string& file, const std::vector<learn::Verdict>& verdicts, const util::SharedDirs& shared,
+                 std::ostream& say) {
+  std::vector<learn::KeySetting> settings;
+  std::vector<std::string> tools;
+  for (const auto& v : verdicts) {
+    if (v.recommended < 0) continue;
+    auto s = learn::adopt_settings(v.tool, v.candidates[std::size_t(v.recommended)].arm);
+    settings.insert(settings.end(), s.begin(), s.end());
+    tools.push_back(v.tool);
+  }
+  const std::string shown = util::printable(file);
+  if (settings.empty()) {
+    say << "--write: nothing recommended, " << shown << " left as it is\n";
+    return 0;
+  }
+  std::string target = util::real_path(file).value_or(file);  // write through a link, keep the link
+  // A first --write, before edashim ever wrote a config: ~/.config/edashim is made, the user's own.
+  if (std::string dir = util::dirname(target); !util::exists(target) && !util::is_directory(dir)) {
+    if (auto refused = util::make_owned_dir(dir, shared, 0700); !refused.empty()) {
+      std::cerr << "edashim report: --write: " << refused << "; nothing written\n";
+      return 1;
+    }
+  }
+  auto existing = util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>();
+  if (util::exists(target) && !existing) {
+    std::cerr << "edashim report: cannot read " << shown << " (or it is larger than 1 MiB); nothing written\n";
+    return 1;
+  }
+  auto edit = learn::merge_settings(existing, shown, settings,
+                                    "added by edashim report --recommend, " + now_iso() + ": " + util::join(tools, ", "));
+  if (!edit.refused.empty()) {
+    std::cerr << "edashim report: not written: " << edit.refused << "\n";
+    return 1;
+  }
+  if (edit.unchanged) {
+    say << "--write: " << shown << " already says this; unchanged\n";
+    return 0;
+  }
+  // The file as merged against, still: an edit made meanwhile is never written over.
+  if ((util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>()) != existing) {
+    std::cerr << "edashim report: " << shown << " changed while the settings were merged into it; nothing written: run it again\n";
+    return 1;
+  }
+  struct stat st_mode;
+  mode_t mode = ::stat(target.c_str(), &st_mode) == 0 ? (st_mode.st_mode & 07777) : 0644;
+  if (!util::write_file_atomic(target, edit.text, mode)) {
+    std::cerr << "edashim report: cannot write " << shown << ": " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  say << "--write: added to " << shown << ":\n";
+  for (const auto& line : util::split(learn::render_settings(settings), '\n'))
+    if (!line.empty()) say << "  " << util::printable(line) << "\n";
+  return 0;
 }
 
 }  // namespace
 
 int run_recommend(const RecommendOptions& o) {
-  auto logs = select_logs(o.logs, "report");
+  const util::SharedDirs shared = user_shared_dirs();
+  auto logs = select_logs(o.logs, "report", shared);
   if (logs.status == 2) return 2;
-  std::vector<learn::Run> runs;
-  std::vector<learn::BenchRecord> benches;
-  std::size_t without_fields = 0, without_status = 0;
-  auto reads = scan_logs(
-      logs.files,
-      [&](const report::RunRecord& r) {
-        if (!o.tools.empty() && std::find(o.tools.begin(), o.tools.end(), r.tool) == o.tools.end()) return;
-        if (r.record == "bench_outputs") {
-          benches.push_back({r.tool, r.start_unix, r.identical_arms, r.differing_arms});
-          return;
-        }
-        if (!r.record.empty()) return;
-        if (!r.has_machine || r.signature.empty() || r.arm.empty()) {
-          ++without_fields;
-          return;
-        }
-        if (!r.status && !r.exit_code && !r.signal) {  // edashim exec'd the tool in its place: no figures
-          ++without_status;
-          return;
-        }
-        runs.push_back({r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s, r.max_rss_kb});
-      });
-  // A log that cannot be read is named and the others still count; but a verdict from part of
-  // the evidence must not change what runs: no adopting, no --write, and exit status 1.
+  auto ev = read_evidence(logs.files, o.tools, shared);
+  // A log that cannot be read (or is refused) is named and the others still count; but a
+  // verdict from part of the evidence must not change what runs: no adopting, no --write, and
+  // exit status 1.
   std::size_t failed = logs.unreadable, read = 0;
   ReadStats st;
   std::vector<std::string> paths;
-  for (const auto& r : reads) {
+  for (const auto& r : ev.reads) {
     if (!r.error.empty()) {
-      std::cerr << "edashim report: " << r.error << (reads.size() > 1 ? " (the other logs still count)" : "") << "\n";
+      std::cerr << "edashim report: " << util::printable(r.error) << (ev.reads.size() > 1 ? " (the other logs still count)" : "") << "\n";
       ++failed;
     }
     if (r.error.empty() || r.stats.lines) ++read;
@@ -291,68 +413,31 @@ int run_recommend(const RecommendOptions& o) {
   std::string path = paths.size() == 1 ? paths[0] : std::to_string(paths.size()) + " logs";
   learn::Rule rule;
   rule.rss_max = o.rss_budget;
-  auto verdicts = learn::recommend(runs, rule);
+  auto verdicts = learn::recommend(ev.runs, rule);
   if (o.json) {
-    nlohmann::json j{{"rule", learn::rule_text(rule)}, {"log", path}, {"logs", paths}, {"runs_used", runs.size()},
-                     {"runs_without_learning_fields", without_fields}, {"verdicts", nlohmann::json::array()}};
+    nlohmann::json j{{"rule", learn::rule_text(rule)}, {"log", path}, {"logs", paths}, {"runs_used", ev.runs.size()},
+                     {"runs_without_learning_fields", ev.without_fields}, {"verdicts", nlohmann::json::array()}};
     for (const auto& v : verdicts) j["verdicts"].push_back(verdict_json(v));
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << "Rule: " << learn::rule_text(rule) << ".\n";
     if (st.malformed) std::cout << st.malformed << " of " << st.lines << " lines are not records and were skipped.\n";
-    if (without_fields)
-      std::cout << without_fields << " run" << (without_fields == 1 ? " has" : "s have")
+    if (ev.without_fields)
+      std::cout << ev.without_fields << " run" << (ev.without_fields == 1 ? " has" : "s have")
                 << " no machine, signature or arm (logged before edashim recorded them) and "
-                << (without_fields == 1 ? "was" : "were") << " left out.\n";
-    if (without_status) std::cout << without_status << " runs without a status (edashim exec'd the tool) were left out.\n";
-    if (verdicts.empty()) std::cout << "No runs to compare in " << path << ".\n";
+                << (ev.without_fields == 1 ? "was" : "were") << " left out.\n";
+    if (ev.without_status) std::cout << ev.without_status << " runs without a status (edashim exec'd the tool) were left out.\n";
+    if (verdicts.empty()) std::cout << "No runs to compare in " << util::printable(path) << ".\n";
     for (const auto& v : verdicts) print_verdict(v, rule);
   }
   std::ostream& say = o.json ? std::cerr : std::cout;
   if (failed) {
     say << "The verdicts are from the logs that could be read (" << failed << " could not): nothing is adopted"
-        << (o.write.empty() ? "" : " or written to " + o.write) << " on part of the evidence.\n";
+        << (o.write.empty() ? "" : " or written to " + util::printable(o.write)) << " on part of the evidence.\n";
     return 1;
   }
-  adopt(verdicts, runs, benches, rule, say);
-  if (!o.write.empty()) {
-    std::vector<learn::KeySetting> settings;
-    std::vector<std::string> tools;
-    for (const auto& v : verdicts) {
-      if (v.recommended < 0) continue;
-      auto s = learn::adopt_settings(v.tool, v.candidates[std::size_t(v.recommended)].arm);
-      settings.insert(settings.end(), s.begin(), s.end());
-      tools.push_back(v.tool);
-    }
-    if (settings.empty()) {
-      say << "--write: nothing recommended, " << o.write << " left as it is\n";
-      return 0;
-    }
-    std::string target = util::real_path(o.write).value_or(o.write);  // write through a link, keep the link
-    auto existing = util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>();
-    if (util::exists(target) && !existing) {
-      std::cerr << "edashim report: cannot read " << o.write << " (or it is larger than 1 MiB); nothing written\n";
-      return 1;
-    }
-    auto edit = learn::merge_settings(existing, o.write, settings,
-                                      "added by edashim report --recommend, " + now_iso() + ": " + util::join(tools, ", "));
-    if (!edit.refused.empty()) {
-      std::cerr << "edashim report: not written: " << edit.refused << "\n";
-      return 1;
-    }
-    if (edit.unchanged) {
-      say << "--write: " << o.write << " already says this; unchanged\n";
-      return 0;
-    }
-    struct stat st_mode;
-    mode_t mode = ::stat(target.c_str(), &st_mode) == 0 ? (st_mode.st_mode & 07777) : 0644;
-    if (!util::write_file_atomic(target, edit.text, mode)) {
-      std::cerr << "edashim report: cannot write " << o.write << ": " << std::strerror(errno) << "\n";
-      return 1;
-    }
-    say << "--write: added to " << o.write << "\n";
-  }
-  return 0;
+  adopt(verdicts, ev.runs, ev.benches, rule, say);
+  return o.write.empty() ? 0 : write_config(o.write, verdicts, shared, say);
 }
 
 Subcommand add_forget_command(CLI::App& app) {

@@ -15,10 +15,14 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/recommend.hpp"
+#include "config/load.hpp"
+#include "config/trust.hpp"
 #include "paths/files.hpp"
 #include "pipeline/plan.hpp"
 #include "report/log_files.hpp"
 #include "util/fs.hpp"
+#include "util/owned_file.hpp"
+#include "util/strings.hpp"
 
 namespace commands {
 namespace {
@@ -76,21 +80,23 @@ int run_report(const Options& o) {
     }
   }
   if (!filter.cwd.empty()) filter.cwd = util::real_path(filter.cwd).value_or(filter.cwd);
-  auto logs = select_logs(o.logs, "report");
+  const util::SharedDirs shared = user_shared_dirs();
+  auto logs = select_logs(o.logs, "report", shared);
   if (logs.status == 2) return 2;
   report::Aggregator agg(by);
-  auto reads = scan_logs(logs.files, [&](const report::RunRecord& rec) {
+  auto reads = scan_logs(logs.files, shared, [&](const report::RunRecord& rec) {
     if (rec.record.empty() && filter.accepts(rec)) agg.add(rec);
   });
   std::size_t failed = logs.unreadable, read = 0;
   for (const auto& r : reads) {
     if (!r.error.empty()) {
-      std::cerr << "edashim report: " << r.error << (reads.size() > 1 ? " (the other logs still count)" : "") << "\n";
+      std::cerr << "edashim report: " << util::printable(r.error) << (reads.size() > 1 ? " (the other logs still count)" : "")
+                << "\n";
       ++failed;
     }
     if (r.error.empty() || r.stats.lines) ++read;
     if (r.stats.malformed)
-      std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << r.path
+      std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << util::printable(r.path)
                 << " are not run records and were skipped\n";
   }
   // Nothing read: no table (it would say "no runs" of logs never seen).
@@ -103,7 +109,7 @@ int run_report(const Options& o) {
     auto table = report_table(rows, by);
     if (o.csv) std::cout << util::render_csv(table);
     else if (o.markdown) std::cout << util::render_markdown(table);
-    else if (rows.empty()) std::cerr << "edashim report: no runs in " << path << " match\n";
+    else if (rows.empty()) std::cerr << "edashim report: no runs in " << util::printable(path) << " match\n";
     else std::cout << util::render_text(table);
     if (auto note = report::vm_peak_note(rows); !note.empty()) std::cerr << "edashim report: " << note << "\n";
   }
@@ -115,12 +121,32 @@ int run_report(const Options& o) {
 
 std::string current_log_path(const char* who) { return current_log_said(who).path; }
 
-LogSelection select_logs(const std::vector<std::string>& args, const char* who) {
+util::SharedDirs user_shared_dirs() {
+  auto files = paths::Files::discover();
+  config::TrustStore trust(files.trust_file);
+  config::LoadRequest req;  // no tool, no cwd: no project file
+  req.shipped_dir = files.shipped_dir;
+  req.system_file = files.system_file;
+  req.user_file = files.user_file;
+  req.user_profiles_dir = files.user_profiles_dir;
+  req.trust = &trust;
+  return util::SharedDirs{config::load(req).settings.shared_dirs.value};
+}
+
+std::string json_text(const nlohmann::json& j) {
+  try {
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  } catch (const std::exception& e) {  // replace leaves nothing to throw; said, should it ever
+    return nlohmann::json{{"error", std::string("edashim: cannot write JSON: ") + e.what()}}.dump();
+  }
+}
+
+LogSelection select_logs(const std::vector<std::string>& args, const char* who, const util::SharedDirs& shared) {
   LogSelection out;
   if (args.empty()) {
     auto cur = current_log_said(who);
     if (cur.path.empty()) {
-      std::cerr << "edashim " << who << ": logging is off (log = \"off\" from " << cur.origin.str()
+      std::cerr << "edashim " << who << ": logging is off (log = \"off\" from " << util::printable(cur.origin.str())
                 << "); name a log with --log FILE or --log DIR\n";
       out.status = 2;
       return out;
@@ -131,12 +157,19 @@ LogSelection select_logs(const std::vector<std::string>& args, const char* who) 
   for (const auto& arg : args) {
     struct stat st;
     if (::stat(arg.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      out.files.push_back(arg);  // a file as named; if it cannot be read, reading it says so
+      out.files.push_back(arg);  // a file as named; if it cannot be read or is refused, reading it says so
+      continue;
+    }
+    // A directory another user can write could hold anything by the time it is read.
+    if (auto refused = util::check_owned_dir(arg, shared); !refused.empty()) {
+      std::cerr << "edashim " << who << ": " << util::printable(refused) << "\n";
+      ++out.unreadable;
       continue;
     }
     DIR* dir = ::opendir(arg.c_str());
     if (!dir) {
-      std::cerr << "edashim " << who << ": cannot list the directory " << arg << ": " << std::strerror(errno) << "\n";
+      std::cerr << "edashim " << who << ": cannot list the directory " << util::printable(arg) << ": " << std::strerror(errno)
+                << "\n";
       ++out.unreadable;
       continue;
     }
@@ -147,35 +180,40 @@ LogSelection select_logs(const std::vector<std::string>& args, const char* who) 
     std::size_t found = 0;
     for (const auto& name : report::log_file_names(std::move(names))) {
       std::string path = base + name;
-      // Regular files only (through a link too): a FIFO would block, a directory is not a log.
-      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      // Regular files, and links: open_owned follows a link only where only the user could
+      // have made it, and refuses any other by name (a link planted among the logs is said,
+      // not quietly followed). A FIFO, a socket or a directory is not a log: passed over.
+      if (::lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
       out.files.push_back(path);
       ++found;
     }
-    if (!found) std::cerr << "edashim " << who << ": no run logs (*.jsonl, *.jsonl.N) in " << arg << "\n";
+    if (!found) std::cerr << "edashim " << who << ": no run logs (*.jsonl, *.jsonl.N) in " << util::printable(arg) << "\n";
   }
   return out;
 }
 
-std::vector<LogRead> scan_logs(const std::vector<std::string>& files,
+std::vector<LogRead> scan_logs(const std::vector<std::string>& files, const util::SharedDirs& shared,
                                const std::function<void(const report::RunRecord&)>& each) {
   std::vector<LogRead> out;
   for (const auto& f : files) {
     LogRead r;
     r.path = f;
-    scan_log(f, each, r.stats, r.error);
+    scan_log(f, shared, each, r.stats, r.error);
     out.push_back(std::move(r));
   }
   return out;
 }
 
-bool scan_log(const std::string& path, const std::function<void(const report::RunRecord&)>& each, ReadStats& st,
-              std::string& error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error = "cannot open the run log " + path + ": " + std::strerror(errno);
+bool scan_log(const std::string& path, const util::SharedDirs& shared,
+              const std::function<void(const report::RunRecord&)>& each, ReadStats& st, std::string& error) {
+  auto file = util::open_owned(path, util::FileUse::read, shared);
+  if (!file.ok()) {
+    error = file.absent ? "cannot open the run log " + path + ": " + std::strerror(ENOENT)
+            : file.refusal.empty() ? "cannot open the run log " + path + ": " + std::strerror(file.errnum)
+                                   : file.refusal;
     return false;
   }
+  int fd = file.fd;
   // Large reads and in-place line splitting: no per-line allocation beyond the record's
   // reused buffers.
   std::string buf;
@@ -228,8 +266,10 @@ util::Table report_table(const std::vector<report::GroupRow>& rows, report::Grou
   t.right_aligned[0] = t.right_aligned[1] = false;
   if (by != report::GroupBy::none) t.right_aligned[2] = false;
   for (const auto& r : rows) {
-    std::vector<std::string> cells{r.tool, r.profile.empty() ? "(none)" : r.profile};
-    if (by != report::GroupBy::none) cells.push_back(r.by.empty() && by != report::GroupBy::cwd ? kUnknown : r.by);
+    // Texts from the log, escaped: a line another program wrote must not drive the terminal.
+    std::vector<std::string> cells{util::printable(r.tool), r.profile.empty() ? "(none)" : util::printable(r.profile)};
+    if (by != report::GroupBy::none)
+      cells.push_back(r.by.empty() && by != report::GroupBy::cwd ? kUnknown : util::printable(r.by));
     cells.push_back(std::to_string(r.runs));
     cells.push_back(std::to_string(r.failures));
     cells.push_back(util::fixed(r.wall.median, 3));
@@ -267,7 +307,7 @@ std::string report_json(const std::vector<report::GroupRow>& rows, report::Group
     j["speedup_commands"] = r.speedup_commands;
     out.push_back(std::move(j));
   }
-  return out.dump(2);
+  return json_text(out);
 }
 
 Subcommand add_report_command(CLI::App& app) {

@@ -1,11 +1,13 @@
 #pragma once
 // `edashim report`: the run log summarised per tool and profile.
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "commands/subcommand.hpp"
 #include "report/aggregate.hpp"
+#include "util/owned_file.hpp"
 #include "util/table.hpp"
 
 namespace commands {
@@ -16,14 +18,24 @@ Subcommand add_report_command(CLI::App& app);
 util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by);
 std::string report_json(const std::vector<report::GroupRow>& rows, report::GroupBy by);
 
+// `j` as indented JSON text that never throws: a log's strings are bytes another program
+// wrote, and invalid UTF-8 among them (a raw 0xFF) is written as U+FFFD, not an abort.
+std::string json_text(const nlohmann::json& j);
+
+// The directories the user shares on purpose (`shared_dirs` from the shipped, system and user
+// files: a project file has no say in it), for reading logs under util::open_owned.
+util::SharedDirs user_shared_dirs();
+
 // What reading a log found: its lines, and those that are not records.
 struct ReadStats {
   std::size_t lines = 0, malformed = 0;
 };
 // Every record of the log, runs and others, parsed, in file order: `each` sees each line that
-// parses (the record is reused between calls).
-bool scan_log(const std::string& path, const std::function<void(const report::RunRecord&)>& each, ReadStats& st,
-              std::string& error);
+// parses (the record is reused between calls). The file is opened under the one rule for files
+// edashim reads (util::open_owned): one another user owns or can write is refused, with the
+// refusal as `error`, unless it lies in one of `shared`.
+bool scan_log(const std::string& path, const util::SharedDirs& shared,
+              const std::function<void(const report::RunRecord&)>& each, ReadStats& st, std::string& error);
 
 // The log `edashim run` writes to from here (pipeline::current_log: the config's `log` with
 // {host} expanded, EDASHIM_LOG, else the default); "" when logging is off. The configuration's
@@ -31,14 +43,15 @@ bool scan_log(const std::string& path, const std::function<void(const report::Ru
 std::string current_log_path(const char* who);
 
 // The run logs a report reads: each --log as named, a directory's *.jsonl and rotated *.jsonl.N
-// regular files in name order; or, with none, the current log. What cannot be listed is said
-// on stderr and counted; status 2 (nothing is read) when none is named and logging is off.
+// files in name order (the directory checked under util::check_owned_dir first); or, with
+// none, the current log. What cannot be listed or is refused is said on stderr and counted;
+// status 2 (nothing is read) when none is named and logging is off.
 struct LogSelection {
   std::vector<std::string> files;
   std::size_t unreadable = 0;
   int status = 0;
 };
-LogSelection select_logs(const std::vector<std::string>& args, const char* who);
+LogSelection select_logs(const std::vector<std::string>& args, const char* who, const util::SharedDirs& shared);
 
 // Each file in turn through `each`. A file that cannot be opened or read is not fatal: its
 // `error` says why, and the others are still read.
@@ -47,7 +60,7 @@ struct LogRead {
   ReadStats stats;
   std::string error;  // "" when read whole
 };
-std::vector<LogRead> scan_logs(const std::vector<std::string>& files,
+std::vector<LogRead> scan_logs(const std::vector<std::string>& files, const util::SharedDirs& shared,
                                const std::function<void(const report::RunRecord&)>& each);
 
 }  // namespace commands

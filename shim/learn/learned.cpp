@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,8 +13,12 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
+#include "alloc/allocators.hpp"
+#include "alloc/option_value.hpp"
+#include "alloc/options.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
+#include "util/owned_file.hpp"
 #include "util/strings.hpp"
 
 namespace learn {
@@ -82,13 +87,104 @@ std::optional<ArmParts> parse_arm(const std::string& arm) {
   return parts;
 }
 
+namespace {
+
+bool all_of_chars(std::string_view text, std::string_view extra) {
+  return std::all_of(text.begin(), text.end(), [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || extra.find(c) != extra.npos;
+  });
+}
+
+}  // namespace
+
+std::string arm_problem(const std::string& arm) {
+  if (arm.size() > 256) return "is longer than any arm edashim writes";
+  auto parts = parse_arm(arm);
+  auto names = alloc::known_names();
+  if (!parts || std::find(names.begin(), names.end(), parts->allocator) == names.end())
+    return "is not a known allocator (known: " + util::join(names, ", ") + ")";
+  std::string family = parts->allocator == "system" ? "glibc" : parts->allocator;
+  std::vector<std::string> seen;
+  for (const auto& [name, value] : parts->options) {
+    // As config/load.cpp takes an option name: anything else would be pasted into MALLOC_CONF
+    // or a variable's name.
+    if (name.empty() || name.size() >= 64 || !all_of_chars(name, "_")) return "has an option name that is not one";
+    if (std::find(seen.begin(), seen.end(), util::to_lower(name)) != seen.end()) return "sets " + name + " twice";
+    seen.push_back(util::to_lower(name));
+    if (auto why = alloc::restricted_option(family, name))
+      return "sets " + name + ", which " + *why + ": only your own config file can set it";
+    if (value.empty() || value.size() >= 64 || !all_of_chars(value, "._+-"))
+      return "has a value for " + name + " that no option takes";
+    if (auto bad = alloc::check_value(family, name, alloc::option_from_text(value))) return "has " + *bad;
+  }
+  return "";
+}
+
+bool is_tool_name(std::string_view name) {
+  if (name.empty() || name.size() > 128 || name == "." || name == ".." || util::printable(name) != name) return false;
+  return name.find_first_of("/\"'\\`") == std::string_view::npos;
+}
+
+std::string toml_nesting_problem(std::string_view text, int max_depth) {
+  enum class In { code, comment, basic, literal, ml_basic, ml_literal } in = In::code;
+  int line = 1, dots = 0, depth = 0;
+  auto at = [&](std::size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      dots = 0;
+      if (in == In::comment || in == In::basic || in == In::literal) in = In::code;
+      continue;
+    }
+    switch (in) {
+      case In::comment: break;
+      case In::basic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;
+        else if (c == '"') in = In::code;
+        break;
+      case In::literal:
+        if (c == '\'') in = In::code;
+        break;
+      case In::ml_basic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;
+        else if (at(i, "\"\"\"")) in = In::code, i += 2;
+        break;
+      case In::ml_literal:
+        if (at(i, "'''")) in = In::code, i += 2;
+        break;
+      case In::code:
+        if (c == '#') in = In::comment;
+        else if (at(i, "\"\"\"")) in = In::ml_basic, i += 2;
+        else if (at(i, "'''")) in = In::ml_literal, i += 2;
+        else if (c == '"') in = In::basic;
+        else if (c == '\'') in = In::literal;
+        else if (c == '.' && ++dots > max_depth)
+          return "line " + std::to_string(line) + ": a key of more than " + std::to_string(max_depth) + " dotted parts";
+        else if ((c == '[' || c == '{') && ++depth > max_depth)
+          return "line " + std::to_string(line) + ": nested more than " + std::to_string(max_depth) + " levels deep";
+        else if (c == ']' || c == '}') --depth;
+        break;
+    }
+  }
+  return "";
+}
+
 std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error) {
   std::vector<Learned> out;
+  // edashim writes no key of more than one part and no nesting: 16 is far from both.
+  if (auto deep = toml_nesting_problem(text, 16); !deep.empty()) {
+    error = name + ":" + deep.substr(5) + " (edashim never writes one)";
+    return std::nullopt;
+  }
   toml::table root;
   try {
     root = toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     error = name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    error = name + ": cannot be read as TOML (" + e.what() + ")";
     return std::nullopt;
   }
   auto* choices = root.get("choice");
@@ -168,9 +264,11 @@ bool update_learned(const std::string& path, const std::function<bool(std::vecto
   if (lock < 0) return false;
   bool ok = false;
   std::vector<Learned> entries;
-  auto text = util::read_file(path, 1 << 20);
-  if (text || !util::exists(path)) {
-    auto parsed = text ? parse_learned(*text, path, error) : std::optional<std::vector<Learned>>(entries);
+  // Under the rule runs read it by: a learned.toml runs would refuse (another user's, a link
+  // another user could have made) is never read back and rewritten as the user's own.
+  auto text = util::read_owned(path, util::SharedDirs::none(), 1 << 20);
+  if (text.ok() || text.absent) {
+    auto parsed = text.ok() ? parse_learned(text.content, path, error) : std::optional<std::vector<Learned>>(entries);
     bool broken = !parsed && start_over_if_broken;
     if (broken) parsed.emplace();
     if (parsed) {
@@ -184,7 +282,7 @@ bool update_learned(const std::string& path, const std::function<bool(std::vecto
       error += " (fix or remove the file: edashim forget)";
     }
   } else {
-    error = "cannot read " + path;
+    error = text.why();
   }
   ::close(lock);
   return ok;

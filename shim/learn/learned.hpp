@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,24 @@ struct ArmParts {
 };
 std::optional<ArmParts> parse_arm(const std::string& arm);
 
+// Why an arm read from a run log cannot be used, "" when it can. A log line is data another
+// program (or user) wrote: its arm is used only when it is an allocator of alloc::known_names()
+// with options a config file could set (names of letters, digits and '_', values that fit the
+// option's grammar), none of them restricted (alloc::restricted_option: they write files, abort
+// or starve the tool), each once, values of letters, digits and "._+-" only.
+std::string arm_problem(const std::string& arm);
+
+// Whether a tool name from a log can name a [tool.NAME] table or be printed: it looks like a
+// file name (no '/', no control characters, no quotes or backslashes, at most 128 bytes, not
+// "." or "..").
+bool is_tool_name(std::string_view name);
+
+// Why `text` nests too deep to hand to toml++ (whose parser and tables recurse: a key of 300000
+// dotted parts overflowed the stack), "" when it does not: "line N: ...". Counted outside
+// strings and comments: '.' per line (dotted keys, table headers; a float in a value counts
+// one) and the depth of '[' and '{'.
+std::string toml_nesting_problem(std::string_view text, int max_depth);
+
 // The identity of the file at `path` now; nullopt when it cannot be stat'ed.
 std::optional<Identity> identity_of(const std::string& path);
 
@@ -42,9 +61,10 @@ struct Learned {
   int line = 0;                   // where its [[choice]] starts in the file (origin for explain)
 };
 
-// The file's entries; nullopt with `error` ("FILE:LINE: ...") when it does not parse or an entry
-// lacks a field (then no learned choice is used at all: the file is edashim's own, so a broken
-// one is said, not guessed at).
+// The file's entries; nullopt with `error` ("FILE:LINE: ...") when it does not parse, nests too
+// deep (toml_nesting_problem, checked before toml++ sees it) or an entry lacks a field (then no
+// learned choice is used at all: the file is edashim's own, so a broken one is said, not guessed
+// at). Never throws.
 std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error);
 std::string render_learned(const std::vector<Learned>& entries);
 

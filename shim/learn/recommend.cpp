@@ -170,39 +170,6 @@ std::string rule_text(const Rule& rule) {
          std::to_string(rule.min_signatures) + " signatures";
 }
 
-std::string toml_value(const std::string& text) {
-  if (text == "true" || text == "false") return text;
-  // A decimal number as TOML writes one: [+-]digits[.digits], no leading zero.
-  auto digit = [&](std::size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
-  std::size_t i = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0, start = i;
-  while (digit(i)) ++i;
-  bool whole = i > start && !(text[start] == '0' && i - start > 1);
-  if (whole && i < text.size() && text[i] == '.') {
-    std::size_t frac = ++i;
-    while (digit(i)) ++i;
-    whole = i > frac;
-  }
-  if (whole && i == text.size()) return text;
-  std::string q = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\') q += '\\';
-    q += ch;
-  }
-  return q + "\"";
-}
-
-std::string adopt_toml(const std::string& tool, const std::string& arm) {
-  auto parts = parse_arm(arm);
-  if (!parts) return "";
-  std::string family = parts->allocator == "system" ? "glibc" : parts->allocator;
-  std::string out = "[tool." + tool + "]\nallocator = \"" + parts->allocator + "\"\n";
-  if (!parts->options.empty()) {
-    out += "[tool." + tool + "." + family + "]\n";
-    for (const auto& [name, value] : parts->options) out += name + " = " + toml_value(value) + "\n";
-  }
-  return out;
-}
-
 bool bench_confirms(const std::vector<BenchRecord>& benches, const std::string& tool, const std::string& allocator) {
   const BenchRecord* latest = nullptr;
   for (const auto& b : benches) {

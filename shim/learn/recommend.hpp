@@ -68,13 +68,6 @@ std::optional<Comparison> compare_arms(const std::vector<Run>& runs, const std::
 std::string rule_text(const Rule& rule);
 
 
-// The option value text of an arm as a TOML value: numbers and booleans bare, the rest quoted.
-std::string toml_value(const std::string& text);
-
-// The TOML that makes `tool` use `arm`: a [tool.NAME] table (and [tool.NAME.FAMILY] for options),
-// as config files name per-tool settings.
-std::string adopt_toml(const std::string& tool, const std::string& arm);
-
 // A bench's word on a tool's outputs: which allocators gave the reference's outputs.
 struct BenchRecord {
   std::string tool;

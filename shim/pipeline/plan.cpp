@@ -168,8 +168,9 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
   }
   auto need = scratch_need(s);
   auto base = run::find_scratch_base(need.bytes, need.rule);
-  plan.scratch_base = base.dir;
+  plan.scratch_base = base.own;
   plan.scratch_note = base.note;
+  plan.scratch_refused = base.refused.refused;
   if (!mine.empty() && !base.dir.empty())
     plan.scratch_note += "; replaces your " + mine + " (scratch = \"override\" from " + s.scratch_override.origin.str() + ")";
 }
@@ -246,7 +247,8 @@ ScratchNeed scratch_need(const config::Settings& s) {
 }
 
 std::vector<std::string> sweep_bases(const Plan& plan) {
-  std::vector<std::string> bases = run::scratch_candidates();
+  std::vector<std::string> bases;
+  for (const auto& c : run::scratch_candidates()) bases.push_back(run::own_base(c, ::getuid()));
   // A probe directory is made even with scratch off: in $XDG_RUNTIME_DIR or /tmp.
   for (const auto& b : {plan.scratch_base, probe_base(plan)})
     if (!b.empty() && std::find(bases.begin(), bases.end(), b) == bases.end()) bases.push_back(b);

@@ -27,8 +27,9 @@ struct Plan {
   std::string log_path;            // empty: off; {host} expanded (log_path_of)
   std::string host;                // gethostname, when the log path named {host}; else read for the record
   std::string probe_library;
-  std::string scratch_base;        // empty: no scratch
+  std::string scratch_base;        // the user's own base in the tmpfs (run::own_base); empty: no scratch
   std::string scratch_note;
+  bool scratch_refused = false;    // that base is another user's or a link: a run says scratch_note on stderr
   tool::Preflight preflight;       // what the tool's file lets a preload do (pipeline/preflight.hpp)
   std::string preloaded_by_caller; // an allocator (or sanitizer) in the caller's own LD_PRELOAD: the
                                    // caller chose it, so edashim adds no allocator or options
@@ -55,7 +56,7 @@ struct ScratchNeed {
 ScratchNeed scratch_need(const config::Settings& s);
 
 // Where directories of runs that ended without removing them may be (SIGKILLed; scratch left
-// to a daemon): the scratch candidates and the probe's base, each once.
+// to a daemon): the user's own bases in the scratch candidates and the probe's base, each once.
 std::vector<std::string> sweep_bases(const Plan& plan);
 
 // Where the run log is under the `log` setting's value: "" for "off", the default for "", and

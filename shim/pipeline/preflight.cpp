@@ -1,11 +1,13 @@
 #include "pipeline/preflight.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
 
 #include "alloc/allocators.hpp"
 #include "paths/files.hpp"
+#include "run/scratch.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -113,8 +115,9 @@ void remember_warning_given(const Plan& plan) { tool::mark_warned(plan.preflight
 
 std::string probe_base(const Plan& plan) {
   if (!plan.scratch_base.empty()) return plan.scratch_base;
-  if (const char* r = std::getenv("XDG_RUNTIME_DIR"); r && *r == '/' && util::is_directory(r)) return r;
-  return "/tmp";
+  if (const char* r = std::getenv("XDG_RUNTIME_DIR"); r && *r == '/' && util::is_directory(r))
+    return run::own_base(r, ::getuid());
+  return run::own_base("/tmp", ::getuid());  // /tmp is shared like /dev/shm: the same own base
 }
 
 }  // namespace pipeline

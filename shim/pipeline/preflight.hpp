@@ -27,7 +27,8 @@ std::string fallback_effect(const Plan& plan);
 std::string preflight_warning(const Plan& plan);
 void remember_warning_given(const Plan& plan);
 
-// Where the probe's private directory goes: the scratch tmpfs, $XDG_RUNTIME_DIR, or /tmp.
+// Where the probe's private directory goes: the user's own base (run::own_base) in the scratch
+// tmpfs, $XDG_RUNTIME_DIR, or /tmp.
 std::string probe_base(const Plan& plan);
 
 }  // namespace pipeline

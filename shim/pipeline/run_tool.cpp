@@ -99,13 +99,22 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
   RunSetup setup;
   setup.scratch_note = plan.scratch_note;
   setup.keep_scratch = plan.loaded.settings.keep_scratch.value;
+  // Another user's (or a link's) base is a sign of someone at work: said, not only logged.
+  if (plan.scratch_refused) say(plan.scratch_note);
   if (!plan.scratch_base.empty()) {
     auto dir = run::make_scratch(plan.scratch_base, setup.keep_scratch, setup.scratch_note);
+    if (dir.refused.refused) say(setup.scratch_note);
     setup.scratch = dir.path;
     setup.scratch_lock = dir.lock_fd;
   }
   // The probe's records go to a private file, read back once the tool has ended.
-  if (!plan.probe_library.empty() && !plan.log_path.empty()) probe = run::make_probe_file(probe_base(plan));
+  if (!plan.probe_library.empty() && !plan.log_path.empty()) {
+    std::string base = probe_base(plan);
+    auto check = run::make_own_base(base);
+    if (check.ok()) probe = run::make_probe_file(base);
+    else if (check.refused && base != plan.scratch_base)  // the scratch's refusal was said above
+      say("the probe records nothing for this run: " + check.line() + "; or set probe = false");
+  }
   setup.probed = !probe.file.empty();
   setup.env = plan_environment(plan, env, setup.scratch, probe.file);
   return setup;

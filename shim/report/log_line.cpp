@@ -10,6 +10,10 @@
 namespace report {
 namespace {
 
+// Deeper than any line edashim writes (4 levels): a line nested deeper is not a record, and is
+// rejected before any recursion could run out of stack (a line nested 200000 deep).
+constexpr int kMaxDepth = 64;
+
 // A cursor over one line. Each method returns false on malformed input; callers stop.
 struct Scanner {
   const char* p;
@@ -146,7 +150,7 @@ struct Scanner {
           if (c == '"') {
             if (!skip_string_body()) return false;
           } else if (c == '{' || c == '[') {
-            ++depth;
+            if (++depth > kMaxDepth) return false;
           } else if (--depth == 0) {
             return true;
           }
@@ -185,7 +189,7 @@ struct Scanner {
   }
   // allocator_verified: a boolean today; a word or an object with "verified" are read too, so
   // that a richer format does not turn every run into "unknown".
-  bool verified(std::optional<bool>& out) {
+  bool verified(std::optional<bool>& out, int depth = 0) {
     ws();
     out.reset();
     if (p >= end) return false;
@@ -200,13 +204,14 @@ struct Scanner {
       return true;
     }
     if (*p == '{') {
+      if (depth >= kMaxDepth) return false;
       ++p;
       std::string key;
       if (eat('}')) return true;
       do {
         if (!string(&key) || !eat(':')) return false;
         if (key == "verified") {
-          if (!verified(out)) return false;
+          if (!verified(out, depth + 1)) return false;
         } else if (!skip()) {
           return false;
         }

@@ -10,10 +10,12 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "util/fs.hpp"
+#include "util/owned_file.hpp"
 #include "util/strings.hpp"
 
 namespace run {
@@ -74,9 +76,91 @@ ScratchBase find_scratch_base(int64_t min_free_bytes, const std::string& rule, c
                     std::to_string(min_free_bytes >> 20) + " MiB");
       continue;
     }
-    return {dir, "tmpfs " + dir + " (" + std::to_string(free_bytes >> 20) + " MiB free)"};
+    std::string own = own_base(dir, ::getuid());
+    BaseCheck check = check_own_base(own);
+    if (check.refused) return {"", "", "scratch not used, TMPDIR left as it was: " + check.line(), check};
+    if (!check.ok()) {
+      why.push_back(check.what);
+      continue;
+    }
+    return {dir, own, "tmpfs " + dir + " (" + std::to_string(free_bytes >> 20) + " MiB free), in " + own, {}};
   }
-  return {"", "no usable tmpfs (" + util::join(why, "; ") + "); TMPDIR left as it was"};
+  return {"", "", "no usable tmpfs (" + util::join(why, "; ") + "); TMPDIR left as it was", {}};
+}
+
+std::string own_base(const std::string& shared_base, uid_t uid) {
+  return shared_base + "/edashim-" + std::to_string(uid);
+}
+
+BaseCheck refuse_own_base(const std::string& own, const struct stat& st, uid_t me) {
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+  std::string owner = util::user_name(st.st_uid);  // "mallory (uid 1002)"
+  std::string who = owner.substr(0, owner.find(" ("));
+  bool mine = st.st_uid == me;
+  // Another user's entry in a sticky base can be removed only by them or root.
+  std::string removal = mine ? "remove it: rm " + own : "ask " + who + " or root to remove it: rm -r " + own;
+  if (S_ISLNK(st.st_mode))
+    return {own + " is a symbolic link owned by " + owner + ", not a directory of yours", removal, true};
+  if (!S_ISDIR(st.st_mode))
+    return {own + " is not a directory (owned by " + owner + ", mode " + mode + ")", removal, true};
+  if (!mine)
+    return {own + " is owned by " + owner + ", mode " + std::string(mode) + ", not by you: another user made it first",
+            removal, true};
+  return {};
+}
+
+BaseCheck refuse_shared_base(const std::string& base, const struct stat& st, uid_t me) {
+  if (!S_ISDIR(st.st_mode)) return {base + " is not a directory", "", false};
+  bool others_write = st.st_mode & (S_IWGRP | S_IWOTH);
+  bool owner_ok = st.st_uid == me || st.st_uid == 0;
+  if (owner_ok && (!others_write || (st.st_mode & S_ISVTX))) return {};
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+  return {base + " (owner " + util::user_name(st.st_uid) + ", mode " + mode + ") lets another user rename what is in it",
+          "use a base owned by you or root, not writable by others unless sticky (chmod +t), in EDASHIM_SCRATCH_BASES",
+          true};
+}
+
+namespace {
+
+BaseCheck check_shared_base(const std::string& base) {
+  struct stat st;
+  if (::stat(base.c_str(), &st) != 0) return {base + ": " + std::strerror(errno), "", false};
+  return refuse_shared_base(base, st, ::getuid());
+}
+
+}  // namespace
+
+BaseCheck check_own_base(const std::string& own) {
+  if (BaseCheck r = check_shared_base(util::dirname(own)); !r.ok()) return r;
+  struct stat st;
+  if (::lstat(own.c_str(), &st) != 0)
+    return errno == ENOENT ? BaseCheck{} : BaseCheck{own + ": " + std::strerror(errno), "", false};
+  return refuse_own_base(own, st, ::getuid());
+}
+
+BaseCheck make_own_base(const std::string& own) {
+  if (BaseCheck r = check_shared_base(util::dirname(own)); !r.ok()) return r;
+  if (::mkdir(own.c_str(), 0700) != 0 && errno != EEXIST)
+    return {"cannot create " + own + ": " + std::strerror(errno), "", false};
+  // Through a descriptor that cannot be a link: the mode is set on what was checked.
+  int fd = ::open(own.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    int err = errno;
+    if (fd >= 0) ::close(fd);
+    if (::lstat(own.c_str(), &st) == 0)
+      if (BaseCheck r = refuse_own_base(own, st, ::getuid()); !r.ok()) return r;
+    return {own + ": " + std::strerror(err), "", false};
+  }
+  BaseCheck r = refuse_own_base(own, st, ::getuid());
+  if (r.ok() && (st.st_mode & 07777) != 0700 && ::fchmod(fd, 0700) != 0)
+    r = {"cannot set " + own + " to mode 0700: " + std::strerror(errno), "", false};
+  ::close(fd);
+  if (!r.ok()) return r;
+  if (auto why = util::check_owned_dir(own, util::SharedDirs{}); !why.empty()) return {why, "", true};
+  return {};
 }
 
 std::string sweepable_prefix(uid_t uid) { return "edashim-" + std::to_string(uid) + "-"; }
@@ -127,16 +211,22 @@ LockedDir make_locked_dir(const std::string& base, const std::string& prefix, st
       return {};
     }
     if (fd < 0) continue;  // swept before we opened it
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd};
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};
     ::close(fd);  // a sweep holds it (and deletes it) or already did: take another name
   }
   error = "cannot lock a directory in " + base + " (each one was taken by a concurrent sweep)";
   return {};
 }
 
-LockedDir make_scratch(const std::string& base, bool kept, std::string& note) {
+LockedDir make_scratch(const std::string& own, bool kept, std::string& note) {
+  if (BaseCheck check = make_own_base(own); !check.ok()) {
+    note = "scratch not used, TMPDIR left as it was: " + check.line();
+    LockedDir none;
+    if (check.refused) none.refused = check;
+    return none;
+  }
   std::string error;
-  LockedDir d = make_locked_dir(base, kept ? kept_prefix(::getuid()) : sweepable_prefix(::getuid()), error);
+  LockedDir d = make_locked_dir(own, kept ? kept_prefix(::getuid()) : sweepable_prefix(::getuid()), error);
   if (d.path.empty()) {
     note = "scratch: " + error + "; TMPDIR left as it was";
     return d;
@@ -163,14 +253,24 @@ Removal remove_if_unlocked(const std::string& dir) {
   return Removal::removed;
 }
 
-void sweep_stale_scratch(const std::string& base) {
-  DIR* d = ::opendir(base.c_str());
-  if (!d) return;
+void sweep_stale_scratch(const std::string& own) {
   uid_t uid = ::getuid();
+  int dir_fd = ::open(own.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir_fd < 0) return;
+  struct stat st;
+  if (::fstat(dir_fd, &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    ::close(dir_fd);
+    return;
+  }
+  DIR* d = ::fdopendir(dir_fd);
+  if (!d) {
+    ::close(dir_fd);
+    return;
+  }
   while (auto* e = ::readdir(d)) {
     std::string name = e->d_name;
     if (!is_sweepable_name(name, uid)) continue;
-    std::string path = base + "/" + name;
+    std::string path = own + "/" + name;
     // Only what nobody locks: a live run (in any PID namespace) or a daemon it left holds it.
     int fd = try_lock(path);
     if (fd < 0) continue;

@@ -35,6 +35,12 @@ std::string shell_quote(std::string_view text);
 std::string tsv_escape(std::string_view text);
 std::optional<std::string> tsv_unescape(std::string_view text);
 
+// `text` safe to print on a terminal: C0 controls, DEL, C1 controls (U+0080-U+009F: some
+// terminals read U+009B as CSI) and bytes that are not valid UTF-8 written as \xNN, so text read
+// from a log or an experiment another user wrote cannot move the cursor, recolour or hide what
+// follows it. Printable text, UTF-8 included, is unchanged.
+std::string printable(std::string_view text);
+
 // 2026-11-30T13:16:06.216Z for seconds since the epoch. Computed here, not with gmtime_r:
 // glibc loads /etc/localtime on the first gmtime_r of a process, for a zone UTC never needs.
 std::string iso_time_utc(double epoch_seconds);

@@ -115,8 +115,17 @@ two_users() {
   VICTIM=edv$tag ATTACKER=eda$tag
   /usr/sbin/useradd -M -d /nonexistent -s /bin/bash "$VICTIM" || fail "useradd $VICTIM" || exit 1
   /usr/sbin/useradd -M -d /nonexistent -s /bin/bash "$ATTACKER" || { /usr/sbin/userdel "$VICTIM"; fail "useradd $ATTACKER"; exit 1; }
+  # The users' own bases that their edashim runs make in /dev/shm and /tmp (scratch and probe,
+  # run/scratch.hpp) go with them, by exact path, unless a test under a reused uid left them.
+  local u b bases=""
+  for u in "$VICTIM" "$ATTACKER"; do
+    for b in /dev/shm /tmp; do
+      b=$b/edashim-$(id -u "$u")
+      [ -e "$b" ] || [ -L "$b" ] || bases="$bases '$b'"
+    done
+  done
   # shellcheck disable=SC2064
-  trap "/usr/sbin/userdel '$VICTIM' 2>/dev/null; /usr/sbin/userdel '$ATTACKER' 2>/dev/null" EXIT
+  trap "rm -rf$bases; /usr/sbin/userdel '$VICTIM' 2>/dev/null; /usr/sbin/userdel '$ATTACKER' 2>/dev/null" EXIT
   chmod 0755 "$SB" "$SB/work" "$SB/shims" "$SB/real"
   # The binary under test may sit in a root-only build tree: the users run a copy.
   # (with edashim-cli beside it: `edashim report`, `doctor` and the other subcommands are there).

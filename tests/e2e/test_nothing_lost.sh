@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 FAULT=${FAULT_TOOL:?FAULT_TOOL: path to fault_tool}
 
 # BASE: the scratch base for the test, a private tmpfs when root can mount one (so that the
-# test sees only its own directories), /dev/shm otherwise.
+# test sees only its own directories), /dev/shm otherwise; OWN: the user's own directory in it,
+# where runs put theirs (issue 24).
 setup() {
   cp "$FAULT" "$SB/real/ftool"
   shim ftool
@@ -23,6 +24,7 @@ setup() {
     BASE=/dev/shm
   fi
   export EDASHIM_SCRATCH_BASES=$BASE
+  OWN=$BASE/edashim-$(id -u)
 }
 
 # The user's config: scratch on any free memory, and whatever else is given ("keep_scratch = true").
@@ -60,7 +62,8 @@ waitfile() {  # GLOB: waits until a path matches (at most 10 s), prints it
 # --- Item 9: the sweep deletes only what it can lock, never by kill(pid, 0).
 test_a_scratch_whose_owner_pid_is_not_ours_survives_while_its_lock_is_held() {
   setup
-  local theirs=$BASE/edashim-$(id -u)-$(dead_pid)-abcdef
+  local theirs=$OWN/edashim-$(id -u)-$(dead_pid)-abcdef
+  mkdir -m 700 -p "$OWN"
   mkdir -m 700 "$theirs"
   echo data > "$theirs/their-file"
   hold_lock "$theirs"
@@ -84,7 +87,7 @@ test_a_live_run_in_another_pid_namespace_keeps_its_scratch_through_a_concurrent_
   done
   unshare --pid --fork --mount-proc sh -c "echo $n > /proc/sys/kernel/ns_last_pid; ftool hold-tmp 3" > inner.out &
   local inner=$!
-  local dir; dir=$(waitfile "$BASE/edashim-$(id -u)-$((n + 1))-*/mine")
+  local dir; dir=$(waitfile "$OWN/edashim-$(id -u)-$((n + 1))-*/mine")
   dir=${dir%/mine}
   kill -0 $((n + 1)) 2>/dev/null && fail "premise: PID $((n + 1)) exists out here too"
   out=$(ftool hold-tmp 0)  # a run out here, sweeping the same base while the inner one runs
@@ -106,7 +109,7 @@ test_a_kept_scratch_is_never_swept() {
   user_config
   ftool hold-tmp 0 >/dev/null  # sweeps
   [ -f "$dir/mine" ] || fail "the next run's sweep removed the scratch the user asked to keep"
-  expect_contains "$dir" "$BASE/edashim-kept-$(id -u)-" "named so that no sweep takes it"
+  expect_contains "$dir" "$OWN/edashim-kept-$(id -u)-" "named so that no sweep takes it"
 }
 
 # --- Item 10: a daemon the tool leaves keeps its TMPDIR; a later run sweeps it once it ended.
@@ -118,7 +121,7 @@ test_a_daemon_the_tool_leaves_writes_to_its_tmpdir_after_the_tool_exits_as_direc
   expect_eq "$(cat "$SB/direct.txt")" ok "premise: directly, the daemon writes to its TMPDIR"
   ftool late-tmp "$SB/shim.txt" 0.5
   local dir; dir=$(last_log "$LOG" 'j["scratch"]["dir"]')
-  expect_contains "$dir" "$BASE/edashim-" "the run had a scratch"
+  expect_contains "$dir" "$OWN/edashim-$(id -u)-" "the run had a scratch"
   wait_for "$SB/shim.txt" .
   expect_eq "$(cat "$SB/shim.txt")" ok "under edashim, the daemon writes to its TMPDIR as directly"
   expect_eq "$(last_log "$LOG" 'j["scratch_left_in_use"]')" True "the log says the daemon held it"
@@ -142,11 +145,11 @@ test_a_tmpdir_the_user_set_is_kept_unless_a_profile_says_override() {
   expl=$(TMPDIR=$SB/usertmp "$BIN" explain mytool)
   expect_contains "$expl" "your TMPDIR=$SB/usertmp is kept" "explain says so"
   out=$(mytool env TMPDIR)
-  expect_contains "$out" "TMPDIR=$BASE/edashim-" "no TMPDIR set: the scratch"
+  expect_contains "$out" "TMPDIR=$OWN/edashim-$(id -u)-" "no TMPDIR set: the scratch"
   printf 'scratch = "override"\n' > .edashim.toml
   "$BIN" trust >/dev/null 2>&1
   out=$(TMPDIR=$SB/usertmp mytool env TMPDIR)
-  expect_contains "$out" "TMPDIR=$BASE/edashim-" "override: replaced"
+  expect_contains "$out" "TMPDIR=$OWN/edashim-$(id -u)-" "override: replaced"
   expect_contains "$(last_log "$LOG" 'j["scratch"]["note"]')" "replaces your TMPDIR=$SB/usertmp" "the log says so"
   expl=$(TMPDIR=$SB/usertmp "$BIN" explain mytool)
   expect_contains "$expl" "override your TMPDIR" "explain says it overrides"
@@ -175,7 +178,7 @@ test_a_sigkilled_runs_probe_directory_is_swept_by_the_next_run_and_a_live_ones_i
   unset XDG_RUNTIME_DIR  # the probe's directory goes to /tmp, as in the report
   mytool sleep 30 &
   local pid=$!
-  local dir; dir=$(waitfile "/tmp/edashim-$(id -u)-$pid-*/probe")
+  local dir; dir=$(waitfile "/tmp/edashim-$(id -u)/edashim-$(id -u)-$pid-*/probe")
   dir=${dir%/probe}
   mytool exit 0
   [ -d "$dir" ] || fail "a live run's probe directory was swept"

@@ -43,8 +43,8 @@ test_tmpfs_full_mid_run_gives_the_tool_enospc_and_the_scratch_is_removed() {
   local diff=$(( $(awk '{print $4}' <<<"$plain") - $(awk '{print $4}' <<<"$out") ))
   [ "$diff" -ge 0 ] && [ "$diff" -le 8192 ] || fail "wrote $out, without edashim $plain"
   expect_eq "$rc" 0 "status"
-  expect_eq "$(ls -A "$SB/tiny")" "" "the scratch was removed"
-  expect_contains "$(last_log "$LOG" 'j["scratch"]["dir"]')" "$SB/tiny/edashim-" "the log names the scratch"
+  expect_eq "$(ls -A "$SB/tiny/edashim-$(id -u)")" "" "the scratch was removed (the user's own base stays)"
+  expect_contains "$(last_log "$LOG" 'j["scratch"]["dir"]')" "$SB/tiny/edashim-$(id -u)/edashim-" "the log names the scratch"
   expect_eq "$(df --output=used -k "$SB/tiny" | tail -1 | tr -d ' ')" 0 "the space is back"
 }
 

@@ -358,7 +358,7 @@ test_sigkilled_edashim_takes_the_tool_and_the_next_run_sweeps_its_scratch() {
   wait_for "$SB/p" '[0-9]'
   local tool; tool=$(cat "$SB/p")
   local scratch; scratch=$(tr '\0' '\n' < "/proc/$tool/environ" | sed -n 's/^TMPDIR=//p')
-  expect_contains "$scratch" "/edashim-$(id -u)-$pid-" "the tool runs in edashim's scratch"
+  expect_contains "$scratch" "$base/edashim-$(id -u)/edashim-$(id -u)-$pid-" "the tool runs in edashim's scratch"
   [ -d "$scratch" ] || fail "no scratch directory $scratch"
   kill -KILL "$pid"
   wait "$pid" 2>/dev/null || true
@@ -368,7 +368,7 @@ test_sigkilled_edashim_takes_the_tool_and_the_next_run_sweeps_its_scratch() {
   mytool exit 0
   [ ! -e "$scratch" ] || fail "the next run did not remove the dead run's scratch $scratch"
   unset EDASHIM_SCRATCH_BASES
-  rmdir "$base"
+  rmdir "$base/edashim-$(id -u)" "$base"  # the user's own base in it (issue 24), then the base
 }
 
 # --- With a terminal (tmux): the tool shares edashim's process group and the terminal. ---

@@ -164,12 +164,16 @@ TEST_CASE("Recommend: arms, their TOML, and a bench's word on outputs", "[recomm
   CHECK_FALSE(learn::parse_arm("mimalloc[eager_commit_delay"));
   CHECK_FALSE(learn::parse_arm("[x=1]"));
   CHECK(learn::adopt_toml("yosys", "jemalloc") == "[tool.yosys]\nallocator = \"jemalloc\"\n");
-  CHECK(learn::adopt_toml("vpr", "system[mmap_threshold=4096,x=a b]") ==
-        "[tool.vpr]\nallocator = \"system\"\n[tool.vpr.glibc]\nmmap_threshold = 4096\nx = \"a b\"\n");
-  CHECK(learn::toml_value("0.5") == "0.5");
-  CHECK(learn::toml_value("007") == "\"007\"");
-  CHECK(learn::toml_value("true") == "true");
-  CHECK(learn::toml_value("64M") == "\"64M\"");
+  CHECK(learn::adopt_toml("vpr", "system[mmap_threshold=4096,top_pad=0]") ==
+        "[tool.vpr]\nallocator = \"system\"\n\n[tool.vpr.glibc]\nmmap_threshold = 4096\ntop_pad = 0\n");
+  CHECK(learn::adopt_toml("python3.11", "mimalloc[reserve_os_memory=64M]") ==
+        "[tool.\"python3.11\"]\nallocator = \"mimalloc\"\n\n[tool.\"python3.11\".mimalloc]\nreserve_os_memory = \"64M\"\n");
+  CHECK(learn::option_value_of("0.5") == alloc::OptionValue(0.5));
+  CHECK(learn::option_value_of("-1") == alloc::OptionValue(int64_t(-1)));
+  CHECK(learn::option_value_of("007") == alloc::OptionValue(std::string("007")));
+  CHECK(learn::option_value_of("true") == alloc::OptionValue(true));
+  CHECK(learn::option_value_of("64M") == alloc::OptionValue(std::string("64M")));
+  CHECK(learn::option_value_of("99999999999999999999") == alloc::OptionValue(std::string("99999999999999999999")));
 
   std::vector<learn::BenchRecord> benches{{"yosys", 10, {"system", "mimalloc"}, {"tcmalloc"}},
                                           {"yosys", 20, {"system", "jemalloc"}, {"mimalloc"}},
@@ -187,7 +191,7 @@ TEST_CASE("Recommend --write: merged into the user's file, never over what they 
   // No file: a new one.
   auto fresh = learn::merge_settings(std::nullopt, "c.toml", settings, "added");
   CHECK(fresh.refused.empty());
-  CHECK(fresh.text == "# added\n[tool.yosys]\nallocator = \"mimalloc\"\n[tool.yosys.mimalloc]\neager_commit_delay = 4\n");
+  CHECK(fresh.text == "# added\n[tool.yosys]\nallocator = \"mimalloc\"\n\n[tool.yosys.mimalloc]\neager_commit_delay = 4\n");
   // The user's comments, keys and order stay; the key goes under their [tool.yosys].
   std::string mine = "# my settings\nprobe = false  # quiet\n\n[tool.yosys]\nscratch = true\n\n[tool.vpr]\nallocator = \"tcmalloc\"\n";
   auto merged = learn::merge_settings(mine, "c.toml", settings, "added");
@@ -410,4 +414,125 @@ TEST_CASE("Bench record: allocators whose outputs matched the reference, and tho
   CHECK(r.cpu == "CPU X");
   CHECK(r.identical_arms == std::vector<std::string>{"jemalloc"});
   CHECK(r.differing_arms == std::vector<std::string>{"tcmalloc"});
+}
+
+// Issue 24: a log is data another program (or user) wrote; what recommend takes from it is
+// checked as a config file's values are, and what it writes is rendered by toml++.
+TEST_CASE("Arms from a log: a known allocator with options a config file could set, or nothing", "[recommend][issue24]") {
+  CHECK(learn::arm_problem("jemalloc") == "");
+  CHECK(learn::arm_problem("system") == "");
+  CHECK(learn::arm_problem("mimalloc[eager_commit_delay=4,purge_delay=0]") == "");
+  CHECK(learn::arm_problem("system[mmap_threshold=48]") == "");
+  CHECK(learn::arm_problem("jemalloc[dirty_decay_ms=-1,percpu_arena=percpu]") == "");
+  // The arm that once wrote `path = "..."` into a victim's config.
+  CHECK(learn::arm_problem("jemalloc\"\npath = \"/home/mallory/evil.sh").find("is not a known allocator") == 0);
+  CHECK(learn::arm_problem("libevil.so").find("is not a known allocator (known: system, mimalloc") == 0);
+  CHECK(learn::arm_problem("").find("is not a known allocator") == 0);
+  CHECK(learn::arm_problem("glibc") != "");  // an options family, not an allocator
+  // Restricted options: only the user's own file may set them.
+  CHECK(learn::arm_problem("jemalloc[prof_prefix=/tmp/x]").find("sets prof_prefix, which writes heap profiles") == 0);
+  CHECK(learn::arm_problem("jemalloc[prof_prefix=x]").find("sets prof_prefix") == 0);
+  CHECK(learn::arm_problem("tcmalloc[heap_limit_mb=1]").find("sets heap_limit_mb, which makes allocations fail") == 0);
+  CHECK(learn::arm_problem("mimalloc[limit_os_alloc=1]") != "");
+  // Values that fit no grammar, names that are not names, twice the same option.
+  CHECK(learn::arm_problem("jemalloc[percpu_arena=anywhere]").find("has [jemalloc] percpu_arena") == 0);
+  CHECK(learn::arm_problem("jemalloc[narenas=a\"b]") != "");
+  CHECK(learn::arm_problem("jemalloc[narenas=4\n]") != "");
+  CHECK(learn::arm_problem("jemalloc[nar-enas=4]") != "");
+  CHECK(learn::arm_problem("jemalloc[narenas=4,NARENAS=5]") == "sets NARENAS twice");
+  CHECK(learn::arm_problem("jemalloc[narenas=4]]") != "");
+  CHECK(learn::arm_problem("mimalloc[" + std::string(300, 'a') + "=1]") != "");
+
+  CHECK(learn::is_tool_name("yosys"));
+  CHECK(learn::is_tool_name("nextpnr-ice40"));
+  CHECK(learn::is_tool_name("python3.11"));
+  CHECK_FALSE(learn::is_tool_name(""));
+  CHECK_FALSE(learn::is_tool_name(".."));
+  CHECK_FALSE(learn::is_tool_name("../yosys"));
+  CHECK_FALSE(learn::is_tool_name("yosys\"]\npath = \"x"));
+  CHECK_FALSE(learn::is_tool_name("yo\x1b[2Jsys"));
+  CHECK_FALSE(learn::is_tool_name("yo\xffsys"));
+  CHECK_FALSE(learn::is_tool_name(std::string(129, 'y')));
+
+  // Nothing to adopt from an arm or a tool that does not pass.
+  CHECK(learn::adopt_settings("yosys", "jemalloc\"\npath = \"/x").empty());
+  CHECK(learn::adopt_settings("yosys", "jemalloc[prof_prefix=x]").empty());
+  CHECK(learn::adopt_settings("yo\"sys", "jemalloc").empty());
+  CHECK(learn::adopt_toml("yosys", "tcmalloc[heap_limit_mb=1]") == "");
+}
+
+TEST_CASE("Recommend --write: what is written is rendered, and checked as parsed data", "[recommend][issue24]") {
+  // Whatever a value holds, the rendered file parses back to exactly the settings.
+  std::vector<learn::KeySetting> odd{{{"tool", "yosys"}, "allocator", std::string("jemalloc\"\npath = \"/home/m/evil.sh")},
+                                     {{"tool", "yo sys"}, "allocator", std::string("a\x1b[2J'''\"\"\"")}};
+  std::string text = learn::render_settings(odd);
+  CHECK(text.find("\npath") == std::string::npos);
+  CHECK(learn::check_merge("", text, "c.toml", odd) == "");
+  CHECK(learn::check_merge("# mine\nprobe = false\n", "# mine\nprobe = false\n" + text, "c.toml", odd) == "");
+
+  auto jemalloc = learn::adopt_settings("yosys", "jemalloc");
+  REQUIRE(jemalloc.size() == 1);
+  const std::string mine = "probe = false\n[tool.yosys]\nscratch = true\n";
+  const std::string good = "probe = false\n[tool.yosys]\nallocator = \"jemalloc\"\nscratch = true\n";
+  CHECK(learn::check_merge(mine, good, "c.toml", jemalloc) == "");
+  // One key more, a key changed, a key lost, a key missing: each refused.
+  CHECK(learn::check_merge(mine, good + "path = \"/evil.sh\"\n", "c.toml", jemalloc).find("differ") != std::string::npos);
+  CHECK(learn::check_merge(mine, "probe = true\n[tool.yosys]\nallocator = \"jemalloc\"\nscratch = true\n", "c.toml", jemalloc) != "");
+  CHECK(learn::check_merge(mine, "[tool.yosys]\nallocator = \"jemalloc\"\nscratch = true\n", "c.toml", jemalloc) != "");
+  CHECK(learn::check_merge(mine, mine, "c.toml", jemalloc) != "");
+  CHECK(learn::check_merge(mine, good + "[", "c.toml", jemalloc).find("would not be read") != std::string::npos);
+
+  // Every key written is compared with what the file has, not only the allocator.
+  auto with_options = learn::adopt_settings("yosys", "mimalloc[eager_commit_delay=4]");
+  REQUIRE(with_options.size() == 2);
+  auto other = learn::merge_settings("[tool.yosys]\nallocator = \"mimalloc\"\n[tool.yosys.mimalloc]\neager_commit_delay = 8\n",
+                                     "c.toml", with_options, "added");
+  CHECK(other.refused.find("c.toml:4: [tool.yosys.mimalloc] already sets eager_commit_delay to something else") == 0);
+  CHECK(other.refused.find("set eager_commit_delay = 4 there yourself") != std::string::npos);
+  auto same = learn::merge_settings("[tool.yosys]\nallocator = \"mimalloc\"\n[tool.yosys.mimalloc]\neager_commit_delay = 4\n",
+                                    "c.toml", with_options, "added");
+  CHECK(same.unchanged);
+  // A table name that is not a table in the file: refused, not overwritten.
+  auto array = learn::merge_settings("[[tool]]\nname = \"x\"\n", "c.toml", jemalloc, "added");
+  CHECK(array.refused.find("c.toml: tool.yosys is not a table there") == 0);
+  // The comment cannot start a line of its own.
+  auto fresh = learn::merge_settings(std::nullopt, "c.toml", jemalloc, "added: yosys\npath = \"x\"");
+  CHECK(fresh.refused.empty());
+  CHECK(fresh.text.find("\npath") == std::string::npos);
+  CHECK(learn::check_merge("", fresh.text, "c.toml", jemalloc) == "");
+}
+
+TEST_CASE("TOML nesting guard: a key of many parts or deep brackets is refused before toml++ sees it", "[recommend][issue24]") {
+  CHECK(learn::toml_nesting_problem("[tool.yosys.mimalloc]\na = 1.5\nb = [[1, 2], {c.d = 3}]\n", 16) == "");
+  // Dots and brackets inside strings and comments do not count.
+  CHECK(learn::toml_nesting_problem("a = \"" + std::string(100, '.') + "[[[[\"\n# ....................\n"
+                                    "b = '''\n" + std::string(100, '.') + "\n'''\nc = \"\"\"x\\\"\"\"" + std::string(40, '.') + "\"\"\"\n", 16) == "");
+  std::string dotted = "a";
+  for (int i = 0; i < 300000; ++i) dotted += ".a";
+  CHECK(learn::toml_nesting_problem("ok = 1\n" + dotted + " = 1\n", 16) == "line 2: a key of more than 16 dotted parts");
+  CHECK(learn::toml_nesting_problem("x = " + std::string(100, '[') + std::string(100, ']') + "\n", 16) ==
+        "line 1: nested more than 16 levels deep");
+  CHECK(learn::toml_nesting_problem("x = " + std::string(17, '{'), 16) != "");
+
+  // learned.toml: refused with the file and line, no crash (the 300000-part key once made every run exit 139).
+  std::string error;
+  CHECK_FALSE(learn::parse_learned(dotted + " = 1\n", "learned.toml", error));
+  CHECK(error == "learned.toml:1: a key of more than 16 dotted parts (edashim never writes one)");
+  CHECK_FALSE(learn::parse_learned("x = " + std::string(200000, '['), "learned.toml", error));
+  CHECK(error.find("learned.toml:1: nested more than 16 levels deep") == 0);
+  // merge_settings guards the user's file the same way.
+  auto deep = learn::merge_settings(dotted + " = 1\n", "c.toml", learn::adopt_settings("yosys", "jemalloc"), "added");
+  CHECK(deep.refused.find("c.toml:1: a key of more than 64 dotted parts") == 0);
+}
+
+TEST_CASE("Learned file: one runs would refuse is never read back and rewritten as the user's own", "[recommend][issue24]") {
+  TempDir t;
+  std::string file = t.write("state/edashim/learned.toml", "[[choice]]\ntool = \"yosys\"\n");
+  ::chmod(file.c_str(), 0666);  // anyone could have written it
+  std::string error;
+  bool changed = false;
+  CHECK_FALSE(learn::update_learned(file, [&](std::vector<learn::Learned>&) { return changed = true; }, error, true));
+  CHECK_FALSE(changed);
+  CHECK(error.find(file) != std::string::npos);
+  CHECK(*util::read_file(file) == "[[choice]]\ntool = \"yosys\"\n");
 }

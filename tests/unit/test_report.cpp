@@ -302,13 +302,13 @@ TEST_CASE("Report: --log DIR reads every log in it, a log that cannot be read is
   t.write("farm/n2.jsonl", farm_line("n2", "Xeon", "baseline", 4) + "\nnot json\n");
   t.write("farm/README.txt", "not a log\n");
   util::make_dirs(t.path + "/farm/old.jsonl");  // a directory, not a log
-  auto logs = commands::select_logs({t.path + "/farm", t.path + "/missing.jsonl"}, "report");
+  auto logs = commands::select_logs({t.path + "/farm", t.path + "/missing.jsonl"}, "report", {});
   CHECK(logs.status == 0);
   CHECK(logs.unreadable == 0);
   REQUIRE(logs.files == std::vector<std::string>{t.path + "/farm/n1.jsonl", t.path + "/farm/n1.jsonl.1",
                                                   t.path + "/farm/n2.jsonl", t.path + "/missing.jsonl"});
   report::Aggregator agg(report::GroupBy::host);
-  auto reads = commands::scan_logs(logs.files, [&](const report::RunRecord& r) { agg.add(r); });
+  auto reads = commands::scan_logs(logs.files, {}, [&](const report::RunRecord& r) { agg.add(r); });
   REQUIRE(reads.size() == 4);
   CHECK(reads[0].error.empty());
   CHECK(reads[2].stats.malformed == 1);
@@ -319,6 +319,37 @@ TEST_CASE("Report: --log DIR reads every log in it, a log that cannot be read is
   CHECK(rows[0].runs == 3);  // two in n1.jsonl, one in its rotated n1.jsonl.1
   CHECK(rows[1].by == "n2");
   CHECK(rows[1].runs == 1);
-  logs = commands::select_logs({t.path + "/farm/README.txt"}, "report");
+  logs = commands::select_logs({t.path + "/farm/README.txt"}, "report", {});
   CHECK(logs.files == std::vector<std::string>{t.path + "/farm/README.txt"});  // a file named is read as named
+}
+
+// Issue 24: log lines are data another program (or user) wrote.
+TEST_CASE("Report: a line nested deeper than any record is not one, and never crashes", "[report][issue24]") {
+  report::RunRecord r;
+  std::string deep = "{\"tool\":\"yosys\",\"env_set\":" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  CHECK_FALSE(report::parse_run_line(deep, r));
+  std::string verified = "{\"allocator_verified\":";
+  for (int i = 0; i < 200000; ++i) verified += "{\"verified\":";
+  CHECK_FALSE(report::parse_run_line(verified + "true" + std::string(200000, '}') + "}", r));
+  // Within the bound: read.
+  CHECK(report::parse_run_line("{\"tool\":\"yosys\",\"x\":" + std::string(60, '[') + std::string(60, ']') + "}", r));
+  CHECK(r.tool == "yosys");
+}
+
+TEST_CASE("Report: JSON output survives invalid UTF-8 from a log", "[report][issue24]") {
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line("{\"tool\":\"yo\xffsys\",\"profile\":\"p\xc3\",\"exit_code\":0,\"wall_s\":1}", r));
+  report::Aggregator agg(report::GroupBy::none);
+  agg.add(r);
+  std::string text;
+  REQUIRE_NOTHROW(text = commands::report_json(agg.rows(), report::GroupBy::none));
+  auto back = nlohmann::json::parse(text);
+  CHECK(back[0]["tool"] == "yo\xEF\xBF\xBDsys");  // U+FFFD
+  CHECK(commands::json_text(nlohmann::json{{"a", "\xff"}}) == "{\n  \"a\": \"\xEF\xBF\xBD\"\n}");
+  // The text table escapes it, and control characters, rather than print them raw.
+  REQUIRE(report::parse_run_line("{\"tool\":\"t\\u001b[2J\xff\",\"exit_code\":0,\"wall_s\":1}", r));
+  report::Aggregator agg2(report::GroupBy::none);
+  agg2.add(r);
+  auto table = commands::report_table(agg2.rows(), report::GroupBy::none);
+  CHECK(table.rows[0][0] == "t\\x1B[2J\\xFF");
 }

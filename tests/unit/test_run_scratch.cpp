@@ -82,3 +82,139 @@ TEST_CASE("Scratch: a temporary directory the user set is found in TMPDIR, TMP o
   CHECK(run::user_temp_dir({"TMPDIR=", "PATH=/bin"}).empty());  // empty: as good as unset
   CHECK(run::user_temp_dir({"TMPDIRX=/a", "MYTMP=/b"}).empty());
 }
+
+// --- Issue 24: each user's directories live in their own base, /dev/shm/edashim-UID.
+
+namespace {
+struct stat stat_of(mode_t type_and_mode, uid_t uid) {
+  struct stat st {};
+  st.st_mode = type_and_mode;
+  st.st_uid = uid;
+  return st;
+}
+}  // namespace
+
+TEST_CASE("Scratch: the user's own base is named for the uid in the shared base", "[scratch]") {
+  CHECK(run::own_base("/dev/shm", 1001) == "/dev/shm/edashim-1001");
+  CHECK(run::own_base("/run/user/1001", 1001) == "/run/user/1001/edashim-1001");
+}
+
+TEST_CASE("Scratch: an own base that is another user's, a link or not a directory is refused", "[scratch]") {
+  const std::string own = "/dev/shm/edashim-1000";
+  CHECK(run::refuse_own_base(own, stat_of(S_IFDIR | 0700, 1000), 1000).ok());
+  CHECK(run::refuse_own_base(own, stat_of(S_IFDIR | 0777, 1000), 1000).ok());  // ours: narrowed, not refused
+
+  auto squatted = run::refuse_own_base(own, stat_of(S_IFDIR | 0777, 4242), 1000);
+  CHECK(squatted.refused);
+  CHECK(squatted.what.find(own) != std::string::npos);
+  CHECK(squatted.what.find("uid 4242") != std::string::npos);
+  CHECK(squatted.what.find("0777") != std::string::npos);
+  CHECK(squatted.fix.find("rm -r " + own) != std::string::npos);  // what to do, for whom can
+  CHECK(squatted.line().find('\n') == std::string::npos);
+
+  auto link = run::refuse_own_base(own, stat_of(S_IFLNK | 0777, 4242), 1000);
+  CHECK(link.refused);
+  CHECK(link.what.find("symbolic link") != std::string::npos);
+  CHECK(link.what.find("uid 4242") != std::string::npos);
+  CHECK_FALSE(run::refuse_own_base(own, stat_of(S_IFLNK | 0777, 1000), 1000).ok());  // even our own link
+  auto file = run::refuse_own_base(own, stat_of(S_IFREG | 0600, 1000), 1000);
+  CHECK(file.refused);
+  CHECK(file.fix == "remove it: rm " + own);
+}
+
+TEST_CASE("Scratch: the own base is created 0700, and a wider mode of ours is narrowed", "[scratch]") {
+  TempDir t;
+  std::string own = run::own_base(t.path, ::getuid());
+  CHECK(run::check_own_base(own).ok());  // missing: fine, and not created by a check
+  CHECK_FALSE(util::exists(own));
+  REQUIRE(run::make_own_base(own).ok());
+  struct stat st;
+  REQUIRE(::lstat(own.c_str(), &st) == 0);
+  CHECK(S_ISDIR(st.st_mode));
+  CHECK((st.st_mode & 07777) == 0700);
+  ::chmod(own.c_str(), 0777);
+  REQUIRE(run::make_own_base(own).ok());
+  REQUIRE(::lstat(own.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0700);
+}
+
+TEST_CASE("Scratch: an own base that is a link is refused and its target left alone", "[scratch]") {
+  TempDir t;
+  std::string elsewhere = t.path + "/elsewhere";
+  REQUIRE(::mkdir(elsewhere.c_str(), 0777) == 0);
+  ::chmod(elsewhere.c_str(), 0777);
+  std::string own = run::own_base(t.path, ::getuid());
+  REQUIRE(::symlink(elsewhere.c_str(), own.c_str()) == 0);
+  CHECK(run::check_own_base(own).refused);
+  CHECK(run::make_own_base(own).refused);
+  std::string note;
+  auto d = run::make_scratch(own, false, note);
+  CHECK(d.path.empty());
+  CHECK(d.refused.refused);
+  CHECK(note.find(own + " is a symbolic link") != std::string::npos);
+  CHECK(note.find("TMPDIR left as it was") != std::string::npos);
+  struct stat st;
+  REQUIRE(::stat(elsewhere.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0777);  // not narrowed through the link
+  std::string stale_looking = elsewhere + "/" + run::sweepable_prefix(::getuid()) + "1-abcdef";
+  util::make_dirs(stale_looking);
+  ::chmod(elsewhere.c_str(), 0700);  // what a sweep would take for a base of ours, but for the link
+  run::sweep_stale_scratch(own);     // a link is never listed, let alone swept
+  CHECK(util::exists(stale_looking));
+}
+
+TEST_CASE("Scratch: another user's own base is refused (root only: chown)", "[scratch]") {
+  if (::getuid() != 0) return;  // needs root to make a directory of another user's
+  TempDir t;
+  std::string own = run::own_base(t.path, ::getuid());
+  REQUIRE(::mkdir(own.c_str(), 0777) == 0);
+  REQUIRE(::chown(own.c_str(), 65534, 65534) == 0);
+  auto check = run::make_own_base(own);
+  CHECK(check.refused);
+  CHECK(check.what.find("uid 65534") != std::string::npos);
+  struct stat st;
+  REQUIRE(::lstat(own.c_str(), &st) == 0);
+  CHECK(st.st_uid == 65534);  // neither taken over nor narrowed
+  std::string stale = own + "/edashim-0-1-abcdef";
+  REQUIRE(::mkdir(stale.c_str(), 0700) == 0);
+  run::sweep_stale_scratch(own);  // another user's base: never listed
+  CHECK(util::exists(stale));
+}
+
+TEST_CASE("Scratch: the run's directory is made inside the own base, and swept only from there", "[scratch]") {
+  TempDir t;
+  std::string own = run::own_base(t.path, ::getuid());
+  std::string note;
+  auto d = run::make_scratch(own, false, note);
+  REQUIRE(!d.path.empty());
+  CHECK(util::dirname(d.path) == own);
+  CHECK(d.refused.ok());
+  // A name of the old layout beside the own base: not this user's sweep's business any more.
+  std::string beside = t.path + "/" + run::sweepable_prefix(::getuid()) + "1-abcdef";
+  util::make_dirs(beside);
+  ::close(d.lock_fd);
+  run::sweep_stale_scratch(own);
+  CHECK_FALSE(util::exists(d.path));
+  CHECK(util::exists(beside));
+  // Writable by others (ours, not yet narrowed): not listed.
+  auto again = run::make_scratch(own, false, note);
+  REQUIRE(!again.path.empty());
+  ::close(again.lock_fd);
+  ::chmod(own.c_str(), 0777);
+  run::sweep_stale_scratch(own);
+  CHECK(util::exists(again.path));
+  ::chmod(own.c_str(), 0700);
+  run::sweep_stale_scratch(own);
+  CHECK_FALSE(util::exists(again.path));
+}
+
+TEST_CASE("Scratch: a shared base must not let others rename the own base in it", "[scratch]") {
+  CHECK(run::refuse_shared_base("/dev/shm", stat_of(S_IFDIR | 01777, 0), 1000).ok());  // sticky, root's
+  CHECK(run::refuse_shared_base("/run/user/1000", stat_of(S_IFDIR | 0700, 1000), 1000).ok());
+  auto open_dir = run::refuse_shared_base("/team/shm", stat_of(S_IFDIR | 0777, 0), 1000);
+  CHECK(open_dir.refused);
+  CHECK(open_dir.what.find("/team/shm (owner root (uid 0), mode 0777)") != std::string::npos);
+  CHECK(open_dir.fix.find("chmod +t") != std::string::npos);
+  CHECK(run::refuse_shared_base("/home/mallory/shm", stat_of(S_IFDIR | 01777, 4242), 1000).refused);  // theirs
+  CHECK_FALSE(run::refuse_shared_base("/x", stat_of(S_IFREG | 0644, 0), 1000).ok());
+}

@@ -51,3 +51,18 @@ TEST_CASE("iso_time_utc agrees with gmtime_r across leap years, centuries and th
     REQUIRE(util::iso_time_utc(double(t) + 0.25) == want);
   }
 }
+
+TEST_CASE("printable escapes controls and invalid UTF-8, keeps the rest", "[strings]") {
+  CHECK(util::printable("jemalloc[narenas=4]") == "jemalloc[narenas=4]");
+  CHECK(util::printable("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80") == "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+  CHECK(util::printable("a\x1b[2Jb") == "a\\x1B[2Jb");
+  CHECK(util::printable("x\ny\rz\t") == "x\\x0Ay\\x0Dz\\x09");
+  CHECK(util::printable(std::string_view("n\0l", 3)) == "n\\x00l");
+  CHECK(util::printable("del\x7f") == "del\\x7F");
+  CHECK(util::printable("csi\xC2\x9B" "31m") == "csi\\xC2\\x9B31m");  // U+009B, the 8-bit CSI
+  CHECK(util::printable("\xFF\xFE") == "\\xFF\\xFE");
+  CHECK(util::printable("\xC0\xAF") == "\\xC0\\xAF");          // overlong '/'
+  CHECK(util::printable("\xED\xA0\x80") == "\\xED\\xA0\\x80");  // a surrogate
+  CHECK(util::printable("\xE2\x82") == "\\xE2\\x82");          // cut short
+  CHECK(util::printable("") == "");
+}
