@@ -47,9 +47,12 @@ struct Options {
   bench::Exports exports;
   FarmOptions farm;
   // bench collect DIR [--resubmit] [--wait]; bench round DIR ROUND (what a farm task runs)
-  std::string collect_dir, round_dir;
+  std::string collect_dir, round_dir, fingerprint;
   int round = -1;
   bool resubmit = false;
+  // Records go to the user's own run log only from the user's own runs: a local bench, or an
+  // experiment whose directory and experiment.json are the user's (anyone can forge the rest).
+  bool own = true;
 };
 
 void say(const std::string& error) {
@@ -61,7 +64,7 @@ int finish(Options& o, const bench::Outcome& outcome) {
   const auto& spec = o.spec;
   auto arms = bench::analyse(spec, outcome);
   bool written = bench::present(spec, outcome, arms, o.exports, std::cout, std::cerr);
-  if (spec.compare && !outcome.interrupted) record_outputs(outcome, arms);
+  if (spec.compare && !outcome.interrupted && o.own) record_outputs(outcome, arms);
   if (outcome.interrupted) return 130;
   std::size_t ok = 0;
   for (const auto& a : arms) ok += a.ok;
@@ -75,11 +78,18 @@ int finish(Options& o, const bench::Outcome& outcome) {
 // local bench's: no run of the tool succeeded, or an export could not be written.
 int run_collect(Options& o) {
   std::string dir = o.collect_dir, error;
-  auto e = farm::load(dir, version(), error);
+  auto shared = shared_dirs();
+  auto e = farm::load(dir, version(), shared, error);
   if (!e) {
     say(error);
     return 2;
   }
+  o.own = e->own;
+  int dropped = 0;
+  farm::read_submissions(dir, shared, &dropped);
+  if (dropped)
+    say(std::to_string(dropped) + " line(s) of " + farm::printable(dir) +
+        "/submissions.jsonl name no valid job (not an id Slurm or GNU parallel gives): left out, never asked about or cancelled");
   if (auto bad = bench::check_exports(o.exports); !bad.empty()) {
     say(bad);
     return 2;
@@ -95,7 +105,7 @@ int run_collect(Options& o) {
   o.spec = e->spec;
   if (interrupted) {
     std::cerr << "edashim bench: stopped waiting; the tasks keep running (collect later: edashim bench collect " << dir
-              << "; cancel them: " << farm::cancel_hint(farm::read_submissions(dir)) << ")\n";
+              << "; cancel them: " << farm::cancel_hint(farm::read_submissions(dir, shared)) << ")\n";
   }
   say_rounds(dir, c, e->spec.runs, std::cerr);
   if (c.outcome.runs.empty()) {
@@ -107,7 +117,7 @@ int run_collect(Options& o) {
 }
 
 int run_bench(Options& o) {
-  if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, preview_arm, std::cerr);
+  if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, o.fingerprint, shared_dirs(), preview_arm, std::cerr);
   if (!o.collect_dir.empty()) return run_collect(o);
   auto& spec = o.spec;
   for (const auto& p : o.profiles) spec.arms.push_back({bench::arm_name(p), p});
@@ -146,7 +156,7 @@ int run_bench(Options& o) {
     return 1;
   }
   std::string dir = farm_dir(o.farm);
-  auto subs = farm::read_submissions(dir);
+  auto subs = farm::read_submissions(dir, shared_dirs());
   std::cerr << "edashim bench: " << spec.runs << " rounds submitted to " << (e->executor == "slurm" ? "Slurm" : "GNU parallel")
             << (subs.empty() ? "" : (e->executor == "slurm" ? " as job " : ", pid ") + subs.back().job) << "; results in " << dir << "\n";
   if (!o.farm.wait) {
@@ -199,6 +209,7 @@ Subcommand add_bench_command(CLI::App& app) {
   auto* round = cmd->add_subcommand("round", "Run one round of a farm experiment here (what each Slurm or parallel task runs)");
   round->add_option("dir", o->round_dir, "The experiment directory")->required();
   round->add_option("round", o->round, "The round, 0-based (Slurm: $SLURM_ARRAY_TASK_ID)")->required();
+  round->add_option("--fingerprint", o->fingerprint, "The experiment's fingerprint at submission: anything else is refused");
   round->group("");  // not for users: the scheduler runs it
   cmd->footer(
       "Each run is `edashim run --strict -p ARM -- COMMAND`, timed by the inner edashim (wait4) and read back from its\n"

@@ -10,8 +10,11 @@
 
 #include "bench/runner.hpp"
 #include "commands/measure.hpp"
+#include "config/load.hpp"
+#include "config/trust.hpp"
 #include "farm/executors.hpp"
 #include "farm/scheduler.hpp"
+#include "paths/files.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -44,13 +47,31 @@ std::string version() { return EDASHIM_VERSION; }
 
 std::string farm_dir(const FarmOptions& f) { return absolute(f.dir); }
 
+// The shipped, system and user configuration, without the cwd's project files: the settings a
+// farm's safety rests on (shared_dirs, farm_edashim) are the user's own.
+config::Settings own_settings() {
+  auto files = paths::Files::discover();
+  config::TrustStore trust(files.trust_file);
+  config::LoadRequest req;
+  req.shipped_dir = files.shipped_dir;
+  req.system_file = files.system_file;
+  req.user_file = files.user_file;
+  req.user_profiles_dir = files.user_profiles_dir;
+  req.trust = &trust;
+  return config::load(req).settings;
+}
+
+util::SharedDirs shared_dirs() { return util::SharedDirs{own_settings().shared_dirs.value}; }
+
 void add_farm_options(CLI::App* cmd, FarmOptions& f) {
   cmd->add_option("--executor", f.executor,
                   "Where rounds run: local (here, one after another), slurm (one Slurm array task per round), parallel "
                   "(one GNU parallel job per round, --sshlogin hosts)")
       ->check(CLI::IsMember({"local", "slurm", "parallel"}))
       ->capture_default_str();
-  cmd->add_option("--dir", f.dir, "With slurm/parallel: a new directory on shared storage for the experiment and its results");
+  cmd->add_option("--dir", f.dir,
+                  "With slurm/parallel: a new (or empty, your own) directory on shared storage for the experiment and its "
+                  "results; made 0700 (0750 inside a shared_dirs directory)");
   cmd->add_option("--slurm-args", f.slurm_args, "Options for sbatch, as one string: '--partition=eda --exclusive --time=1:00:00'");
   cmd->add_option("--parallel-args", f.parallel_args,
                   "Options for GNU parallel, as one string (default --sshlogin : = this machine): '--sshlogin n1,n2'");
@@ -68,19 +89,20 @@ std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, co
     if (f.dir.empty())
       e += "--executor " + f.executor + " needs --dir DIR: a new directory on storage every node shares, where the rounds' "
            "results are collected\n";
-    else if (who == "bench" && util::exists(farm::experiment_path(absolute(f.dir))))
-      e += "--dir " + f.dir + " already holds an experiment: see it with edashim bench collect " + f.dir +
-           " (--resubmit runs its missing rounds), or choose a new directory\n";
     else if (who == "tune" && util::exists(absolute(f.dir) + "/step-1"))
-      e += "--dir " + f.dir + " already holds a tune's steps (step-1, ...): each is an experiment bench collect reads; "
-           "choose a new directory\n";
+      e += "--dir " + farm::printable(f.dir) + " already holds a tune's steps (step-1, ...): each is an experiment bench "
+           "collect reads; choose a new directory\n";
+    else if (auto bad = farm::check_new_dir(absolute(f.dir), shared_dirs()); !bad.empty())
+      e += bad + "\n";
     if (f.executor == "slurm" && !f.parallel_args.empty()) e += "--parallel-args goes with --executor parallel\n";
     if (f.executor == "parallel" && !f.slurm_args.empty()) e += "--slurm-args goes with --executor slurm\n";
+    // The same check as every resubmission makes of the words experiment.json keeps.
     std::string words_error;
-    auto words = words_of("--slurm-args", f.slurm_args, words_error);
+    bool slurm = f.executor == "slurm";
+    auto words = words_of(slurm ? "--slurm-args" : "--parallel-args", slurm ? f.slurm_args : f.parallel_args, words_error);
+    words_of(slurm ? "--parallel-args" : "--slurm-args", slurm ? f.parallel_args : f.slurm_args, words_error);
     e += words_error;
-    if (auto bad = farm::reserved_slurm_option(words)) e += "--slurm-args " + *bad + "\n";
-    words_of("--parallel-args", f.parallel_args, e);
+    if (auto bad = farm::executor_args_problem(f.executor, words); !bad.empty()) e += bad + "\n";
     if (!spec.keep_log.empty())
       e += "--log is for a local bench: on a farm every node would append to one file (the runs' records are in --dir, "
            "and --export-json gives them all)\n";
@@ -101,11 +123,12 @@ std::optional<farm::Experiment> start_farm(const bench::Spec& spec, const FarmOp
   e.cwd = ::getcwd(buf, sizeof buf) ? buf : ".";
   e.spec = spec;
   std::string dir = farm_dir(f);
-  auto made = farm::create(dir, e, error);
+  auto shared = shared_dirs();
+  auto made = farm::create(dir, e, shared, error);
   if (!made) return std::nullopt;
   std::vector<int> rounds;
   for (int r = 0; r < spec.runs; ++r) rounds.push_back(r);
-  if (!farm::submit(dir, *made, rounds, error)) return std::nullopt;
+  if (!farm::submit(dir, *made, made->edashim, rounds, shared, error)) return std::nullopt;
   return made;
 }
 
@@ -121,11 +144,12 @@ farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, 
   bool tty = ::isatty(STDERR_FILENO);
   std::string last;
   farm::Collected c;
+  auto shared = shared_dirs();
   for (int poll = 0;; ++poll) {
     std::string note;
-    auto subs = farm::read_submissions(dir);
-    auto states = farm::task_states(dir, subs, note);
-    c = farm::collect(e, farm::read_rounds(dir, e), states);
+    auto subs = farm::read_submissions(dir, shared);
+    auto states = farm::task_states(dir, subs, shared, note);
+    c = farm::collect(e, farm::read_rounds(dir, e, shared), states);
     if (!note.empty()) c.outcome.warnings.push_back(note);
     if (!wait || c.finished() || g_stop) break;
     std::string line = "edashim bench: " + farm::progress_line(c, e.spec.runs);
@@ -158,7 +182,8 @@ void say_rounds(const std::string& dir, const farm::Collected& c, int rounds, st
   err << "edashim bench: " << farm::progress_line(c, rounds) << " (figures from the done rounds only)\n";
   for (const auto& r : c.outcome.rounds)
     if (r.state != "done")
-      err << "edashim bench:   round " << r.round + 1 << " (task " << r.round << "): " << r.state << (r.detail.empty() ? "" : ": " + r.detail) << "\n";
+      err << "edashim bench:   round " << r.round + 1 << " (task " << r.round << "): " << r.state
+          << (r.detail.empty() ? "" : ": " + farm::printable(r.detail)) << "\n";
   if (!c.resubmittable.empty())
     err << "edashim bench: run the " << c.resubmittable.size() << " unfinished round(s) again: edashim bench collect " << dir
         << " --resubmit\n";
@@ -171,8 +196,20 @@ bool resubmit(const std::string& dir, const farm::Experiment& e, const farm::Col
     err << "edashim bench: nothing to resubmit: " << farm::progress_line(c, e.spec.runs) << "\n";
     return true;
   }
+  if (!e.own) {
+    err << "edashim bench: --resubmit: " << farm::printable(dir) << " is not your own experiment (the directory or its "
+        << "experiment.json belongs to another user): its tasks would run as you what its owner wrote; ask its owner to "
+           "resubmit, or start your own with edashim bench --dir\n";
+    return false;
+  }
   std::string error;
-  auto s = farm::submit(dir, e, c.resubmittable, error);
+  auto edashim = farm::task_edashim(e.edashim, util::file_id(e.edashim), util::file_id("/proc/self/exe"), util::self_exe(),
+                                    own_settings().farm_edashim.value, error);
+  if (!edashim) {
+    err << "edashim bench: " << farm::printable(farm::experiment_path(dir)) << ": " << error << "\n";
+    return false;
+  }
+  auto s = farm::submit(dir, e, *edashim, c.resubmittable, shared_dirs(), error);
   if (!s) {
     err << "edashim bench: " << error << "\n";
     return false;

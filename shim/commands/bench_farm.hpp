@@ -9,6 +9,7 @@
 #include "bench/spec.hpp"
 #include "farm/collect.hpp"
 #include "farm/experiment.hpp"
+#include "util/owned_file.hpp"
 
 namespace commands {
 
@@ -25,6 +26,10 @@ void add_farm_options(CLI::App* cmd, FarmOptions& f);
 // The experiment directory, absolute.
 std::string farm_dir(const FarmOptions& f);
 
+// The user's shared_dirs, from the shipped, system and user configuration only (never a
+// project file): where an experiment directory may be the team's.
+util::SharedDirs shared_dirs();
+
 // The options' own consistency and the directory's state, before anything is made: "" when
 // fine, else every problem on its own line. `who`: "bench" or "tune".
 std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, const std::string& who);
@@ -39,7 +44,9 @@ farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, 
 // Prints the rounds that are not done, each with its state and why, and what to do about them.
 void say_rounds(const std::string& dir, const farm::Collected& c, int rounds, std::ostream& err);
 
-// Resubmits the partial, failed and missing rounds; says what it did. False on an error.
+// Resubmits the partial, failed and missing rounds; says what it did. False on an error. Only
+// the user's own experiment (e.own), run by this edashim (farm::task_edashim), its executor
+// arguments checked again as at submission.
 bool resubmit(const std::string& dir, const farm::Experiment& e, const farm::Collected& c, std::ostream& err);
 
 std::string version();

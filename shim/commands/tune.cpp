@@ -38,6 +38,9 @@ struct Options {
 std::optional<bench::Outcome> run_step(const Options& o, const bench::Spec& spec, std::size_t i, std::string& error) {
   if (o.farm.executor == "local") return bench::run(spec, preview_arm, error);
   if (!bench::check(spec, preview_arm, error)) return std::nullopt;
+  // The tune's own directory first, under the one rule (0700, or 0750 among shared_dirs): each
+  // step is an experiment made inside it.
+  if (error = farm::make_experiment_dir(farm_dir(o.farm), shared_dirs()); !error.empty()) return std::nullopt;
   FarmOptions f = o.farm;
   f.dir = farm_dir(o.farm) + "/step-" + std::to_string(i + 1);
   auto e = start_farm(spec, f, error);

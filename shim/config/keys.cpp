@@ -152,6 +152,15 @@ void apply_shared_dirs(FileContext& f, const std::string&, const toml::node& n, 
   s.shared_dirs.set(*dirs, origin_of(f, n));
 }
 
+void apply_farm_edashim(FileContext& f, const std::string&, const toml::node& n, Settings& s, bool in_tool) {
+  if (in_tool) return report(f, n, "'farm_edashim' belongs at the top level of the file, not in a [tool.X] or [profile.X] section");
+  auto paths = absolute_dirs(n, true);
+  if (!paths)
+    return report(f, n, "'farm_edashim' must be a list of absolute paths of edashim commands without control characters, "
+                        "e.g. [\"/opt/edashim/lib/edashim/edashim-cli\"]");
+  s.farm_edashim.set(*paths, origin_of(f, n));
+}
+
 void apply_explore(FileContext& f, const std::string&, const toml::node& n, Settings& s, bool) {
   auto p = number_within(n, 0, 1);
   if (!p) return report(f, n, "'explore' must be a share of runs between 0 (off) and 1, e.g. 0.1 for one run in ten");
@@ -286,6 +295,7 @@ const std::vector<KeySpec>& key_table() {
       {"log_keep", apply_log_keep, "could rotate your run history away"},
       {"library_dirs", apply_library_dirs, "chooses where preloaded libraries come from"},
       {"shared_dirs", apply_shared_dirs, "names directories other users may write as yours to read", nullptr, true},
+      {"farm_edashim", apply_farm_edashim, "chooses the program farm tasks run as edashim", nullptr, true},
       {"explore", apply_explore, kExperiments},
       {"explore_profiles", apply_explore_profiles, kExperiments},
       {"adopt", apply_flag, kExperiments},

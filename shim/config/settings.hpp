@@ -52,6 +52,10 @@ struct Settings {
   // accepted (util/owned_file.hpp). Read only from the user's own and the system's config:
   // a project file naming a shared directory is ignored, like any key it may not set.
   Setting<std::vector<std::string>> shared_dirs{};
+  // Absolute paths of edashim commands a farm task may run besides the running edashim itself
+  // (another install of the same version at a path every node shares). Own config only, like
+  // shared_dirs: an experiment directory's word is never enough (farm::task_edashim).
+  Setting<std::vector<std::string>> farm_edashim{};
   // Exploration (issue 15): the share of runs that use a candidate profile instead of the
   // current choice, and the candidates (named profiles; "system" is the `baseline` profile).
   // Restricted: a cloned repository must not turn the user's runs into experiments.

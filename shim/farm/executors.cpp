@@ -1,6 +1,8 @@
 #include "farm/executors.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -33,19 +35,22 @@ void reap_if_ours(int pid) {
   ::waitpid(pid, &status, WNOHANG);  // a parallel we started and that ended: not a zombie any more
 }
 
-std::string task_script(const std::string& dir, const std::string& edashim) {
-  return "#!/bin/sh\n"
-         "# One round of the edashim experiment in this directory; Slurm runs it as array task N = the round.\n"
-         "exec " + util::shell_quote(edashim) + " bench round " + util::shell_quote(dir) + " \"$SLURM_ARRAY_TASK_ID\"\n";
+// A subdirectory of DIR for the scheduler's output: made 0700 (or as DIR when shared), and held
+// to the one rule when it is already there.
+bool sub_dir(const std::string& dir, const util::SharedDirs& shared, std::string& error) {
+  error = make_experiment_dir(dir, shared);
+  return error.empty();
 }
 
-std::optional<Submission> submit_slurm(const std::string& dir, const Experiment& e, const std::vector<int>& rounds,
-                                       std::string& error) {
-  if (!util::exists(dir + "/task.sh") && !util::write_file_atomic(dir + "/task.sh", task_script(dir, e.edashim), 0755)) {
+std::optional<Submission> submit_slurm(const std::string& dir, const Experiment& e, const std::string& edashim,
+                                       const std::vector<int>& rounds, const util::SharedDirs& shared, std::string& error) {
+  // Always written anew (a rename over whatever is there, never following it): sbatch copies
+  // the script at submission, so what runs is what this edashim wrote now.
+  if (!util::write_file_atomic(dir + "/task.sh", slurm_task_script(dir, edashim, e.fingerprint), 0700)) {
     error = "cannot write " + dir + "/task.sh";
     return std::nullopt;
   }
-  util::make_dirs(dir + "/slurm");
+  if (!sub_dir(dir + "/slurm", shared, error)) return std::nullopt;
   auto argv = sbatch_argv(dir, rounds, e.executor_args);
   auto c = util::capture(argv);
   std::string job = c.out.substr(0, c.out.find_first_of(";\n"));  // --parsable: "JOBID" or "JOBID;CLUSTER"
@@ -59,11 +64,12 @@ std::optional<Submission> submit_slurm(const std::string& dir, const Experiment&
   return Submission{0, "slurm", job, 0, 0, rounds};
 }
 
-std::optional<Submission> submit_parallel(const std::string& dir, const Experiment& e, const std::vector<int>& rounds,
-                                          int seq, std::string& error) {
-  util::make_dirs(dir + "/parallel");
+std::optional<Submission> submit_parallel(const std::string& dir, const Experiment& e, const std::string& edashim,
+                                          const std::vector<int>& rounds, int seq, const util::SharedDirs& shared,
+                                          std::string& error) {
+  if (!sub_dir(dir + "/parallel", shared, error)) return std::nullopt;
   std::string n = std::to_string(seq);  // one joblog and output file per submission
-  auto argv = parallel_argv(dir, e.edashim, rounds, e.executor_args, dir + "/parallel/joblog-" + n);
+  auto argv = parallel_argv(dir, edashim, e.fingerprint, rounds, e.executor_args, dir + "/parallel/joblog-" + n);
   std::string why;
   int pid = util::spawn_detached(argv, dir + "/parallel/output-" + n, why);
   if (pid < 0) {
@@ -94,17 +100,19 @@ std::map<int, TaskState> slurm_states(const Submission& s, std::string& note) {
   }
   if (a.status != 0 && !listed) {
     std::string why = a.start_error.empty() ? a.err.substr(0, a.err.find('\n')) : a.start_error;
-    note = "Slurm no longer lists job " + s.job + " and sacct cannot say more (" + why + "): states of its ended tasks are unknown";
+    note = "Slurm no longer lists job " + s.job + " and sacct cannot say more (" + printable(why) +
+           "): states of its ended tasks are unknown";
   }
   return out;
 }
 
-std::map<int, TaskState> parallel_states(const std::string& dir, const Submission& s) {
+std::map<int, TaskState> parallel_states(const std::string& dir, const Submission& s, const util::SharedDirs& shared) {
   std::map<int, TaskState> out;
   int pid = std::atoi(s.job.c_str());
   reap_if_ours(pid);
   bool alive = pid > 0 && s.started != 0 && start_time(pid) == s.started;
-  auto ended = parse_joblog(util::read_file(dir + "/parallel/joblog-" + std::to_string(s.seq)).value_or(""));
+  std::string why;
+  auto ended = parse_joblog(read_owned(dir + "/parallel/joblog-" + std::to_string(s.seq), shared, 16 << 20, why).value_or(""));
   for (int r : s.rounds) {
     struct stat st;
     // parallel says nothing of a job until it ends: a round file written since this submission
@@ -119,10 +127,15 @@ std::map<int, TaskState> parallel_states(const std::string& dir, const Submissio
 
 }  // namespace
 
-std::optional<Submission> submit(const std::string& dir, const Experiment& e, const std::vector<int>& rounds,
-                                 std::string& error) {
-  int seq = int(read_submissions(dir).size()) + 1;
-  auto s = e.executor == "slurm" ? submit_slurm(dir, e, rounds, error) : submit_parallel(dir, e, rounds, seq, error);
+std::optional<Submission> submit(const std::string& dir, const Experiment& e, const std::string& edashim,
+                                 const std::vector<int>& rounds, const util::SharedDirs& shared, std::string& error) {
+  if (auto bad = executor_args_problem(e.executor, e.executor_args); !bad.empty()) {
+    error = experiment_path(dir) + ": " + bad;
+    return std::nullopt;
+  }
+  int seq = int(read_submissions(dir, shared).size()) + 1;
+  auto s = e.executor == "slurm" ? submit_slurm(dir, e, edashim, rounds, shared, error)
+                                 : submit_parallel(dir, e, edashim, rounds, seq, shared, error);
   if (!s) return std::nullopt;
   s->seq = seq;
   s->time = double(std::time(nullptr));
@@ -137,29 +150,45 @@ std::optional<Submission> submit(const std::string& dir, const Experiment& e, co
   return s;
 }
 
-std::vector<Submission> read_submissions(const std::string& dir) {
+std::vector<Submission> read_submissions(const std::string& dir, const util::SharedDirs& shared, int* dropped) {
   std::vector<Submission> out;
-  for (const auto& line : util::split(util::read_file(submissions_path(dir)).value_or(""), '\n')) {
+  std::string why;
+  for (const auto& line : util::split(read_owned(submissions_path(dir), shared, 16 << 20, why).value_or(""), '\n')) {
+    if (line.empty()) continue;
+    if (nesting_exceeds(line, kMaxNesting)) {
+      if (dropped) ++*dropped;
+      continue;
+    }
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) continue;
     Submission s;
-    s.seq = j.value("seq", 0);
-    s.executor = j.value("executor", "");
-    s.job = j.value("job", "");
-    s.started = j.value("started", 0LL);
-    s.time = j.value("time", 0.0);
-    if (j.contains("rounds") && j["rounds"].is_array())
-      for (const auto& r : j["rounds"])
-        if (r.is_number_integer()) s.rounds.push_back(r.get<int>());
+    try {  // a field of another type (a number where text is due) makes the line not ours
+      s.seq = j.value("seq", 0);
+      s.executor = j.value("executor", "");
+      s.job = j.value("job", "");
+      s.started = j.value("started", 0LL);
+      s.time = j.value("time", 0.0);
+      if (j.contains("rounds") && j["rounds"].is_array())
+        for (const auto& r : j["rounds"])
+          if (r.is_number_integer()) s.rounds.push_back(r.get<int>());
+    } catch (const std::exception&) {
+      if (dropped) ++*dropped;
+      continue;
+    }
+    if (!valid_job_id(s.executor, s.job)) {
+      if (dropped) ++*dropped;
+      continue;
+    }
     out.push_back(s);
   }
   return out;
 }
 
-std::map<int, TaskState> task_states(const std::string& dir, const std::vector<Submission>& subs, std::string& note) {
+std::map<int, TaskState> task_states(const std::string& dir, const std::vector<Submission>& subs,
+                                     const util::SharedDirs& shared, std::string& note) {
   std::map<int, TaskState> out;
   for (const auto& s : subs) {  // in order: a later submission of a round replaces an earlier one's word
-    auto states = s.executor == "slurm" ? slurm_states(s, note) : parallel_states(dir, s);
+    auto states = s.executor == "slurm" ? slurm_states(s, note) : parallel_states(dir, s, shared);
     for (int r : s.rounds) {
       auto it = states.find(r);
       out[r] = it != states.end() ? it->second : TaskState{"UNKNOWN", "", ""};
@@ -170,7 +199,8 @@ std::map<int, TaskState> task_states(const std::string& dir, const std::vector<S
 
 std::string cancel_hint(const std::vector<Submission>& subs) {
   std::vector<std::string> slurm, pids;
-  for (const auto& s : subs) (s.executor == "slurm" ? slurm : pids).push_back(s.job);
+  for (const auto& s : subs)
+    if (valid_job_id(s.executor, s.job)) (s.executor == "slurm" ? slurm : pids).push_back(s.job);
   std::string out;
   if (!slurm.empty()) out = "scancel " + util::join(slurm, " ");
   if (!pids.empty()) out += (out.empty() ? "" : "; ") + std::string("kill ") + util::join(pids, " ");

@@ -10,6 +10,7 @@
 
 #include "farm/experiment.hpp"
 #include "farm/scheduler.hpp"
+#include "util/owned_file.hpp"
 
 namespace farm {
 
@@ -22,17 +23,25 @@ struct Submission {
   std::vector<int> rounds;
 };
 
-// Submits `rounds`: one Slurm array task or one GNU parallel job per round.
-std::optional<Submission> submit(const std::string& dir, const Experiment& e, const std::vector<int>& rounds,
-                                 std::string& error);
+// Submits `rounds`: one Slurm array task or one GNU parallel job per round, each running
+// `edashim` (checked by the caller: farm::task_edashim) on the experiment's fingerprint. The
+// executor's arguments are checked again here (they may come from experiment.json), and task.sh
+// is written anew on every Slurm submission (never one left in DIR by anyone).
+std::optional<Submission> submit(const std::string& dir, const Experiment& e, const std::string& edashim,
+                                 const std::vector<int>& rounds, const util::SharedDirs& shared, std::string& error);
 
-std::vector<Submission> read_submissions(const std::string& dir);
+// DIR's submissions, read under the one file rule; a line whose job id is not one
+// (valid_job_id) is left out, counted in `dropped` when given.
+std::vector<Submission> read_submissions(const std::string& dir, const util::SharedDirs& shared, int* dropped = nullptr);
 
 // What the scheduler says of each submitted round (the latest submission of a round wins).
 // `note` says what could not be asked ("sacct: accounting is off") when a state is unknown.
-std::map<int, TaskState> task_states(const std::string& dir, const std::vector<Submission>& subs, std::string& note);
+std::map<int, TaskState> task_states(const std::string& dir, const std::vector<Submission>& subs,
+                                     const util::SharedDirs& shared, std::string& note);
 
-// The command that cancels what is still queued or running, for messages ("scancel 12").
+// The command that cancels what is still queued or running, for messages ("scancel 12"); job
+// ids that are not (valid_job_id) are left out of it, never printed into a command.
 std::string cancel_hint(const std::vector<Submission>& subs);
+
 
 }  // namespace farm

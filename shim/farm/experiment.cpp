@@ -1,13 +1,16 @@
 #include "farm/experiment.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "bench/runner.hpp"
+#include "farm/scheduler.hpp"
 #include "report/log_line.hpp"
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
@@ -75,7 +78,107 @@ bool copy_into(const std::string& from, const std::string& to, std::string& erro
   return true;
 }
 
+// The profile and input files' part of the fingerprint, from DIR's copies (as create made them).
+std::optional<std::string> inputs_digest(const Experiment& e, const util::SharedDirs& shared, std::string& error) {
+  std::string digest;
+  for (const auto& arm : e.spec.arms) {
+    if (arm.profile.find('/') == std::string::npos) continue;
+    auto text = read_owned(arm.profile, shared, std::size_t(16) << 20, error);
+    if (!text) {
+      if (error.empty()) error = "no file " + arm.profile;
+      return std::nullopt;
+    }
+    digest += util::sha256_hex(*text) + " " + arm.profile + "\n";
+  }
+  for (const auto& f : e.spec.fresh_copy) {
+    std::string path = e.spec.fresh_copy_from + "/" + bench::copy_target(f);
+    auto data = read_owned(path, shared, std::size_t(4) << 30, error);
+    if (!data) {
+      if (error.empty()) error = "no file " + path;
+      return std::nullopt;
+    }
+    digest += util::sha256_hex(*data) + " " + f + "\n";
+  }
+  return digest;
+}
+
+bool is_empty_dir(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return false;
+  bool empty = true;
+  while (auto* ent = ::readdir(d))
+    if (std::string(ent->d_name) != "." && std::string(ent->d_name) != "..") empty = false;
+  ::closedir(d);
+  return empty;
+}
+
 }  // namespace
+
+std::optional<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
+                                      std::string& error, struct stat* st) {
+  error.clear();
+  auto f = util::open_owned(path, util::FileUse::read, shared);
+  if (!f.ok()) {
+    error = f.absent ? "" : f.why();
+    return std::nullopt;
+  }
+  if (st) *st = f.st;
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(f.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, std::size_t(n));
+    if (out.size() > limit) {
+      ::close(f.fd);
+      error = path + ": larger than " + std::to_string(limit >> 20) + " MiB: not a file edashim wrote";
+      return std::nullopt;
+    }
+  }
+  ::close(f.fd);
+  return out;
+}
+
+std::string make_experiment_dir(const std::string& dir, const util::SharedDirs& shared) {
+  auto parent = util::real_path(util::dirname(dir));
+  bool team = parent && shared.covers(*parent);
+  return util::make_owned_dir(dir, shared, team ? 0750 : 0700);
+}
+
+std::string check_new_dir(const std::string& dir, const util::SharedDirs& shared) {
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0) return "";
+  if (util::exists(experiment_path(dir)))
+    return "--dir " + printable(dir) + " already holds an experiment: see it with edashim bench collect " + printable(dir) +
+           " (--resubmit runs its missing rounds), or choose a new directory";
+  if (auto bad = util::check_owned_dir(dir, shared); !bad.empty())
+    return "--dir " + printable(dir) + ": " + bad + "; choose a new directory (edashim creates it, 0700)";
+  if (!is_empty_dir(dir))
+    return "--dir " + printable(dir) + " is not empty: an experiment's directory holds only what edashim writes in it; "
+           "choose a new directory (edashim creates it)";
+  return "";
+}
+
+std::string check_fingerprint(const std::string& dir, const Experiment& e, const util::SharedDirs& shared) {
+  auto canon_dir = util::real_path(dir);
+  if (!canon_dir) return "cannot resolve " + printable(dir);
+  for (const auto& arm : e.spec.arms) {
+    if (arm.profile.find('/') == std::string::npos) continue;
+    if (util::real_path(util::dirname(arm.profile)) != *canon_dir + "/profiles")
+      return "arm " + printable(arm.name) + "'s profile " + printable(arm.profile) + " is not the experiment's own copy in " +
+             printable(dir) + "/profiles";
+  }
+  if (!e.spec.fresh_copy.empty() && util::real_path(e.spec.fresh_copy_from) != *canon_dir + "/inputs")
+    return "its inputs " + printable(e.spec.fresh_copy_from) + " are not the experiment's own copies in " + printable(dir) + "/inputs";
+  std::string error;
+  auto digest = inputs_digest(e, shared, error);
+  if (!digest) return error;
+  if (fingerprint(e, *digest) != e.fingerprint)
+    return "its fingerprint " + printable(e.fingerprint.substr(0, 64)) +
+           " is not that of its contents: experiment.json or a profile or input in it changed since the experiment was made";
+  return "";
+}
 
 std::string experiment_path(const std::string& dir) { return dir + "/experiment.json"; }
 
@@ -109,6 +212,11 @@ std::optional<Experiment> from_json(const std::string& text, std::string& error)
     e.version = j.at("version").get<std::string>();
     e.cwd = j.at("cwd").get<std::string>();
     e.spec = spec_from(j.at("spec"));
+    for (const auto& a : e.spec.arms)
+      if (printable(a.name) != a.name || printable(a.profile) != a.profile) {
+        error = "an arm's name or profile holds control characters: " + printable(a.name);
+        return std::nullopt;
+      }
     e.fingerprint = j.at("fingerprint").get<std::string>();
     return e;
   } catch (const std::exception& ex) {
@@ -117,54 +225,61 @@ std::optional<Experiment> from_json(const std::string& text, std::string& error)
   }
 }
 
-std::optional<Experiment> create(const std::string& dir, Experiment e, std::string& error) {
-  if (util::exists(experiment_path(dir))) {
-    error = dir + " already holds an experiment";
-    return std::nullopt;
-  }
-  if (!util::make_dirs(dir + "/rounds") || !util::make_dirs(dir + "/profiles")) {
-    error = "cannot create " + dir + "/rounds";
-    return std::nullopt;
-  }
-  std::string digest;
+std::optional<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared, std::string& error) {
+  if (error = check_new_dir(dir, shared); !error.empty()) return std::nullopt;
+  for (const char* sub : {"", "/rounds", "/profiles"})
+    if (error = make_experiment_dir(dir + sub, shared); !error.empty()) return std::nullopt;
   for (std::size_t i = 0; i < e.spec.arms.size(); ++i) {
     auto& arm = e.spec.arms[i];
     if (arm.profile.find('/') == std::string::npos) continue;  // a named profile: each node's own
     std::string from = arm.profile[0] == '/' ? arm.profile : e.cwd + "/" + arm.profile;
     std::string to = dir + "/profiles/" + std::to_string(i) + "-" + util::basename(arm.profile);
     if (!copy_into(from, to, error)) return std::nullopt;
-    digest += util::sha256_hex(util::read_file(to).value_or("")) + " " + to + "\n";
     arm.profile = to;
   }
   for (const auto& f : e.spec.fresh_copy) {
     std::string from = f[0] == '/' ? f : e.cwd + "/" + f;
     std::string to = dir + "/inputs/" + bench::copy_target(f);
     if (!copy_into(from, to, error)) return std::nullopt;
-    digest += util::sha256_hex(util::read_file(to, std::size_t(4) << 30).value_or("")) + " " + f + "\n";
   }
   if (!e.spec.fresh_copy.empty()) e.spec.fresh_copy_from = dir + "/inputs";
-  e.fingerprint = fingerprint(e, digest);
-  if (!util::write_file_atomic(experiment_path(dir), to_json(e))) {
+  auto digest = inputs_digest(e, shared, error);
+  if (!digest) return std::nullopt;
+  e.fingerprint = fingerprint(e, *digest);
+  if (!util::write_file_atomic(experiment_path(dir), to_json(e), 0644)) {
     error = "cannot write " + experiment_path(dir);
     return std::nullopt;
   }
+  e.own = true;
   return e;
 }
 
-std::optional<Experiment> load(const std::string& dir, const std::string& version, std::string& error) {
-  auto text = util::read_file(experiment_path(dir));
+std::optional<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared,
+                               std::string& error) {
+  if (error = util::check_owned_dir(dir, shared); !error.empty()) return std::nullopt;
+  struct stat fst, dst;
+  auto text = read_owned(experiment_path(dir), shared, std::size_t(16) << 20, error, &fst);
   if (!text) {
-    error = dir + " holds no experiment (no " + experiment_path(dir) + "); start one with edashim bench --executor slurm --dir " + dir;
+    if (error.empty())
+      error = printable(dir) + " holds no experiment (no " + printable(experiment_path(dir)) +
+              "); start one with edashim bench --executor slurm --dir " + printable(dir);
     return std::nullopt;
   }
-  auto e = from_json(*text, error);
+  bool own = fst.st_uid == ::getuid() && ::stat(dir.c_str(), &dst) == 0 && dst.st_uid == ::getuid();
+  auto e = nesting_exceeds(*text, kMaxNesting) ? std::nullopt : from_json(*text, error);
   if (!e) {
-    error = experiment_path(dir) + ": " + error;
+    if (error.empty()) error = "nested deeper than " + std::to_string(kMaxNesting) + " levels: not an edashim experiment";
+    error = printable(experiment_path(dir)) + ": " + printable(error);
+    return std::nullopt;
+  }
+  e->own = own;
+  if (auto bad = check_fingerprint(dir, *e, shared); !bad.empty()) {
+    error = printable(experiment_path(dir)) + ": " + bad + "; refusing it (start a new experiment)";
     return std::nullopt;
   }
   if (e->version != version) {
-    error = dir + " was made by edashim " + e->version + " and this is edashim " + version +
-            ": its runs are not comparable with this version's; collect it with edashim " + e->version +
+    error = printable(dir) + " was made by edashim " + printable(e->version) + " and this is edashim " + version +
+            ": its runs are not comparable with this version's; collect it with edashim " + printable(e->version) +
             ", or start a new experiment in a new directory";
     return std::nullopt;
   }
@@ -186,57 +301,83 @@ std::string run_line(const RoundRun& r, const std::string& log_line) {
 
 std::string error_line(const std::string& message) { return json{{"error", message}}.dump() + "\n"; }
 
+namespace {
+
+// One run line of a round file into `f`; false when it is the round's error line's kind.
+void parse_run(const json& j, int round, RoundFile& f) {
+  if (j.contains("error")) {
+    f.error = j["error"].is_string() ? printable(j["error"].get<std::string>()) : "an error line that is not text";
+    f.terminated = j.value("terminated", false);
+    return;
+  }
+  RoundRun r;
+  r.warmup = j.value("warmup", false);
+  r.run.arm = j.value("arm", 0);
+  r.run.round = round;
+  r.run.order = j.value("order", 0);
+  r.run.ok = j.value("ok", false);
+  r.run.failure = printable(j.value("failure", ""));
+  if (j.contains("hashes") && j["hashes"].is_object())
+    for (auto& [k, v] : j["hashes"].items())
+      if (v.is_string()) r.run.hashes[k] = v.get<std::string>();
+  if (j.contains("record") && j["record"].is_object()) report::parse_run_line(j["record"].dump(), r.run.record);
+  f.runs.push_back(std::move(r));
+}
+
+}  // namespace
+
 RoundFile parse_round(const std::string& text, int round, bool complete, const std::string& fp) {
   RoundFile f;
   f.round = round;
   f.complete = complete;
   bool header = false;
+  int skipped = 0;
   for (const auto& line : util::split(text, '\n')) {
     if (line.empty()) continue;
+    // Refused before parsing: dumping a line nested 200000 deep recursed off the stack.
+    if (nesting_exceeds(line, kMaxNesting)) {
+      ++skipped;
+      continue;
+    }
     json j = json::parse(line, nullptr, false);
     // A task killed mid-write leaves a cut last line: the runs before it still count.
     if (j.is_discarded() || !j.is_object()) continue;
-    if (!header) {
-      header = true;
-      if (j.value("fingerprint", "") != fp || j.value("round", -1) != round) {
-        f.error = "written by another experiment (fingerprint or round differs)";
-        f.complete = false;
-        return f;
+    try {  // .value() throws on a field of another type: the line is not ours, the rest still is
+      if (!header) {
+        header = true;
+        if (j.value("fingerprint", "") != fp || j.value("round", -1) != round) {
+          f.error = "written by another experiment (fingerprint or round differs)";
+          f.complete = false;
+          return f;
+        }
+        // Shown on terminals and in exports: control characters escaped once, here.
+        f.host = printable(j.value("host", ""));
+        f.cpu = printable(j.value("cpu", ""));
+        f.task = printable(j.value("task", ""));
+        continue;
       }
-      f.host = j.value("host", "");
-      f.cpu = j.value("cpu", "");
-      f.task = j.value("task", "");
-      continue;
+      parse_run(j, round, f);
+    } catch (const std::exception&) {
+      ++skipped;
     }
-    if (j.contains("error")) {
-      f.error = j.value("error", "");
-      f.terminated = j.value("terminated", false);
-      continue;
-    }
-    RoundRun r;
-    r.warmup = j.value("warmup", false);
-    r.run.arm = j.value("arm", 0);
-    r.run.round = round;
-    r.run.order = j.value("order", 0);
-    r.run.ok = j.value("ok", false);
-    r.run.failure = j.value("failure", "");
-    if (j.contains("hashes") && j["hashes"].is_object())
-      for (auto& [k, v] : j["hashes"].items())
-        if (v.is_string()) r.run.hashes[k] = v.get<std::string>();
-    if (j.contains("record") && j["record"].is_object()) report::parse_run_line(j["record"].dump(), r.run.record);
-    f.runs.push_back(std::move(r));
   }
   if (!header) f.complete = false;
+  if (skipped > 0 && f.error.empty())
+    f.error = std::to_string(skipped) + " line(s) of the round's file are not an edashim task's (nested too deep or of the "
+              "wrong types) and were skipped";
+  if (skipped > 0) f.complete = false;
   return f;
 }
 
-std::vector<RoundFile> read_rounds(const std::string& dir, const Experiment& e) {
+std::vector<RoundFile> read_rounds(const std::string& dir, const Experiment& e, const util::SharedDirs& shared) {
   std::vector<RoundFile> out;
   for (int r = 0; r < e.spec.runs; ++r) {
     bool complete = util::exists(round_path(dir, r, true));
-    auto text = util::read_file(round_path(dir, r, complete), std::size_t(256) << 20);
-    if (!text) continue;
-    out.push_back(parse_round(*text, r, complete, e.fingerprint));
+    std::string error;
+    auto text = read_owned(round_path(dir, r, complete), shared, std::size_t(256) << 20, error);
+    if (!text && error.empty()) continue;
+    RoundFile refused{r, false, "", "", "", error, false, {}};
+    out.push_back(text ? parse_round(*text, r, complete, e.fingerprint) : refused);
   }
   return out;
 }

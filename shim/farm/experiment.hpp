@@ -12,12 +12,15 @@
 //   rounds/r000003.attempt-N   an earlier attempt's partial file, kept for inspection
 //   submissions.jsonl          one line per submission: executor, job id or pid, rounds
 //   slurm/ parallel/           the scheduler's own output per task
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/spec.hpp"
+#include "util/owned_file.hpp"
 
 namespace farm {
 
@@ -31,6 +34,7 @@ struct Experiment {
   std::string cwd;                        // where the command runs; relative paths are from here
   bench::Spec spec;                       // arms' profiles point into profiles/ for files
   std::string fingerprint;                // sha256 of all of the above and of the inputs' contents
+  bool own = false;  // not in the file: load found DIR and experiment.json the user's own
 };
 
 // One run as a round file holds it.
@@ -52,12 +56,33 @@ struct RoundFile {
 std::string experiment_path(const std::string& dir);
 std::string round_path(const std::string& dir, int round, bool complete);
 
-// Creates DIR (which must not hold an experiment) with the experiment's files. `spec` as the
-// user gave it; profile files and --fresh-copy inputs are copied in. nullopt with `error`.
-std::optional<Experiment> create(const std::string& dir, Experiment e, std::string& error);
+// Creates DIR, or takes it when it is empty and the user's own (util::make_owned_dir: 0700, or
+// 0750 inside a shared directory, so the team may read it), with the experiment's files. `spec`
+// as the user gave it; profile files and --fresh-copy inputs are copied in. nullopt with `error`.
+std::optional<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared, std::string& error);
 
-// Reads DIR's experiment and checks it was made by this edashim's version.
-std::optional<Experiment> load(const std::string& dir, const std::string& version, std::string& error);
+// DIR or a directory in it made (or found) under the one rule, as create makes them: "" or why not.
+std::string make_experiment_dir(const std::string& dir, const util::SharedDirs& shared);
+
+// Whether --dir DIR may become an experiment: "" when it does not exist, or is an empty
+// directory that passes the one rule; else one line saying why not and what to do.
+std::string check_new_dir(const std::string& dir, const util::SharedDirs& shared);
+
+// Reads DIR's experiment under the one rule (the directory and experiment.json; shared = the
+// user's shared_dirs), checks its fingerprint against its contents and that it was made by this
+// edashim's version. `own` is set when DIR and experiment.json are the user's.
+std::optional<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared,
+                               std::string& error);
+
+// "" when e's fingerprint is that of its fields and of the profile and input files in DIR (read
+// under the one rule); else what differs. Profiles and inputs must be DIR's own copies.
+std::string check_fingerprint(const std::string& dir, const Experiment& e, const util::SharedDirs& shared);
+
+// A file of an experiment directory read under the one file rule (util::open_owned), up to
+// `limit` bytes; nullopt with `error` (the refusal or I/O error; "" when it does not exist).
+// `st`: the file's status as opened (its owner, for records).
+std::optional<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
+                                      std::string& error, struct stat* st = nullptr);
 
 // Serialisation (pure): the fingerprint covers every field but itself.
 std::string to_json(const Experiment& e);
@@ -69,10 +94,12 @@ std::string header_line(int round, const std::string& fingerprint, const std::st
                         const std::string& task);
 std::string run_line(const RoundRun& r, const std::string& log_line);
 std::string error_line(const std::string& message);
-// Reads a round file's text; lines of another experiment (fingerprint) make it an error.
+// Reads a round file's text; lines of another experiment (fingerprint) make it an error. Lines
+// nested deeper than kMaxNesting or of unexpected types are skipped, never a crash.
 RoundFile parse_round(const std::string& text, int round, bool complete, const std::string& fingerprint);
 
-// Every round file in DIR: the complete one where it exists, else the current .part.
-std::vector<RoundFile> read_rounds(const std::string& dir, const Experiment& e);
+// Every round file in DIR: the complete one where it exists, else the current .part; one the
+// rule refuses is a round with that error (resubmittable, never read).
+std::vector<RoundFile> read_rounds(const std::string& dir, const Experiment& e, const util::SharedDirs& shared);
 
 }  // namespace farm

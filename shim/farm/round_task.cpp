@@ -9,6 +9,7 @@
 
 #include "bench/runner.hpp"
 #include "farm/experiment.hpp"
+#include "farm/scheduler.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
 
@@ -68,12 +69,28 @@ std::string task_name() {
   return "";
 }
 
-int run_round(const std::string& dir, int round, const bench::Previewer& preview, std::ostream& err) {
-  auto text = util::read_file(experiment_path(dir));
+int run_round(const std::string& dir, int round, const std::string& fingerprint, const util::SharedDirs& shared,
+              const bench::Previewer& preview, std::ostream& err) {
   std::string error;
-  auto e = text ? from_json(*text, error) : std::nullopt;
+  auto e = load(dir, EDASHIM_VERSION, shared, error);
+  if (!e && error.find(" was made by edashim ") != std::string::npos) {
+    // Another version's experiment: said in the round's file below, where collect reads it.
+    auto text = read_owned(experiment_path(dir), shared, std::size_t(16) << 20, error);
+    e = text ? from_json(*text, error) : std::nullopt;
+    if (e && !check_fingerprint(dir, *e, shared).empty()) e.reset();
+  }
   if (!e) {
-    err << "edashim bench round: " << (text ? experiment_path(dir) + ": " + error : dir + " holds no experiment (is it on storage this node shares?)") << "\n";
+    err << "edashim bench round: " << printable(error) << "\n";
+    return 1;
+  }
+  if (!fingerprint.empty() && fingerprint != e->fingerprint) {
+    err << "edashim bench round: " << printable(experiment_path(dir)) << " is not the experiment this task was submitted for "
+        << "(fingerprint " << printable(e->fingerprint.substr(0, 64)) << ", submitted " << printable(fingerprint.substr(0, 64))
+        << "): it was replaced; refusing to run it\n";
+    return 1;
+  }
+  if (auto bad = util::check_owned_dir(dir + "/rounds", shared); !bad.empty()) {
+    err << "edashim bench round: " << bad << "\n";
     return 1;
   }
   if (round < 0 || round >= e->spec.runs) {
@@ -86,7 +103,7 @@ int run_round(const std::string& dir, int round, const bench::Previewer& preview
   }
   set_aside(dir, round);
   std::string part = round_path(dir, round, false);
-  int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) {
     err << "edashim bench round: cannot create " << part << ": " << std::strerror(errno) << "\n";
     return 1;
@@ -100,7 +117,7 @@ int run_round(const std::string& dir, int round, const bench::Previewer& preview
   append(fd, header_line(round, e->fingerprint, util::host_name(), util::cpu_model(nullptr).value_or(""), task_name()));
   if (e->version != EDASHIM_VERSION)
     return fail("this node's edashim is version " + std::string(EDASHIM_VERSION) + ", the experiment's is " + e->version +
-                ": install the same edashim on every node, at " + e->edashim);
+                ": install the same edashim on every node, at " + printable(e->edashim));
   if (::chdir(e->cwd.c_str()) != 0)
     return fail("cannot enter the command's directory " + e->cwd + " on this node: " + std::strerror(errno) +
                 " (it must be on storage every node shares)");

@@ -8,12 +8,18 @@
 #include <string>
 
 #include "bench/spec.hpp"
+#include "util/owned_file.hpp"
 
 namespace farm {
 
-// `edashim bench round DIR ROUND`: the exit status for the task (0: the round is complete,
-// whether or not the tool's runs succeeded: a failed run is a result, listed by collect).
-int run_round(const std::string& dir, int round, const bench::Previewer& preview, std::ostream& err);
+// `edashim bench round --fingerprint FP DIR ROUND`: the exit status for the task (0: the round is
+// complete, whether or not the tool's runs succeeded: a failed run is a result, listed by
+// collect). DIR and every file read in it are held to the one rule (`shared`: the user's
+// shared_dirs), and experiment.json must still be the experiment submitted: its fingerprint that
+// of its contents and equal to `fingerprint` (what the submission put on the task's command
+// line, out of reach of whoever can write DIR). An empty `fingerprint` skips only that last test.
+int run_round(const std::string& dir, int round, const std::string& fingerprint, const util::SharedDirs& shared,
+              const bench::Previewer& preview, std::ostream& err);
 
 // The task's own name for the record: "slurm 12_3", "parallel 4", or "" outside a scheduler.
 std::string task_name();

@@ -1,7 +1,9 @@
 #include "farm/scheduler.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <regex>
 
 #include "util/strings.hpp"
 
@@ -87,15 +89,25 @@ std::vector<std::string> sbatch_argv(const std::string& dir, const std::vector<i
   return argv;
 }
 
-std::vector<std::string> parallel_argv(const std::string& dir, const std::string& edashim, const std::vector<int>& rounds,
-                                       const std::vector<std::string>& user_args, const std::string& joblog) {
-  std::vector<std::string> argv{"parallel", "--will-cite", "--jobs", "1", "--joblog", joblog};
+std::string slurm_task_script(const std::string& dir, const std::string& edashim, const std::string& fingerprint) {
+  return "#!/bin/sh\n"
+         "# One round of the edashim experiment in this directory; Slurm runs it as array task N = the round.\n"
+         "exec " + util::shell_quote(edashim) + " bench round --fingerprint " + util::shell_quote(fingerprint) + " " +
+         util::shell_quote(dir) + " \"$SLURM_ARRAY_TASK_ID\"\n";
+}
+
+std::vector<std::string> parallel_argv(const std::string& dir, const std::string& edashim, const std::string& fingerprint,
+                                       const std::vector<int>& rounds, const std::vector<std::string>& user_args,
+                                       const std::string& joblog) {
+  // -q: parallel hands the command to a shell, and quotes its words only when told to (a
+  // directory named "a;b" would otherwise be two commands).
+  std::vector<std::string> argv{"parallel", "--will-cite", "-q", "--jobs", "1", "--joblog", joblog};
   bool hosts = false;
   for (const auto& a : user_args) hosts |= a == "--sshlogin" || a == "-S" || util::starts_with(a, "--sshlogin=") ||
                                            a == "--sshloginfile" || a == "--slf";
   if (!hosts) argv.insert(argv.end(), {"--sshlogin", ":"});  // this machine only
   argv.insert(argv.end(), user_args.begin(), user_args.end());
-  argv.insert(argv.end(), {edashim, "bench", "round", dir, "{}", ":::"});
+  argv.insert(argv.end(), {edashim, "bench", "round", "--fingerprint", fingerprint, dir, "{}", ":::"});
   for (int r : rounds) argv.push_back(std::to_string(r));
   return argv;
 }
@@ -134,6 +146,74 @@ std::map<int, TaskState> parse_joblog(const std::string& text) {
     if (!round) continue;
     std::string state = cols[7] != "0" ? "SIGNAL " + cols[7] : cols[6] != "0" ? "EXITED " + cols[6] : "COMPLETED";
     out[*round] = {state, "", cols[1] == ":" ? "" : cols[1]};
+  }
+  return out;
+}
+
+bool valid_job_id(const std::string& executor, const std::string& job) {
+  if (job.empty() || job.size() > 64) return false;
+  if (executor == "parallel") {
+    auto n = number(job);
+    return n && *n > 0;
+  }
+  if (executor != "slurm") return false;
+  static const std::regex slurm_id("[0-9]{1,18}(_([0-9]{1,9}|\\[[0-9]{1,9}(-[0-9]{1,9})?(,[0-9]{1,9}(-[0-9]{1,9})?)*(%[0-9]{1,9})?\\]))?");
+  return std::regex_match(job, slurm_id);
+}
+
+std::string executor_args_problem(const std::string& executor, const std::vector<std::string>& args) {
+  if (executor != "slurm" && executor != "parallel") return "executor '" + printable(executor) + "' is neither slurm nor parallel";
+  for (const auto& a : args)
+    if (a.find('\0') != std::string::npos || printable(a) != a)
+      return (executor == "slurm" ? "--slurm-args " : "--parallel-args ") + printable(a) + ": control characters in an argument";
+  if (executor == "slurm")
+    if (auto bad = reserved_slurm_option(args)) return "--slurm-args " + printable(*bad);
+  return "";
+}
+
+std::optional<std::string> task_edashim(const std::string& recorded, const std::optional<util::FileId>& recorded_id,
+                                        const std::optional<util::FileId>& self_id, const std::string& self_path,
+                                        const std::vector<std::string>& allowed, std::string& error) {
+  if (!recorded.empty() && recorded[0] == '/') {
+    if (recorded_id && self_id && *recorded_id == *self_id) return recorded;
+    if (std::find(allowed.begin(), allowed.end(), recorded) != allowed.end()) return recorded;
+  }
+  error = "the experiment names \"" + printable(recorded) + "\" as the edashim its tasks run, which is not this edashim (" +
+          printable(self_path) + "): refusing to run it; collect with the edashim that made the experiment, list it in farm_edashim in "
+          "your own config.toml, or start a new experiment with this one";
+  return std::nullopt;
+}
+
+bool nesting_exceeds(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
   }
   return out;
 }

@@ -119,7 +119,7 @@ test_parallel_a_killed_task_is_partial_and_resubmit_completes_it() {
   "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --executor parallel --dir "$SB/pexp" \
     -- sh -c 'sleep 2' 2> submit.err
   wait_for "$SB/pexp/rounds/r000000.part" '"round":0'
-  pkill -TERM -f "bench round $SB/pexp 0\$"
+  pkill -TERM -f "bench round --fingerprint [0-9a-f]* $SB/pexp 0\$"
   set +e
   timeout 120 "$BIN" bench collect "$SB/pexp" --wait > out.txt 2> collect.err
   rc=$?

@@ -34,7 +34,7 @@ bool applied_from_project(const config::Loaded& l, const std::string& key) {
 TEST_CASE("Keys: every setting has one entry in the table, and layer_keys derives from it", "[config][keys]") {
   const std::set<std::string> expected = {
       "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "scratch_min_free_percent", "probe", "log",
-      "path", "env", "log_max_mb", "log_keep", "library_dirs", "shared_dirs", "explore", "explore_profiles", "adopt",
+      "path", "env", "log_max_mb", "log_keep", "library_dirs", "shared_dirs", "farm_edashim", "explore", "explore_profiles", "adopt",
       "adopt_requires_bench", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   std::set<std::string> names;
   for (const auto& k : config::key_table()) {
@@ -58,7 +58,7 @@ TEST_CASE("Keys: an untrusted file may set allocator by name, locale, scratch on
                                          "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   for (const auto& k : config::key_table()) {
     INFO(k.name);
-    if (std::string(k.name) == "shared_dirs") {
+    if (std::string(k.name) == "shared_dirs" || std::string(k.name) == "farm_edashim") {
       CHECK(k.own_config_only);  // never from a project file, trusted or not
       continue;
     }

