@@ -116,28 +116,11 @@ bool is_empty_dir(const std::string& dir) {
 
 std::optional<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
                                       std::string& error, struct stat* st) {
-  error.clear();
-  auto f = util::open_owned(path, util::FileUse::read, shared);
-  if (!f.ok()) {
-    error = f.absent ? "" : f.why();
-    return std::nullopt;
-  }
-  if (st) *st = f.st;
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(f.fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, std::size_t(n));
-    if (out.size() > limit) {
-      ::close(f.fd);
-      error = path + ": larger than " + std::to_string(limit >> 20) + " MiB: not a file edashim wrote";
-      return std::nullopt;
-    }
-  }
-  ::close(f.fd);
-  return out;
+  auto text = util::read_owned(path, shared, limit);
+  error = text.absent ? "" : text.why();
+  if (!text.ok()) return std::nullopt;
+  if (st) *st = text.st;
+  return std::move(text.content);
 }
 
 std::string make_experiment_dir(const std::string& dir, const util::SharedDirs& shared) {

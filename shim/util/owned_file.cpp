@@ -244,6 +244,7 @@ OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t l
     return out;
   }
   out.real = fd_path(f.fd).value_or(path);
+  out.st = f.st;
   if (size_t(f.st.st_size) > limit) {
     out.errnum = EFBIG;
     out.error = shell_quote(path) + " is larger than " + std::to_string(limit) + " bytes";

@@ -61,6 +61,7 @@ struct OwnedText {
   bool absent = false;   // no such file
   std::string content;
   std::string real;      // the canonical path of what was read (a link's target)
+  struct stat st {};     // the file read (its owner, for callers that treat the user's own apart)
   std::string refusal;   // as OwnedFile's
   std::string error;
   int errnum = 0;

@@ -129,7 +129,9 @@ two_users() {
     done
   done
   # shellcheck disable=SC2064
-  trap "rm -rf$bases; /usr/sbin/userdel '$VICTIM' 2>/dev/null; /usr/sbin/userdel '$ATTACKER' 2>/dev/null" EXIT
+  # userdel refuses a user with a process left (a victim's GNU parallel still exiting): wait for
+  # the state first, and never let the cleanup fail a test that passed.
+  trap "users_idle; rm -rf$bases; /usr/sbin/userdel '$VICTIM' 2>/dev/null || true; /usr/sbin/userdel '$ATTACKER' 2>/dev/null || true" EXIT
   chmod 0755 "$SB" "$SB/work" "$SB/shims" "$SB/real"
   # The binary under test may sit in a root-only build tree: the users run a copy.
   # (with edashim-cli beside it: `edashim report`, `doctor` and the other subcommands are there).
@@ -148,6 +150,15 @@ two_users() {
   mkdir -p "$SHARED" "$SHARED_STICKY"
   chmod 0777 "$SHARED"; chmod 1777 "$SHARED_STICKY"
   VLOG=$VHOME/.local/state/edashim/runs.jsonl
+}
+
+# Waits (at most 30 s) until neither test user has a process left: the state userdel needs.
+users_idle() {
+  for _ in $(seq 600); do
+    pgrep -u "$VICTIM,$ATTACKER" > /dev/null || return 0
+    sleep 0.05
+  done
+  echo "    (users $VICTIM, $ATTACKER still have processes after 30 s)" >&2
 }
 
 # free_test_uid [NOT]: a uid (and gid) no account, group or edashim base uses, other than NOT.

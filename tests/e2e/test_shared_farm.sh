@@ -10,10 +10,6 @@ source "$(dirname "$0")/lib.sh"
 farm_users() {
   command -v parallel > /dev/null || skip "GNU parallel is not installed (Debian: apt-get install parallel)"
   two_users
-  # The victim's GNU parallel may still be exiting when a test ends: userdel fails on a user with
-  # processes (and, under set -e, fails the test from its EXIT trap), so wait for them first.
-  # shellcheck disable=SC2064
-  trap "users_idle; /usr/sbin/userdel '$VICTIM' 2>/dev/null || true; /usr/sbin/userdel '$ATTACKER' 2>/dev/null || true" EXIT
   CANARY=$SHARED_STICKY/canary-ran
   printf '#!/bin/sh\ntouch %s\n' "$CANARY" > "$SB/canary.sh"
   printf '#!/bin/sh\ntouch %s.2\n' "$CANARY" > "$SB/canary2.sh"
@@ -21,15 +17,6 @@ farm_users() {
 }
 
 vbench() { as_victim "$VBIN" bench "$@"; }
-
-# Waits (at most 30 s) until neither user has a process left: the state userdel needs.
-users_idle() {
-  for _ in $(seq 600); do
-    pgrep -u "$VICTIM,$ATTACKER" > /dev/null || return 0
-    sleep 0.05
-  done
-  echo "    (processes of $VICTIM or $ATTACKER still running: $(pgrep -u "$VICTIM,$ATTACKER" | tr '\n' ' '))" >&2
-}
 
 # fingerprint FILE: what edashim computes for experiment.json FILE (farm::fingerprint: sha256 of
 # its body as nlohmann dumps it, a newline, and the inputs' digest, empty for named profiles).
