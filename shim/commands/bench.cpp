@@ -78,7 +78,7 @@ int finish(Options& o, const bench::Outcome& outcome) {
 // local bench's: no run of the tool succeeded, or an export could not be written.
 int run_collect(Options& o) {
   std::string dir = o.collect_dir, error;
-  auto shared = shared_dirs();
+  auto shared = user_shared_dirs();
   auto e = farm::load(dir, version(), shared, error);
   if (!e) {
     say(error);
@@ -117,7 +117,7 @@ int run_collect(Options& o) {
 }
 
 int run_bench(Options& o) {
-  if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, o.fingerprint, shared_dirs(), preview_arm, std::cerr);
+  if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, o.fingerprint, user_shared_dirs(), preview_arm, std::cerr);
   if (!o.collect_dir.empty()) return run_collect(o);
   auto& spec = o.spec;
   for (const auto& p : o.profiles) spec.arms.push_back({bench::arm_name(p), p});
@@ -156,7 +156,7 @@ int run_bench(Options& o) {
     return 1;
   }
   std::string dir = farm_dir(o.farm);
-  auto subs = farm::read_submissions(dir, shared_dirs());
+  auto subs = farm::read_submissions(dir, user_shared_dirs());
   std::cerr << "edashim bench: " << spec.runs << " rounds submitted to " << (e->executor == "slurm" ? "Slurm" : "GNU parallel")
             << (subs.empty() ? "" : (e->executor == "slurm" ? " as job " : ", pid ") + subs.back().job) << "; results in " << dir << "\n";
   if (!o.farm.wait) {

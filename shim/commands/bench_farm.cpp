@@ -1,5 +1,8 @@
 #include "commands/bench_farm.hpp"
 
+#include "commands/own_settings.hpp"
+#include "commands/report.hpp"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -47,21 +50,6 @@ std::string version() { return EDASHIM_VERSION; }
 
 std::string farm_dir(const FarmOptions& f) { return absolute(f.dir); }
 
-// The shipped, system and user configuration, without the cwd's project files: the settings a
-// farm's safety rests on (shared_dirs, farm_edashim) are the user's own.
-config::Settings own_settings() {
-  auto files = paths::Files::discover();
-  config::TrustStore trust(files.trust_file);
-  config::LoadRequest req;
-  req.shipped_dir = files.shipped_dir;
-  req.system_file = files.system_file;
-  req.user_file = files.user_file;
-  req.user_profiles_dir = files.user_profiles_dir;
-  req.trust = &trust;
-  return config::load(req).settings;
-}
-
-util::SharedDirs shared_dirs() { return util::SharedDirs{own_settings().shared_dirs.value}; }
 
 void add_farm_options(CLI::App* cmd, FarmOptions& f) {
   cmd->add_option("--executor", f.executor,
@@ -92,7 +80,7 @@ std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, co
     else if (who == "tune" && util::exists(absolute(f.dir) + "/step-1"))
       e += "--dir " + farm::printable(f.dir) + " already holds a tune's steps (step-1, ...): each is an experiment bench "
            "collect reads; choose a new directory\n";
-    else if (auto bad = farm::check_new_dir(absolute(f.dir), shared_dirs()); !bad.empty())
+    else if (auto bad = farm::check_new_dir(absolute(f.dir), user_shared_dirs()); !bad.empty())
       e += bad + "\n";
     if (f.executor == "slurm" && !f.parallel_args.empty()) e += "--parallel-args goes with --executor parallel\n";
     if (f.executor == "parallel" && !f.slurm_args.empty()) e += "--slurm-args goes with --executor slurm\n";
@@ -123,7 +111,7 @@ std::optional<farm::Experiment> start_farm(const bench::Spec& spec, const FarmOp
   e.cwd = ::getcwd(buf, sizeof buf) ? buf : ".";
   e.spec = spec;
   std::string dir = farm_dir(f);
-  auto shared = shared_dirs();
+  auto shared = user_shared_dirs();
   auto made = farm::create(dir, e, shared, error);
   if (!made) return std::nullopt;
   std::vector<int> rounds;
@@ -144,7 +132,7 @@ farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, 
   bool tty = ::isatty(STDERR_FILENO);
   std::string last;
   farm::Collected c;
-  auto shared = shared_dirs();
+  auto shared = user_shared_dirs();
   for (int poll = 0;; ++poll) {
     std::string note;
     auto subs = farm::read_submissions(dir, shared);
@@ -209,7 +197,7 @@ bool resubmit(const std::string& dir, const farm::Experiment& e, const farm::Col
     err << "edashim bench: " << farm::printable(farm::experiment_path(dir)) << ": " << error << "\n";
     return false;
   }
-  auto s = farm::submit(dir, e, *edashim, c.resubmittable, shared_dirs(), error);
+  auto s = farm::submit(dir, e, *edashim, c.resubmittable, user_shared_dirs(), error);
   if (!s) {
     err << "edashim bench: " << error << "\n";
     return false;

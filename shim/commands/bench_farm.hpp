@@ -26,9 +26,6 @@ void add_farm_options(CLI::App* cmd, FarmOptions& f);
 // The experiment directory, absolute.
 std::string farm_dir(const FarmOptions& f);
 
-// The user's shared_dirs, from the shipped, system and user configuration only (never a
-// project file): where an experiment directory may be the team's.
-util::SharedDirs shared_dirs();
 
 // The options' own consistency and the directory's state, before anything is made: "" when
 // fine, else every problem on its own line. `who`: "bench" or "tune".

@@ -1,5 +1,7 @@
 #include "commands/recommend.hpp"
 
+#include "commands/own_settings.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,20 +39,6 @@ std::string p_text(double p) {
   return util::fixed(p, 3);
 }
 
-// adopt and adopt_requires_bench for `tool`, as a run's learned layer reads them: from the
-// shipped, system and user files only (no cwd: no project file can turn adopt on).
-config::Settings settings_for(const std::string& tool) {
-  auto files = paths::Files::discover();
-  config::TrustStore trust(files.trust_file);
-  config::LoadRequest req;
-  req.tool = tool;
-  req.shipped_dir = files.shipped_dir;
-  req.system_file = files.system_file;
-  req.user_file = files.user_file;
-  req.user_profiles_dir = files.user_profiles_dir;
-  req.trust = &trust;
-  return config::load(req).settings;
-}
 
 std::string now_iso() { return util::iso_time_utc(double(std::time(nullptr))); }
 
@@ -150,7 +138,7 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
   // (learned choices are used on the CPU model they were measured on).
   std::vector<std::pair<const learn::Verdict*, config::Settings>> mine;
   for (const auto& v : verdicts) {
-    auto settings = settings_for(v.tool);
+    auto settings = own_settings(v.tool);
     if (!settings.adopt.value) {
       if (v.recommended >= 0 && v.cpu == cpu)
         say << "adopt: off for " << P(v.tool) << " (adopt = true in ~/.config/edashim/config.toml would adopt it)\n";

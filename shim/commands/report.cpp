@@ -1,5 +1,7 @@
 #include "commands/report.hpp"
 
+#include "commands/own_settings.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -121,17 +123,7 @@ int run_report(const Options& o) {
 
 std::string current_log_path(const char* who) { return current_log_said(who).path; }
 
-util::SharedDirs user_shared_dirs() {
-  auto files = paths::Files::discover();
-  config::TrustStore trust(files.trust_file);
-  config::LoadRequest req;  // no tool, no cwd: no project file
-  req.shipped_dir = files.shipped_dir;
-  req.system_file = files.system_file;
-  req.user_file = files.user_file;
-  req.user_profiles_dir = files.user_profiles_dir;
-  req.trust = &trust;
-  return util::SharedDirs{config::load(req).settings.shared_dirs.value};
-}
+util::SharedDirs user_shared_dirs() { return util::SharedDirs{own_settings().shared_dirs.value}; }
 
 std::string json_text(const nlohmann::json& j) {
   try {

@@ -14,6 +14,7 @@
 #include "bench/svg.hpp"
 #include "bench/sweep.hpp"
 #include "commands/bench_farm.hpp"
+#include "commands/report.hpp"
 #include "commands/measure.hpp"
 #include "report/aggregate.hpp"
 #include "util/fs.hpp"
@@ -40,7 +41,7 @@ std::optional<bench::Outcome> run_step(const Options& o, const bench::Spec& spec
   if (!bench::check(spec, preview_arm, error)) return std::nullopt;
   // The tune's own directory first, under the one rule (0700, or 0750 among shared_dirs): each
   // step is an experiment made inside it.
-  if (error = farm::make_experiment_dir(farm_dir(o.farm), shared_dirs()); !error.empty()) return std::nullopt;
+  if (error = farm::make_experiment_dir(farm_dir(o.farm), user_shared_dirs()); !error.empty()) return std::nullopt;
   FarmOptions f = o.farm;
   f.dir = farm_dir(o.farm) + "/step-" + std::to_string(i + 1);
   auto e = start_farm(spec, f, error);

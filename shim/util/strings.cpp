@@ -139,29 +139,6 @@ std::string iso_time_utc(double epoch_seconds) {
 
 namespace {
 
-// The length of the valid UTF-8 sequence at the start of `s` (1-4), or 0 when it is not one:
-// overlong forms, surrogates and code points past U+10FFFF are invalid (RFC 3629).
-size_t utf8_length(std::string_view s) {
-  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
-  auto cont = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
-  unsigned c = b(0);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
-    if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xF0 && b(1) < 0x90) return 0;  // overlong
-    if (c == 0xF4 && b(1) >= 0x90) return 0;  // past U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
 void hex_byte(std::string& out, unsigned char c) {
   static const char digits[] = "0123456789ABCDEF";
   out += "\\x";
@@ -176,7 +153,7 @@ std::string printable(std::string_view text) {
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     auto c = static_cast<unsigned char>(text[i]);
-    size_t n = utf8_length(text.substr(i));
+    size_t n = utf8_length(text, i);
     bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
     if (n == 0 || c < 0x20 || c == 0x7F || c1) {
       for (size_t k = 0; k < (n ? n : 1); ++k) hex_byte(out, static_cast<unsigned char>(text[i + k]));
@@ -187,6 +164,29 @@ std::string printable(std::string_view text) {
     i += n;
   }
   return out;
+}
+
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlongs, no surrogates,
+// nothing above U+10FFFF), or 0.
+size_t utf8_length(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  auto cont = [&](size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
+  unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
 }
 
 }  // namespace util

@@ -45,4 +45,8 @@ std::string printable(std::string_view text);
 // glibc loads /etc/localtime on the first gmtime_r of a process, for a zone UTC never needs.
 std::string iso_time_utc(double epoch_seconds);
 
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlongs, no surrogates,
+// nothing above U+10FFFF), or 0.
+size_t utf8_length(std::string_view s, size_t i);
+
 }  // namespace util
