@@ -79,8 +79,11 @@ OwnedFile locate(const std::string& path, const SharedDirs& shared, Located& at)
     out.error = "cannot stat " + shell_quote(at.dir) + ": " + std::strerror(errno);
     return out;
   }
-  at.canonical = canonical_dir(at.dirfd, at.dir);
-  at.shared = shared.covers(at.canonical);
+  // A readlink per file opened, on every run: only when there is a shared directory to compare.
+  if (!shared.dirs.empty()) {
+    at.canonical = canonical_dir(at.dirfd, at.dir);
+    at.shared = shared.covers(at.canonical);
+  }
   out.refusal = refuse_dir(at.dir, at.st, ::getuid(), at.shared, shared.offered);
   return out;
 }
