@@ -56,17 +56,34 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   auto c_env = c_strings(env);
   auto sh_argv = shell_argv(path, argv);  // made here: the vfork child must not allocate
   auto c_sh_argv = c_strings(sh_argv);
-  // Without a terminal the tool gets a process group of its own, so that a signal sent to our
-  // group (timeout(1), a scheduler, `kill 0` in a script) arrives once, through us. The price:
-  // a SIGSTOP to our group stops edashim, not the tool (README, Transparency). With a
-  // terminal it stays in ours so that the terminal, job control and reads from the tty work
-  // exactly as without edashim.
-  volatile bool shared_group = has_controlling_terminal();
+  // Where the tool stands is chosen by where it would stand without edashim (issue 25):
+  // - edashim is not its group's leader (a script, make, timeout(1), a pipeline): the caller
+  //   put the tool into its own group, so the tool stays there and edashim steps aside into a
+  //   group of its own. Group signals (timeout's kill(0), a scheduler's killpg, `kill 0`) reach
+  //   the tool and its children directly, and never edashim, so nothing is relayed twice; the
+  //   tool's kill(0) reaches exactly whom it reaches directly; setsid() succeeds as directly.
+  //   Measured against the alternatives: the tool in a group of its own (main until issue 25)
+  //   orphaned the tool's children on a group signal and hid the tool's kill(0) from its
+  //   caller; all three in one group (sudo's arrangement) makes every group signal reach
+  //   edashim too, where it cannot be told from `kill $!` (siginfo says neither), so one of
+  //   the two is delivered twice or lost.
+  // - edashim leads its group without a terminal (setsid, a caller that made a group for it):
+  //   directly the tool would lead it, so the tool gets a group of its own; edashim is its
+  //   only other member and relays what the group is sent.
+  // - edashim leads a terminal job: the tool shares the job's group so that the terminal, job
+  //   control and tty reads work exactly as without edashim.
+  pid_t caller_group = ::getpgrp();
+  volatile bool step_aside = caller_group != ::getpid();
+  volatile bool own_group = !step_aside && !has_controlling_terminal();
 
   sigset_t all, old;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &old);
-  relay::install(shared_group);
+  // Before the vfork, with every signal blocked: a group signal sent meanwhile is pending
+  // here and relayed once the tool runs; the child joins the caller's group at once.
+  if (step_aside && ::setpgid(0, 0) != 0) step_aside = false;
+  relay::install(!step_aside && !own_group);
+  relay::set_caller_group(step_aside ? caller_group : 0);
   int handled_count = 0;
   const int* handled = relay::handled(handled_count);
 
@@ -79,7 +96,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
-    if (!shared_group) ::setpgid(0, 0);
+    if (own_group) ::setpgid(0, 0);
+    if (step_aside) ::setpgid(0, caller_group);
     // exec resets handled signals to SIG_DFL by itself; only inherited SIG_IGN needs restoring.
     for (int i = 0; i < handled_count; ++i)
       if (relay::was_ignored(handled[i])) ::signal(handled[i], SIG_IGN);
@@ -111,6 +129,9 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
       break;
     }
     out.wall_seconds = double(now_ns() - t0) / 1e9;
+    // Back in the caller's group for what edashim writes after the tool (a terminal with
+    // `stty tostop` stops a background group's writes) and for the caller's group signals.
+    if (step_aside) ::setpgid(0, caller_group);
     out.status = status;
     out.exec_errno = exec_errno;
     out.started = exec_errno == 0;
