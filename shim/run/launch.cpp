@@ -47,7 +47,46 @@ bool has_controlling_terminal() {
   return true;
 }
 
+char* g_arguments = nullptr;
+size_t g_arguments_size = 0;
+
+// While the tool runs, edashim's process must not answer to the tool's name (issue 25): pgrep
+// -x, killall and pkill read the kernel's name (comm), pidof also argv[0] in /proc/PID/cmdline;
+// a tool's single-instance check by name counts processes. The name becomes "edashim" in both.
+// The tool's arguments stay in the command line for ps: `pgrep -f` on them still matches
+// edashim (README, Transparency). Done in place, as setproctitle(3) does; the strings are
+// main's, copied into the invocation before.
+void take_own_name(const std::vector<std::string>& argv) {
+  ::prctl(PR_SET_NAME, "edashim");
+  if (!g_arguments || !g_arguments_size) return;
+  std::string area = renamed_arguments(argv, g_arguments_size);
+  std::memcpy(g_arguments, area.data(), area.size());
+}
+
 }  // namespace
+
+void keep_argument_area(int argc, char** argv) {
+  if (argc < 1 || !argv[0]) return;
+  char* end = argv[0];
+  for (int i = 0; i < argc; ++i) {
+    if (argv[i] != end) return;  // not contiguous (a caller that built argv itself): leave it
+    end += std::strlen(argv[i]) + 1;
+  }
+  g_arguments = argv[0];
+  g_arguments_size = size_t(end - argv[0]);
+}
+
+std::string renamed_arguments(const std::vector<std::string>& argv, size_t size) {
+  std::string area = "edashim";
+  area.push_back('\0');
+  for (size_t i = 1; i < argv.size(); ++i) {
+    area += argv[i];
+    area.push_back('\0');
+  }
+  area.resize(size, '\0');
+  if (size) area[size - 1] = '\0';  // the kernel shows the area up to its last NUL
+  return area;
+}
 
 Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env,
                const std::function<void(const Outcome& so_far)>& while_running) {
@@ -87,6 +126,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   int handled_count = 0;
   const int* handled = relay::handled(handled_count);
 
+  take_own_name(argv);
   pid_t parent = ::getpid();
   volatile int exec_errno = 0;
   out.start_time = epoch_seconds();

@@ -27,6 +27,14 @@ struct Outcome {
 Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env,
                const std::function<void(const Outcome& so_far)>& while_running = nullptr);
 
+// Remembers main's argument area (argv's strings, which the kernel shows in /proc/PID/cmdline),
+// for launch() to rename edashim's own process there.
+void keep_argument_area(int argc, char** argv);
+
+// What the argument area of `size` bytes holds once edashim has renamed itself: "edashim" as
+// argv[0], then the tool's arguments as far as they fit, NUL-padded. Pure.
+std::string renamed_arguments(const std::vector<std::string>& argv, size_t size);
+
 // Replaces edashim with the tool (environment given, or the current one when null).
 [[noreturn]] void exec_in_place(const std::string& path, const std::vector<std::string>& argv,
                                 const std::vector<std::string>* env);

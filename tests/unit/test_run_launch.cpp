@@ -103,3 +103,14 @@ TEST_CASE("A file the kernel will not run is run by /bin/sh, with execvp's argv"
   CHECK(run::shell_status(out.status) == 7);
   CHECK(util::read_file(t.path + "/said") == script + " one\n");
 }
+
+TEST_CASE("Launch: edashim's own command line says edashim, then the tool's arguments as far as they fit",
+          "[launch]") {
+  using namespace std::string_literals;
+  std::vector<std::string> argv = {"/usr/bin/yosys", "-q", "-p", "synth"};
+  size_t size = 15 + 3 + 3 + 6;  // the area main's argv occupied
+  CHECK(run::renamed_arguments(argv, size) == "edashim\0-q\0-p\0synth\0\0\0\0\0\0\0\0"s);
+  // A short argv[0] ("yosys"): the last argument is cut, the area ends with its NUL.
+  CHECK(run::renamed_arguments({"yosys", "-q", "-p", "synth"}, 6 + 3 + 3 + 6) == "edashim\0-q\0-p\0syn\0"s);
+  CHECK(run::renamed_arguments({"ab"}, 3) == "ed\0"s);
+}
