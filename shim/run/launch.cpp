@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "run/death.hpp"
@@ -64,6 +65,58 @@ void take_own_name(const std::vector<std::string>& argv) {
 }
 
 }  // namespace
+
+std::string read_text(const std::string& path) {
+  std::string text;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+  ::close(fd);
+  return text;
+}
+
+std::vector<std::string> nul_separated(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\0', at);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+Watcher watcher() {
+  Watcher w;
+  std::string status = read_text("/proc/self/status");
+  size_t at = status.find("TracerPid:");
+  long tracer = at == std::string::npos ? 0 : std::strtol(status.c_str() + at + 10, nullptr, 10);
+  if (tracer > 0) {
+    std::string name = read_text("/proc/" + std::to_string(tracer) + "/comm");
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    w.who = (name.empty() ? std::string("a tracer") : name) + " (pid " + std::to_string(tracer) + ")";
+    return w;
+  }
+  // Valgrind runs its client in its own process (memcheck-amd64-linux and its kin, mapped
+  // from valgrind's directory) and preloads its vgpreload libraries for a dynamic one.
+  const char* preload = std::getenv("LD_PRELOAD");
+  bool valgrind = preload && std::strstr(preload, "vgpreload");
+  if (!valgrind) valgrind = read_text("/proc/self/maps").find("/valgrind/") != std::string::npos;
+  if (!valgrind) return w;
+  w.who = "valgrind";
+  w.valgrind = valgrind_prefix(nul_separated(read_text("/proc/self/task/" + std::to_string(::getpid()) + "/cmdline")));
+  return w;
+}
+
+std::vector<std::string> valgrind_prefix(const std::vector<std::string>& real_cmdline) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < real_cmdline.size(); ++i) {
+    if (i > 0 && (real_cmdline[i].empty() || real_cmdline[i][0] != '-')) return out;
+    out.push_back(real_cmdline[i]);
+  }
+  return {};  // no client found: not a valgrind command line
+}
 
 void keep_argument_area(int argc, char** argv) {
   if (argc < 1 || !argv[0]) return;

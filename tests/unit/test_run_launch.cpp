@@ -114,3 +114,12 @@ TEST_CASE("Launch: edashim's own command line says edashim, then the tool's argu
   CHECK(run::renamed_arguments({"yosys", "-q", "-p", "synth"}, 6 + 3 + 3 + 6) == "edashim\0-q\0-p\0syn\0"s);
   CHECK(run::renamed_arguments({"ab"}, 3) == "ed\0"s);
 }
+
+TEST_CASE("Launch: valgrind's launcher and options are what comes before its client", "[launch]") {
+  using V = std::vector<std::string>;
+  CHECK(run::valgrind_prefix({"/usr/bin/valgrind.bin", "-q", "--leak-check=full", "yosys", "-q"}) ==
+        V{"/usr/bin/valgrind.bin", "-q", "--leak-check=full"});
+  CHECK(run::valgrind_prefix({"/usr/bin/valgrind.bin", "yosys"}) == V{"/usr/bin/valgrind.bin"});
+  CHECK(run::valgrind_prefix({"/usr/bin/valgrind.bin", "-q"}).empty());  // no client: not understood
+  CHECK(run::valgrind_prefix({}).empty());
+}
