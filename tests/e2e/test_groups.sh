@@ -6,7 +6,7 @@
 # of their own (setsid) so that they never reach the test harness.
 source "$(dirname "$0")/lib.sh"
 FAULT=${FAULT_TOOL:?FAULT_TOOL: path to fault_tool}
-TERM_DRIVER=$(dirname "$0")/term_driver.py
+TERM_DRIVER=$(cd "$(dirname "$0")" && pwd)/term_driver.py
 
 pre() { [[ $1 == plain ]] && echo EDASHIM=off || echo EDASHIM=on; }
 
