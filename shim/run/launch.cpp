@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 
 #include "run/death.hpp"
 #include "run/exec_rules.hpp"
@@ -130,14 +131,20 @@ void keep_argument_area(int argc, char** argv) {
 }
 
 std::string renamed_arguments(const std::vector<std::string>& argv, size_t size) {
-  std::string area = "edashim";
-  area.push_back('\0');
-  for (size_t i = 1; i < argv.size(); ++i) {
-    area += argv[i];
-    area.push_back('\0');
+  // The tool's arguments stay where they are (ps and `pgrep -f` users look for them); argv[0]'s
+  // place takes "edashim", cut to its length when it is shorter ("yosys" -> "edash"), and
+  // pads a longer one with NULs, which ps shows as spaces.
+  size_t first = argv.empty() ? size : std::min(size, argv[0].size() + 1);
+  std::string area(size, '\0');
+  std::string name = "edashim";
+  std::memcpy(area.data(), name.data(), std::min(name.size(), first ? first - 1 : 0));
+  size_t at = first;
+  for (size_t i = 1; i < argv.size() && at < size; ++i) {
+    size_t n = std::min(argv[i].size(), size - at - 1);
+    std::memcpy(area.data() + at, argv[i].data(), n);
+    at += argv[i].size() + 1;
   }
-  area.resize(size, '\0');
-  if (size) area[size - 1] = '\0';  // the kernel shows the area up to its last NUL
+  if (size) area[size - 1] = '\0';
   return area;
 }
 

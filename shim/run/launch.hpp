@@ -31,8 +31,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
 // for launch() to rename edashim's own process there.
 void keep_argument_area(int argc, char** argv);
 
-// What the argument area of `size` bytes holds once edashim has renamed itself: "edashim" as
-// argv[0], then the tool's arguments as far as they fit, NUL-padded. Pure.
+// What the argument area of `size` bytes holds once edashim has renamed itself: "edashim" in
+// argv[0]'s place (cut to its length, or NUL-padded), the tool's arguments where they were. Pure.
 std::string renamed_arguments(const std::vector<std::string>& argv, size_t size);
 
 // Who is watching edashim's own process: a tracer (gdb, strace: TracerPid) or valgrind.

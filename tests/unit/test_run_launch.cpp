@@ -104,15 +104,15 @@ TEST_CASE("A file the kernel will not run is run by /bin/sh, with execvp's argv"
   CHECK(util::read_file(t.path + "/said") == script + " one\n");
 }
 
-TEST_CASE("Launch: edashim's own command line says edashim, then the tool's arguments as far as they fit",
-          "[launch]") {
+TEST_CASE("Launch: edashim's own command line says edashim where argv[0] was, the arguments stay", "[launch]") {
   using namespace std::string_literals;
   std::vector<std::string> argv = {"/usr/bin/yosys", "-q", "-p", "synth"};
   size_t size = 15 + 3 + 3 + 6;  // the area main's argv occupied
-  CHECK(run::renamed_arguments(argv, size) == "edashim\0-q\0-p\0synth\0\0\0\0\0\0\0\0"s);
-  // A short argv[0] ("yosys"): the last argument is cut, the area ends with its NUL.
-  CHECK(run::renamed_arguments({"yosys", "-q", "-p", "synth"}, 6 + 3 + 3 + 6) == "edashim\0-q\0-p\0syn\0"s);
+  CHECK(run::renamed_arguments(argv, size) == "edashim\0\0\0\0\0\0\0\0-q\0-p\0synth\0"s);
+  // A short argv[0] ("yosys"): the name is cut, not the arguments.
+  CHECK(run::renamed_arguments({"yosys", "-q", "-p", "synth"}, 6 + 3 + 3 + 6) == "edash\0-q\0-p\0synth\0"s);
   CHECK(run::renamed_arguments({"ab"}, 3) == "ed\0"s);
+  CHECK(run::renamed_arguments({"ab", "xyz"}, 5) == "ed\0x\0"s);  // an area smaller than argv says: cut at its end
 }
 
 TEST_CASE("Launch: valgrind's launcher and options are what comes before its client", "[launch]") {
