@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,11 +43,40 @@ std::vector<char*> c_strings(const std::vector<std::string>& v) {
   return out;
 }
 
-bool has_controlling_terminal() {
-  int fd = ::open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
+bool is_pipe(int fd) {
+  struct stat st;
+  return ::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+// Where the tool stands (see launch()).
+struct Arrangement {
+  bool step_aside = false;  // edashim leaves the caller's group to the tool
+  bool own_group = false;   // the tool leads a group of its own
+  int terminal = -1;        // the controlling terminal, when the tool is to be its foreground
+};
+
+Arrangement choose_arrangement() {
+  Arrangement a;
+  if (::getpgrp() != ::getpid()) {
+    a.step_aside = true;
+    return a;
+  }
+  int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty < 0) {
+    a.own_group = true;
+    return a;
+  }
+  // A terminal job of edashim alone: directly the tool would lead it. With a pipe on stdin or
+  // stdout edashim leads a pipeline whose other members are in its group; they must go on
+  // getting the terminal's signals with the tool, so the tool shares that group instead.
+  if (is_pipe(STDIN_FILENO) || is_pipe(STDOUT_FILENO)) {
+    ::close(tty);
+    return a;
+  }
+  a.own_group = true;
+  if (::tcgetpgrp(tty) == ::getpgrp()) a.terminal = tty;  // a foreground job: the tool gets the terminal
+  else ::close(tty);
+  return a;
 }
 
 char* g_arguments = nullptr;
@@ -166,14 +196,19 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   //   caller; all three in one group (sudo's arrangement) makes every group signal reach
   //   edashim too, where it cannot be told from `kill $!` (siginfo says neither), so one of
   //   the two is delivered twice or lost.
-  // - edashim leads its group without a terminal (setsid, a caller that made a group for it):
-  //   directly the tool would lead it, so the tool gets a group of its own; edashim is its
-  //   only other member and relays what the group is sent.
-  // - edashim leads a terminal job: the tool shares the job's group so that the terminal, job
-  //   control and tty reads work exactly as without edashim.
+  // - edashim leads its group (setsid, a caller that made a group for it, an interactive
+  //   shell's job): directly the tool would lead it, so the tool gets a group of its own;
+  //   edashim relays what its group is sent. In a foreground terminal job the tool's group
+  //   becomes the terminal's foreground (as a shell does for its jobs): Ctrl-C, Ctrl-Z and tty
+  //   reads are the tool's, setsid() fails as directly, and a stop of the tool stops edashim
+  //   for the shell; edashim gives the terminal back to the tool when the shell's `fg` wakes it.
+  // - edashim leads a pipeline in a terminal (a pipe on stdin or stdout): the tool shares the
+  //   job's group, so that the pipeline's other members get the terminal's signals with it.
   pid_t caller_group = ::getpgrp();
-  volatile bool step_aside = caller_group != ::getpid();
-  volatile bool own_group = !step_aside && !has_controlling_terminal();
+  Arrangement arrangement = choose_arrangement();
+  volatile bool step_aside = arrangement.step_aside;
+  volatile bool own_group = arrangement.own_group;
+  volatile int terminal = arrangement.terminal;
 
   sigset_t all, old;
   sigfillset(&all);
@@ -183,6 +218,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   if (step_aside && ::setpgid(0, 0) != 0) step_aside = false;
   relay::install(!step_aside && !own_group);
   relay::set_caller_group(step_aside ? caller_group : 0);
+  relay::set_terminal(terminal);
   int handled_count = 0;
   const int* handled = relay::handled(handled_count);
 
@@ -198,6 +234,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     if (::getppid() != parent) ::_exit(127);
     if (own_group) ::setpgid(0, 0);
     if (step_aside) ::setpgid(0, caller_group);
+    if (terminal >= 0) ::tcsetpgrp(terminal, ::getpid());  // SIGTTOU is blocked here
     // exec resets handled signals to SIG_DFL by itself; only inherited SIG_IGN needs restoring.
     for (int i = 0; i < handled_count; ++i)
       if (relay::was_ignored(handled[i])) ::signal(handled[i], SIG_IGN);
@@ -232,6 +269,12 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     // Back in the caller's group for what edashim writes after the tool (a terminal with
     // `stty tostop` stops a background group's writes) and for the caller's group signals.
     if (step_aside) ::setpgid(0, caller_group);
+    if (terminal >= 0) {
+      // The terminal back to edashim's job for what it writes last; the shell takes it then.
+      sigprocmask(SIG_BLOCK, &all, nullptr);
+      if (::tcgetpgrp(terminal) == pid) ::tcsetpgrp(terminal, ::getpgrp());
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+    }
     out.status = status;
     out.exec_errno = exec_errno;
     out.started = exec_errno == 0;
@@ -240,6 +283,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   // (a few hundred microseconds), and edashim then ends with the tool's status. Restoring
   // them would be a system call per signal on every run; launch runs once per process.
   relay::set_tool(0);
+  relay::set_terminal(-1);
+  if (terminal >= 0) ::close(terminal);
   return out;
 }
 

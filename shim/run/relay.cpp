@@ -16,6 +16,7 @@ volatile pid_t g_tool = 0;
 volatile pid_t g_self = 0;
 volatile sig_atomic_t g_shared_group = 0;
 volatile pid_t g_caller_group = 0;
+volatile int g_terminal = -1;
 
 // Every catchable signal (one edashim let through to its default action would kill or stop
 // edashim instead of reaching the tool, e.g. `kill -PIPE`, `kill -TSTP`, `kill -RTMIN`), except
@@ -281,6 +282,8 @@ void set_tool(pid_t tool) { g_tool = tool; }
 
 void set_caller_group(pid_t group) { g_caller_group = group; }
 
+void set_terminal(int fd) { g_terminal = fd; }
+
 void follow_stop(pid_t tool, int sig) {
   sigset_t all, old, one;
   sigfillset(&all);
@@ -303,12 +306,18 @@ void follow_stop(pid_t tool, int sig) {
   sigprocmask(SIG_BLOCK, &one, nullptr);
   if (sig != SIGSTOP) sigaction(sig, &mine, nullptr);
   if (caller_group > 0) ::setpgid(0, 0);
+  // Continued in the foreground (`fg`: the shell gave the terminal to edashim's job): the tool
+  // had it before it stopped and gets it back before it goes on, as its shell would give it.
+  int terminal = g_terminal;
+  bool tool_leads = ::getpgid(tool) == tool;
+  if (terminal >= 0 && tool_leads && ::tcgetpgrp(terminal) == ::getpgrp()) ::tcsetpgrp(terminal, tool);
   // Continued (or never stopped): a SIGCONT that woke us is pending and is handled as any
   // other once unblocked (relayed to the tool, or dropped when the group's SIGCONT woke the
   // tool too). A tool still stopped after that must go on as edashim does: edashim was woken
   // by SIGCONT to its pid alone, or its stop was discarded.
   sigprocmask(SIG_SETMASK, &old, nullptr);
-  if (is_stopped(tool)) ::kill(tool, SIGCONT);
+  // A terminal's stop reached the tool's whole group, which its shell would continue whole.
+  if (is_stopped(tool)) ::kill(terminal >= 0 && tool_leads ? -tool : tool, SIGCONT);
 }
 
 bool descends_from(pid_t pid, pid_t ancestor) {

@@ -37,6 +37,10 @@ const int* handled(int& count);
 // shell sends to its job's group (fg) wakes edashim as well as the tool.
 void set_caller_group(pid_t group);
 
+// The controlling terminal whose foreground the tool's group is (-1: none): once a stopped
+// edashim is continued in the foreground (the shell's `fg`), the terminal goes back to the tool.
+void set_terminal(int fd);
+
 // The tool now running (0: none). Set once it is started, cleared once it has ended.
 void set_tool(pid_t tool);
 
