@@ -52,7 +52,8 @@ bool is_pipe(int fd) {
 struct Arrangement {
   bool step_aside = false;  // edashim leaves the caller's group to the tool
   bool own_group = false;   // the tool leads a group of its own
-  int terminal = -1;        // the controlling terminal, when the tool is to be its foreground
+  int terminal = -1;        // the controlling terminal, when the tool's group is to be its foreground
+  bool foreground = false;  // now (a job started in the background gets the terminal at `fg`)
 };
 
 Arrangement choose_arrangement() {
@@ -74,8 +75,8 @@ Arrangement choose_arrangement() {
     return a;
   }
   a.own_group = true;
-  if (::tcgetpgrp(tty) == ::getpgrp()) a.terminal = tty;  // a foreground job: the tool gets the terminal
-  else ::close(tty);
+  a.terminal = tty;
+  a.foreground = ::tcgetpgrp(tty) == ::getpgrp();
   return a;
 }
 
@@ -209,6 +210,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   volatile bool step_aside = arrangement.step_aside;
   volatile bool own_group = arrangement.own_group;
   volatile int terminal = arrangement.terminal;
+  volatile bool foreground = arrangement.foreground;
 
   sigset_t all, old;
   sigfillset(&all);
@@ -218,7 +220,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   if (step_aside && ::setpgid(0, 0) != 0) step_aside = false;
   relay::install(!step_aside && !own_group);
   relay::set_caller_group(step_aside ? caller_group : 0);
-  relay::set_terminal(terminal);
+  relay::set_terminal(terminal, foreground);
   int handled_count = 0;
   const int* handled = relay::handled(handled_count);
 
@@ -234,7 +236,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
     if (::getppid() != parent) ::_exit(127);
     if (own_group) ::setpgid(0, 0);
     if (step_aside) ::setpgid(0, caller_group);
-    if (terminal >= 0) ::tcsetpgrp(terminal, ::getpid());  // SIGTTOU is blocked here
+    if (foreground) ::tcsetpgrp(terminal, ::getpid());  // SIGTTOU is blocked here
     // exec resets handled signals to SIG_DFL by itself; only inherited SIG_IGN needs restoring.
     for (int i = 0; i < handled_count; ++i)
       if (relay::was_ignored(handled[i])) ::signal(handled[i], SIG_IGN);
@@ -283,7 +285,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   // (a few hundred microseconds), and edashim then ends with the tool's status. Restoring
   // them would be a system call per signal on every run; launch runs once per process.
   relay::set_tool(0);
-  relay::set_terminal(-1);
+  relay::set_terminal(-1, false);
   if (terminal >= 0) ::close(terminal);
   return out;
 }

@@ -1,6 +1,7 @@
 #include "run/relay.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -17,6 +18,8 @@ volatile pid_t g_self = 0;
 volatile sig_atomic_t g_shared_group = 0;
 volatile pid_t g_caller_group = 0;
 volatile int g_terminal = -1;
+volatile sig_atomic_t g_tool_foreground = 0;  // the tool's group has the terminal (handed over)
+volatile sig_atomic_t g_hung_up = 0;          // the terminal's SIGHUP reached the shared group
 
 // Every catchable signal (one edashim let through to its default action would kill or stop
 // edashim instead of reaching the tool, e.g. `kill -PIPE`, `kill -TSTP`, `kill -RTMIN`), except
@@ -182,6 +185,23 @@ bool sent_to_the_tools_group_too(pid_t sender, pid_t tool_group, int sig) {
   return status_mask(sender, "SigIgn:") >> (sig - 1) & 1;
 }
 
+// Closing a terminal sends SIGHUP to its foreground group, and the shell then sends its own
+// to each job's group: directly the tool takes the two as one when the second comes while the
+// first is pending. The shell's copy to edashim's group, relayed a hop later, would mostly be
+// a second (issue 25 item 8). So when the tool's group had the terminal, a SIGHUP from
+// outside after the hangup is not relayed: the tool got the terminal's. Async-signal-safe.
+bool tool_got_the_hangup(const Delivery& d) {
+  if (d.sig != SIGHUP || d.from_tool_side) return false;
+  if (d.shared_group) {
+    if (d.code == SI_KERNEL) g_hung_up = 1;
+    return g_hung_up;
+  }
+  int terminal = g_terminal;
+  if (terminal < 0 || !g_tool_foreground) return false;
+  struct pollfd p = {terminal, 0, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
 void on_signal(int sig, siginfo_t* info, void*) {
   int saved = errno;
   // In the vfork child between unblocking and exec (it inherits our handlers, and resetting
@@ -215,7 +235,10 @@ void on_signal(int sig, siginfo_t* info, void*) {
     d.from_tool_side = from_tool_side(info->si_pid, tool);
     if (d.from_tool_side) d.sender_in_our_group = ::getpgid(info->si_pid) == ::getpgrp();
   }
-  switch (route(d)) {
+  bool hangup_had = tool_got_the_hangup(d);  // first: it notes the terminal's own SIGHUP
+  Route where = route(d);
+  if (where == Route::to_tool && hangup_had) where = Route::drop;
+  switch (where) {
     case Route::to_tool:
       if (sig < SIGRTMIN && sent) let_sender_finish(info->si_pid);
       if (sig < SIGRTMIN && sent && sent_to_the_tools_group_too(info->si_pid, tool_group, sig)) break;
@@ -282,7 +305,11 @@ void set_tool(pid_t tool) { g_tool = tool; }
 
 void set_caller_group(pid_t group) { g_caller_group = group; }
 
-void set_terminal(int fd) { g_terminal = fd; }
+void set_terminal(int fd, bool tool_foreground) {
+  g_terminal = fd;
+  g_tool_foreground = tool_foreground;
+  g_hung_up = 0;
+}
 
 void follow_stop(pid_t tool, int sig) {
   sigset_t all, old, one;
@@ -310,7 +337,11 @@ void follow_stop(pid_t tool, int sig) {
   // had it before it stopped and gets it back before it goes on, as its shell would give it.
   int terminal = g_terminal;
   bool tool_leads = ::getpgid(tool) == tool;
-  if (terminal >= 0 && tool_leads && ::tcgetpgrp(terminal) == ::getpgrp()) ::tcsetpgrp(terminal, tool);
+  g_tool_foreground = 0;  // stopped: the shell took the terminal back
+  if (terminal >= 0 && tool_leads && ::tcgetpgrp(terminal) == ::getpgrp()) {
+    ::tcsetpgrp(terminal, tool);
+    g_tool_foreground = 1;
+  }
   // Continued (or never stopped): a SIGCONT that woke us is pending and is handled as any
   // other once unblocked (relayed to the tool, or dropped when the group's SIGCONT woke the
   // tool too). A tool still stopped after that must go on as edashim does: edashim was woken

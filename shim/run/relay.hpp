@@ -39,7 +39,8 @@ void set_caller_group(pid_t group);
 
 // The controlling terminal whose foreground the tool's group is (-1: none): once a stopped
 // edashim is continued in the foreground (the shell's `fg`), the terminal goes back to the tool.
-void set_terminal(int fd);
+// `tool_foreground`: the tool's group has it now.
+void set_terminal(int fd, bool tool_foreground);
 
 // The tool now running (0: none). Set once it is started, cleared once it has ended.
 void set_tool(pid_t tool);

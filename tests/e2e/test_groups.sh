@@ -103,6 +103,25 @@ test_3_setsid_in_a_terminal() {
   expect_eq "$(head -1 "$SB/t.shim")" "$(head -1 "$SB/t.plain")" "through edashim, a job of an interactive shell"
 }
 
+test_3_terminal_jobs_background_reads_fg_and_pipelines_as_directly() {
+  # The tool leads its terminal job's group through edashim too: a background job that reads
+  # the terminal stops (tty input), fg gives it the terminal; Ctrl-C in a pipeline edashim
+  # leads reaches the pipeline's other member as well.
+  cp "$FAULT" "$SB/real/ftool"
+  shim ftool
+  for mode in plain shim; do
+    term $mode 'type:set -b' 'type:ftool readline &' 'out:Stopped' 'type:fg' 'out:ftool readline' "type:typed-$mode" "out:got: typed-$mode" \
+      'type:echo R""C=$?' 'out:RC=' "type:ftool catch 2 $SB/int.$mode | (trap 'echo pipe-end-INT; exit 1' INT; cat; sleep 5; echo pipe-end-late)" \
+      "file:$SB/int.$mode:ready" 'send:\x03' "file:$SB/int.$mode:count" 'type:echo R""C2=$?' 'out:RC2=' 'type:exit 0' \
+      > "$SB/t.$mode" || true
+    expect_contains "$(cat "$SB/t.$mode")" "got: typed-$mode tty=1" "$mode: the background job read the terminal after fg"
+    expect_contains "$(cat "$SB/t.$mode")" "RC=3" "$mode: its status"
+    # Output lines end with the word; the typed command line ends with ")".
+    expect_eq "$(tr -d '\r' < "$SB/t.$mode" | grep -c 'pipe-end-INT$')" 1 "$mode: Ctrl-C reached the pipeline's other member"
+    expect_eq "$(tr -d '\r' < "$SB/t.$mode" | grep -c 'pipe-end-late$')" 0 "$mode: the pipeline ended with Ctrl-C"
+  done
+}
+
 # --- 4. A tool that left the job's group still gets Ctrl-C ---
 
 test_4_ctrl_c_reaches_a_tool_that_called_setpgid_or_setsid() {
