@@ -130,12 +130,11 @@ Watcher watcher() {
     w.who = (name.empty() ? std::string("a tracer") : name) + " (pid " + std::to_string(tracer) + ")";
     return w;
   }
-  // Valgrind runs its client in its own process (memcheck-amd64-linux and its kin, mapped
-  // from valgrind's directory) and preloads its vgpreload libraries for a dynamic one.
+  // Valgrind puts its vgpreload libraries into its client's LD_PRELOAD, a static client's too
+  // (and takes them out again when the client execs a program it does not follow), so the
+  // environment says it without reading /proc/self/maps on every run.
   const char* preload = std::getenv("LD_PRELOAD");
-  bool valgrind = preload && std::strstr(preload, "vgpreload");
-  if (!valgrind) valgrind = read_text("/proc/self/maps").find("/valgrind/") != std::string::npos;
-  if (!valgrind) return w;
+  if (!preload || !std::strstr(preload, "vgpreload")) return w;
   w.who = "valgrind";
   w.valgrind = valgrind_prefix(nul_separated(read_text("/proc/self/task/" + std::to_string(::getpid()) + "/cmdline")));
   return w;
