@@ -58,6 +58,26 @@ test_1_kill_0_under_setsid_ends_the_tools_children() {
   done
 }
 
+test_1_kill_pid_from_outside_reaches_a_tool_in_the_callers_group_every_time() {
+  # The other side of the pair rule: the tool (in its caller's group, edashim aside) sleeps in
+  # 1 ms steps and catches SIGUSR1; a busy sender outside signals the pid five times. Each one
+  # must arrive (a rule that took the tool's wake-ups for a group copy lost them all).
+  pytool stepper 'import signal, sys, time' 'n = 0' 'def h(s, f):' '    global n; n += 1' \
+    'signal.signal(signal.SIGUSR1, h)' 'open(sys.argv[1], "w").write("ready")' 'end = time.time() + 1.5' \
+    'while time.time() < end: time.sleep(0.001)' 'print("count", n)'
+  for mode in plain shim; do
+    env "$(pre $mode)" setsid bash -c 'stepper "$0" & echo $! > "$0.pid"; wait' "$SB/r.$mode" > "$SB/out.$mode" &
+    local wrapper=$!
+    wait_for "$SB/r.$mode" ready
+    wait_for "$SB/r.$mode.pid" '[0-9]'
+    local p; p=$(cat "$SB/r.$mode.pid")
+    for _ in 1 2 3 4 5; do kill -USR1 "$p"; for ((j = 0; j < 20000; j++)); do :; done; done
+    wait "$wrapper"
+  done
+  expect_eq "$(cat "$SB/out.plain")" "count 5" "directly (the test itself)"
+  expect_eq "$(cat "$SB/out.shim")" "count 5" "through edashim"
+}
+
 # --- 2. The tool's kill(0) reaches its caller ---
 
 test_2_a_tools_kill_0_reaches_the_calling_script_and_make() {
