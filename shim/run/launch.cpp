@@ -48,7 +48,7 @@ bool is_pipe(int fd) {
   return ::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-// Where the tool stands (see launch()).
+// Where the tool stands (see choose_arrangement()).
 struct Arrangement {
   bool step_aside = false;  // edashim leaves the caller's group to the tool
   bool own_group = false;   // the tool leads a group of its own
@@ -56,6 +56,25 @@ struct Arrangement {
   bool foreground = false;  // now (a job started in the background gets the terminal at `fg`)
 };
 
+// Where the tool stands is chosen by where it would stand without edashim (issue 25):
+// - edashim is not its group's leader (a script, make, timeout(1), a pipeline): the caller
+//   put the tool into its own group, so the tool stays there and edashim steps aside into a
+//   group of its own. Group signals (timeout's kill(0), a scheduler's killpg, `kill 0`) reach
+//   the tool and its children directly, and never edashim, which has none to relay; the
+//   tool's kill(0) reaches exactly whom it reaches directly; setsid() succeeds as directly.
+//   Measured against the alternatives: the tool in a group of its own (main until issue 25)
+//   orphaned the tool's children on a group signal and hid the tool's kill(0) from its
+//   caller; all three in one group (sudo's arrangement) makes every group signal reach
+//   edashim too, where it cannot be told from `kill $!` (siginfo says neither), so one of
+//   the two is delivered twice or lost.
+// - edashim leads its group (setsid, a caller that made a group for it, an interactive
+//   shell's job): directly the tool would lead it, so the tool gets a group of its own;
+//   edashim relays what its group is sent. In a foreground terminal job the tool's group
+//   becomes the terminal's foreground (as a shell does for its jobs): Ctrl-C, Ctrl-Z and tty
+//   reads are the tool's, setsid() fails as directly, and a stop of the tool stops edashim
+//   for the shell; edashim gives the terminal back to the tool when the shell's `fg` wakes it.
+// - edashim leads a pipeline in a terminal (a pipe on stdin or stdout): the tool shares the
+//   job's group, so that the pipeline's other members get the terminal's signals with it.
 Arrangement choose_arrangement() {
   Arrangement a;
   if (::getpgrp() != ::getpid()) {
@@ -185,25 +204,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   auto c_env = c_strings(env);
   auto sh_argv = shell_argv(path, argv);  // made here: the vfork child must not allocate
   auto c_sh_argv = c_strings(sh_argv);
-  // Where the tool stands is chosen by where it would stand without edashim (issue 25):
-  // - edashim is not its group's leader (a script, make, timeout(1), a pipeline): the caller
-  //   put the tool into its own group, so the tool stays there and edashim steps aside into a
-  //   group of its own. Group signals (timeout's kill(0), a scheduler's killpg, `kill 0`) reach
-  //   the tool and its children directly, and never edashim, so nothing is relayed twice; the
-  //   tool's kill(0) reaches exactly whom it reaches directly; setsid() succeeds as directly.
-  //   Measured against the alternatives: the tool in a group of its own (main until issue 25)
-  //   orphaned the tool's children on a group signal and hid the tool's kill(0) from its
-  //   caller; all three in one group (sudo's arrangement) makes every group signal reach
-  //   edashim too, where it cannot be told from `kill $!` (siginfo says neither), so one of
-  //   the two is delivered twice or lost.
-  // - edashim leads its group (setsid, a caller that made a group for it, an interactive
-  //   shell's job): directly the tool would lead it, so the tool gets a group of its own;
-  //   edashim relays what its group is sent. In a foreground terminal job the tool's group
-  //   becomes the terminal's foreground (as a shell does for its jobs): Ctrl-C, Ctrl-Z and tty
-  //   reads are the tool's, setsid() fails as directly, and a stop of the tool stops edashim
-  //   for the shell; edashim gives the terminal back to the tool when the shell's `fg` wakes it.
-  // - edashim leads a pipeline in a terminal (a pipe on stdin or stdout): the tool shares the
-  //   job's group, so that the pipeline's other members get the terminal's signals with it.
+  // Where the tool stands: choose_arrangement().
   pid_t caller_group = ::getpgrp();
   Arrangement arrangement = choose_arrangement();
   volatile bool step_aside = arrangement.step_aside;
