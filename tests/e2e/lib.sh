@@ -23,6 +23,7 @@ new_sandbox() {
   unset TMPDIR TMP TEMP EDASHIM_SCRATCH_BASES
   export PATH=$SB/shims:$SB/real:/usr/local/bin:/usr/bin:/bin
   LOG=$XDG_STATE_HOME/edashim/runs.jsonl
+  FAIL_MARK=$SB/.failed
   cp "$HELPER" "$SB/real/mytool"
   shim mytool
   cd "$SB/work"
@@ -30,8 +31,19 @@ new_sandbox() {
 
 shim() { for n in "$@"; do ln -sf "$BIN" "$SB/shims/$n"; done; }
 
+# A failed check can never be lost (issue 27): `fail` ends the test (exit, so a caller's `|| true`
+# or a condition around it cannot swallow it), and first writes the message to the sandbox's
+# failure marker, which run_suite reads: a fail inside $(...), a pipeline or a background job,
+# whose exit ends only that subshell, still fails the test.
 fail() {
+  note_fail "$@"
+  exit 1
+}
+# note_fail MSG: records a failure and returns 1 without ending the test, for a check that
+# reports every bad case before the test ends (the test fails all the same).
+note_fail() {
   echo "    FAIL: $*" >&2
+  [[ -z "${FAIL_MARK:-}" ]] || echo "$*" >> "$FAIL_MARK"
   return 1
 }
 
@@ -75,6 +87,11 @@ run_suite() {
     # Not in an `if`: bash ignores set -e inside a tested command, and the tests rely on it.
     ( set -e; $t )
     local rc=$?
+    # A check that failed counts even where its status was lost, and even before a skip.
+    if [[ -e "$FAIL_MARK" ]]; then
+      echo "    ($t: $(wc -l < "$FAIL_MARK") failed check(s), status $rc)"
+      rc=1
+    fi
     if [[ $rc -eq 0 ]]; then
       PASSED=$((PASSED + 1))
     elif [[ $rc -eq 77 ]]; then
@@ -116,9 +133,9 @@ two_users() {
   # Uids of their own, far from the ones useradd hands out: a uid an earlier, deleted test user
   # had may still own /tmp/edashim-UID or /dev/shm/edashim-UID (run/scratch.hpp's own bases).
   local vuid auid
-  vuid=$(free_test_uid) && auid=$(free_test_uid "$vuid") || { fail "no free uid for the test users"; exit 1; }
-  /usr/sbin/useradd -l -M -u "$vuid" -U -d /nonexistent -s /bin/bash "$VICTIM" || fail "useradd $VICTIM" || exit 1
-  /usr/sbin/useradd -l -M -u "$auid" -U -d /nonexistent -s /bin/bash "$ATTACKER" || { /usr/sbin/userdel "$VICTIM"; fail "useradd $ATTACKER"; exit 1; }
+  vuid=$(free_test_uid) && auid=$(free_test_uid "$vuid") || fail "no free uid for the test users"
+  /usr/sbin/useradd -l -M -u "$vuid" -U -d /nonexistent -s /bin/bash "$VICTIM" || fail "useradd $VICTIM"
+  /usr/sbin/useradd -l -M -u "$auid" -U -d /nonexistent -s /bin/bash "$ATTACKER" || { /usr/sbin/userdel "$VICTIM"; fail "useradd $ATTACKER"; }
   # The users' own bases that their edashim runs make in /dev/shm and /tmp (scratch and probe,
   # run/scratch.hpp) go with them, by exact path, unless a test under a reused uid left them.
   local u b bases=""

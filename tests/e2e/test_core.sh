@@ -58,7 +58,7 @@ test_death_by_signal_is_reproduced() {
   rc=0; bash -c 'mytool signal 15' || rc=$?
   expect_eq "$rc" 143 "SIGTERM"
   expect_eq "$(last_log "$LOG" 'j["signal"], j["exit_code"], j["status"]')" "15 None 143" "log records the signal"
-  ls "$SB/work" | grep -q core && fail "edashim left a core file" || true
+  ! ls "$SB/work" | grep -q core || fail "edashim left a core file"
 }
 
 test_signal_to_edashim_alone_reaches_the_tool_once() {
@@ -115,7 +115,7 @@ test_sigkilled_edashim_takes_the_tool_with_it() {
   tool_pid=$(cat "$SB/p")
   kill -KILL $!
   for _ in $(seq 100); do kill -0 "$tool_pid" 2>/dev/null || break; sleep 0.05; done
-  kill -0 "$tool_pid" 2>/dev/null && fail "tool $tool_pid still running after edashim was killed" || true
+  ! kill -0 "$tool_pid" 2>/dev/null || fail "tool $tool_pid still running after edashim was killed"
 }
 
 test_stdio_is_the_tools() {
@@ -341,7 +341,7 @@ test_mimalloc_serves_yosys_and_the_abc_it_starts() {
   [ "$all" -ge 3 ] || fail "expected yosys, sh and abc to initialise mimalloc, saw $all"
   # ABC ran through its own shim (nested): no second preload, no second log line.
   expect_eq "$(wc -l < "$LOG")" 1 "one log line for the whole tree"
-  grep -q "libmimalloc.so.*libmimalloc.so" <<<"$out" && fail "mimalloc preloaded twice" || true
+  ! grep -q "libmimalloc.so.*libmimalloc.so" <<<"$out" || fail "mimalloc preloaded twice"
 }
 
 test_nested_call_adds_no_second_preload() {

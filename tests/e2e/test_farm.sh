@@ -110,7 +110,7 @@ test_parallel_runs_every_round_on_local_sshlogin_jobs() {
   expect_eq "$(ls "$SB/pexp/rounds")" "$(printf 'r000000.jsonl\nr000001.jsonl\nr000002.jsonl')" "a file per round"
   # Each task ran its warm-up runs first: 2 arms x (1 warm-up + 1 measured) lines after the header.
   expect_eq "$(wc -l < "$SB/pexp/rounds/r000001.jsonl")" 5 "warm-up and measured runs in the round's file"
-  grep -q ':::' "$SB/pexp/parallel/joblog-1" && fail "joblog holds the command line" || true
+  ! grep -q ':::' "$SB/pexp/parallel/joblog-1" || fail "joblog holds the command line"
   expect_eq "$(awk 'NR > 1' "$SB/pexp/parallel/joblog-1" | wc -l)" 3 "one parallel job per round"
 }
 

@@ -205,7 +205,7 @@ test_as_an_ordinary_user_foreign_files_are_refused_and_own_files_apply() {
 # 0 into 1 (prof_leak_error) or abort (abort_conf with a bad value).
 test_untrusted_allocator_options_cannot_write_files_or_change_the_status() {
   [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || [ -e /usr/lib/aarch64-linux-gnu/libjemalloc.so.2 ] ||
-    { skip "Debian's libjemalloc2 is not installed"; return; }
+    skip "Debian's libjemalloc2 is not installed"
   mkdir -p "$SB/prof"
   printf 'allocator = "jemalloc"\n[jemalloc]\nthp = "default,prof:true,prof_final:true,prof_prefix:%s/prof/p"\n' "$SB" > .edashim.toml
   runs_clean "a MALLOC_CONF list in a string value"
@@ -329,7 +329,7 @@ test_allocator_libraries_are_not_looked_for_beside_the_cwd() {
   [ ! -e "$SB/pwned" ] || fail "a library beside the cwd was loaded"
   # Explicit directories come from trusted files only: the user's file, not a cloned one.
   jem=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1)
-  [ -n "$jem" ] || { skip "Debian's libjemalloc2 is not installed"; return; }
+  [ -n "$jem" ] || skip "Debian's libjemalloc2 is not installed"
   mkdir -p "$SB/libs" && cp "$jem" "$SB/libs/"
   rm -f libjemalloc.so.2 libmimalloc.so.2 mytool
   printf 'library_dirs = ["%s"]\n' "$SB/evil" > .edashim.toml

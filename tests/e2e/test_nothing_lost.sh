@@ -89,7 +89,7 @@ test_a_live_run_in_another_pid_namespace_keeps_its_scratch_through_a_concurrent_
   local inner=$!
   local dir; dir=$(waitfile "$OWN/edashim-$(id -u)-$((n + 1))-*/mine")
   dir=${dir%/mine}
-  kill -0 $((n + 1)) 2>/dev/null && fail "premise: PID $((n + 1)) exists out here too"
+  ! kill -0 $((n + 1)) 2>/dev/null || fail "premise: PID $((n + 1)) exists out here too"
   out=$(ftool hold-tmp 0)  # a run out here, sweeping the same base while the inner one runs
   expect_eq "$out" kept "the outer run"
   rc=0; wait "$inner" || rc=$?
