@@ -7,7 +7,7 @@
 #   $(...), in a helper called as a condition, or before a skip;
 # - the patterns that lost failures do not come back: `&& fail ... || true`, a `return` in an
 #   e2e test function (a guard that ends a test as passed), `if (...) return;` in a unit test
-#   (a case that cannot run here calls EDASHIM_SKIP);
+#   (a case that cannot run here calls EDASHIM_SKIP), FAIL printed by hand in an e2e suite;
 # - these checks' own failures are never turned into a skip.
 # Usage: honesty.sh SOURCE_DIR UNIT_TESTS_BINARY EDASHIM HELPER
 set -uo pipefail
@@ -60,6 +60,9 @@ pattern "'&& fail ... || true' in tests/e2e: it can never fail (write 'cond || f
 pattern "'return' in an e2e test function: it ends the test as passed (use skip REASON)" \
   "$(awk '/^test_[A-Za-z0-9_]*\(\) *\{/ {t = 1} t && /(^|[^A-Za-z0-9_])return([^A-Za-z0-9_]|$)/ {print FILENAME ":" FNR ": " $0}
          t && (/^\}/ || /^test_.*\} *$/) {t = 0}' "$SRC"/tests/e2e/*.sh)"
+# test_install.sh is a script of its own, whose fail exits.
+pattern "'FAIL' printed by hand in an e2e test: nothing counts it (call fail MSG)" \
+  "$(grep -nE '(echo|printf)[^|;]*FAIL:' "$SRC"/tests/e2e/test_*.sh | grep -v '^[^:]*/test_install\.sh:')"
 pattern "'if (...) return;' in a unit test: the case passes without running (use EDASHIM_SKIP)" \
   "$(grep -nE '^[[:space:]]*if[[:space:]]*\(.*\)[[:space:]]*return;' "$SRC"/tests/unit/*.cpp)"
 
