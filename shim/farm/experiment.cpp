@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <cerrno>
 #include <unistd.h>
 
 #include <algorithm>
@@ -239,6 +240,11 @@ std::optional<Experiment> create(const std::string& dir, Experiment e, const uti
 
 std::optional<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared,
                                std::string& error) {
+  struct stat dir_st;
+  if (::stat(dir.c_str(), &dir_st) != 0 && errno == ENOENT) {
+    error = printable(dir) + " holds no experiment (no such directory)";
+    return std::nullopt;
+  }
   if (error = util::check_owned_dir(dir, shared); !error.empty()) return std::nullopt;
   struct stat fst, dst;
   auto text = read_owned(experiment_path(dir), shared, std::size_t(16) << 20, error, &fst);
@@ -256,14 +262,16 @@ std::optional<Experiment> load(const std::string& dir, const std::string& versio
     return std::nullopt;
   }
   e->own = own;
-  if (auto bad = check_fingerprint(dir, *e, shared); !bad.empty()) {
-    error = printable(experiment_path(dir)) + ": " + bad + "; refusing it (start a new experiment)";
-    return std::nullopt;
-  }
+  // The version first: another version may compute the fingerprint otherwise, and "made by
+  // edashim X" is the useful word then (a task of this version re-checks the fingerprint itself).
   if (e->version != version) {
     error = printable(dir) + " was made by edashim " + printable(e->version) + " and this is edashim " + version +
             ": its runs are not comparable with this version's; collect it with edashim " + printable(e->version) +
             ", or start a new experiment in a new directory";
+    return std::nullopt;
+  }
+  if (auto bad = check_fingerprint(dir, *e, shared); !bad.empty()) {
+    error = printable(experiment_path(dir)) + ": " + bad + "; refusing it (start a new experiment)";
     return std::nullopt;
   }
   return e;
