@@ -18,7 +18,7 @@ export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1:halt_on_error=1:detec
 export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0"  # no report file for a suppressed leak
 export UBSAN_OPTIONS="log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1"
 status=0
-# fuzz_smoke builds its own clang+ASan binaries; it runs in the normal suite.
+# fuzz_smoke runs clang+ASan binaries the normal build dir builds (not this one); it runs there.
 # unsanitized-edashim: tests whose premise a sanitized edashim cannot meet (tests/CMakeLists.txt).
 ctest --test-dir "$build" --output-on-failure -j"${ASAN_TEST_JOBS:-2}" -LE "fuzz|unsanitized-edashim" || status=1
 if compgen -G "$reports/*" >/dev/null; then
