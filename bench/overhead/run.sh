@@ -25,11 +25,14 @@ PY
 mkdir -p "$work/shims" "$work/project" "$work/home"
 ln -s "$edashim" "$work/shims/true"
 # A project profile with scratch and logging on; the allocator per arm comes from the environment.
-printf 'allocator = "system"\nscratch = true\nprobe = false\n' > "$work/project/.edashim.toml"
+printf 'allocator = "system"\nscratch = true\n' > "$work/project/.edashim.toml"
+# probe = false is the user's own setting (an untrusted project file may not turn the probe off).
+mkdir -p "$work/home/.config/edashim"
+printf 'probe = false\n' > "$work/home/.config/edashim/config.toml"
 # A user config that explores on every run (issue 15): the draw, a second plan with the
 # candidate, and mimalloc preloaded; compare with the mimalloc line above it.
 mkdir -p "$work/explore/edashim"
-printf 'explore = 1.0\nexplore_profiles = ["mimalloc"]\n' > "$work/explore/edashim/config.toml"
+printf 'probe = false\nexplore = 1.0\nexplore_profiles = ["mimalloc"]\n' > "$work/explore/edashim/config.toml"
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_STATE_HOME=$work/home/.local/state
 export PATH=$work/shims:/usr/bin:/bin
 cd "$work/project"
