@@ -75,12 +75,15 @@ test_signal_to_the_process_group_reaches_the_tool_once() {
   # shell. The wrapper shell traps the signal so that it survives it (its children get the
   # default). Directly the tool takes the two as one, unless its handler runs between the two
   # `kill`s: on a loaded machine that happens (measured with two busy loops on 2 cores: 8 of 30
-  # directly, 4 of 30 through edashim). So the rule is "no more doubles than directly", with a
-  # margin of two in eight; a relay that does not merge the pair gives a double every time.
+  # directly, 4 of 30 through edashim; with the tool in the caller's group (issue 25) and load 3,
+  # 3 of 8 directly and up to 6 of 8 through edashim). Both counts are binomial: with 8 tries a
+  # margin of two failed one run in four under load with no change in behaviour. So: 16 tries
+  # each, at most five more doubles than directly, and never a double every time (what a relay
+  # that does not merge the pair gives).
   local plain_twice=0 shim_twice=0
   for mode in plain shim; do
     local pre=env; [[ $mode == plain ]] && pre="env EDASHIM=off"
-    for i in 1 2 3 4 5 6 7 8; do
+    for i in $(seq 16); do
       rm -f "$SB/c" "$SB/pid"
       setsid bash -c 'trap : USR1; '"$pre"' mytool count 10 '"$SB"'/c 0.3 & echo "$! $$" > '"$SB"'/pid; wait; wait' &
       wait_for "$SB/c" ready
@@ -97,8 +100,8 @@ test_signal_to_the_process_group_reaches_the_tool_once() {
       esac
     done
   done
-  expect_eq "$((shim_twice <= plain_twice + 2))" 1 \
-    "through edashim the pair reached the tool twice in $shim_twice of 8 tries, directly in $plain_twice"
+  expect_eq "$((shim_twice < 16 && shim_twice <= plain_twice + 5))" 1 \
+    "through edashim the pair reached the tool twice in $shim_twice of 16 tries, directly in $plain_twice"
 }
 
 test_tool_ignoring_sigterm_keeps_running() {
