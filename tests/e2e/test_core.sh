@@ -75,11 +75,10 @@ test_signal_to_the_process_group_reaches_the_tool_once() {
   # shell. The wrapper shell traps the signal so that it survives it (its children get the
   # default). Directly the tool takes the two as one, unless its handler runs between the two
   # `kill`s: on a loaded machine that happens (measured with two busy loops on 2 cores: 8 of 30
-  # directly, 4 of 30 through edashim; with the tool in the caller's group (issue 25) and load 3,
-  # 3 of 8 directly and up to 6 of 8 through edashim). Both counts are binomial: with 8 tries a
-  # margin of two failed one run in four under load with no change in behaviour. So: 16 tries
-  # each, at most five more doubles than directly, and never a double every time (what a relay
-  # that does not merge the pair gives).
+  # directly, 4 of 30 through edashim; 6 of 16 directly at load 5). Both counts are binomial, so
+  # the margin grows with the tries: 16 tries each, at most five more doubles than directly,
+  # and never a double every time (what a relay that does not merge the pair gives: a relay
+  # that waited for the sender, planted, gave 15 of 16).
   local plain_twice=0 shim_twice=0
   for mode in plain shim; do
     local pre=env; [[ $mode == plain ]] && pre="env EDASHIM=off"
