@@ -158,9 +158,9 @@ BaseCheck make_own_base(const std::string& own) {
   if (r.ok() && (st.st_mode & 07777) != 0700 && ::fchmod(fd, 0700) != 0)
     r = {"cannot set " + own + " to mode 0700: " + std::strerror(errno), "", false};
   ::close(fd);
-  if (!r.ok()) return r;
-  if (auto why = util::check_owned_dir(own, util::SharedDirs{}); !why.empty()) return {why, "", true};
-  return {};
+  // What util::check_owned_dir would ask (ours, a directory, not a link, no one else can write
+  // it) was answered on the descriptor above: a second walk by path would only repeat it.
+  return r;
 }
 
 std::string sweepable_prefix(uid_t uid) { return "edashim-" + std::to_string(uid) + "-"; }
