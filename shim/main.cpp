@@ -12,6 +12,7 @@
 
 #include "pipeline/plan.hpp"
 #include "pipeline/run_tool.hpp"
+#include "run/launch.hpp"
 #include "util/fs.hpp"
 #include "paths/layout.hpp"
 
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
     pipeline::Invocation inv;
     inv.tool = name;
     inv.argv.assign(argv, argv + argc);
+    run::keep_argument_area(argc, argv);  // after the copy: launch renames edashim there
     pipeline::select_from(inv);
     return pipeline::run_tool(inv);
   }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "pipeline/explore.hpp"
 #include "pipeline/log_record.hpp"
@@ -163,6 +164,51 @@ bool ours_to_blame(const run::Outcome& out) {
   run::exec_in_place(plan.tool_path, plan.inv.argv, nullptr);
 }
 
+// LD_PRELOAD without valgrind's own libraries, which valgrind adds again for the tool.
+std::vector<std::string> without_valgrind_preload(std::vector<std::string> env) {
+  for (auto& entry : env) {
+    if (entry.rfind("LD_PRELOAD=", 0) != 0) continue;
+    std::vector<std::string> kept;
+    for (const auto& lib : util::split(entry.substr(11), ':'))
+      if (!lib.empty() && lib.find("vgpreload") == std::string::npos) kept.push_back(lib);
+    entry = "LD_PRELOAD=" + util::join(kept, ":");
+  }
+  return env;
+}
+
+// edashim is itself being debugged, traced or checked (gdb, strace, valgrind): they meant the
+// tool, so the tool takes edashim's place in its process, with the profile's environment
+// (gdb and strace follow an exec; valgrind is exec'd again with its own options on the tool,
+// since it follows an exec only with --trace-children=yes). Nobody is left to time the tool or
+// wait for it: the log line says so and has no times, memory or status.
+[[noreturn]] void exec_watched(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, const run::Watcher& w) {
+  run::read_and_remove_probe_file(probe);  // nobody would read its records
+  if (!plan.log_path.empty()) {
+    util::JsonWriter record;
+    run::Outcome none;
+    none.pid = int(::getpid());
+    none.start_time = double(::time(nullptr));
+    write_start(record, plan, setup, none);
+    record.field(logkey::traced, w.who);
+    for (auto key : {logkey::wall_s, logkey::user_s, logkey::sys_s, logkey::max_rss_kb, logkey::status})
+      record.key(key).null();
+    record.end_object();
+    std::string error;
+    write_log_line(plan, record.str(), error);
+  }
+  std::vector<std::string> argv = w.valgrind;
+  argv.push_back(plan.tool_path);
+  argv.insert(argv.end(), plan.inv.argv.begin() + (plan.inv.argv.empty() ? 0 : 1), plan.inv.argv.end());
+  auto env = without_valgrind_preload(setup.env.env);
+  // Last before the exec: what valgrind says of edashim itself comes before this line.
+  say(plan.inv.tool + " is run by " + w.who + ": running it in edashim's place for " +
+      (w.valgrind.empty() ? "it to follow" : "valgrind to check") + ", without timing or memory figures");
+  // The scratch directory stays (TMPDIR names it): its lock, inherited, is held until the tool
+  // ends, and a later run's sweep removes it then.
+  if (w.valgrind.empty()) run::exec_in_place(plan.tool_path, plan.inv.argv, &setup.env.env);
+  run::exec_in_place(w.valgrind[0], argv, &env);
+}
+
 }  // namespace
 
 int run_tool(const Invocation& inv) {
@@ -176,6 +222,7 @@ int run_tool(const Invocation& inv) {
   maybe_explore(plan, files, env);  // after the checks: what they said is of the user's own choice
   run::ProbeFile probe;
   RunSetup setup = set_up(plan, env, probe);
+  if (auto w = run::watcher(); !w.who.empty()) exec_watched(plan, setup, probe, w);
 
   // Housekeeping and most of the log line are done while the tool runs, not before or after it.
   bool logging = !plan.log_path.empty();

@@ -6,13 +6,16 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <algorithm>
 
 #include "run/death.hpp"
 #include "run/exec_rules.hpp"
@@ -40,14 +43,159 @@ std::vector<char*> c_strings(const std::vector<std::string>& v) {
   return out;
 }
 
-bool has_controlling_terminal() {
-  int fd = ::open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
+bool is_pipe(int fd) {
+  struct stat st;
+  return ::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+// Where the tool stands (see choose_arrangement()).
+struct Arrangement {
+  bool step_aside = false;  // edashim leaves the caller's group to the tool
+  bool own_group = false;   // the tool leads a group of its own
+  int terminal = -1;        // the controlling terminal, when the tool's group is to be its foreground
+  bool foreground = false;  // now (a job started in the background gets the terminal at `fg`)
+};
+
+// Where the tool stands is chosen by where it would stand without edashim (issue 25):
+// - edashim is not its group's leader (a script, make, timeout(1), a pipeline): the caller
+//   put the tool into its own group, so the tool stays there and edashim steps aside into a
+//   group of its own. Group signals (timeout's kill(0), a scheduler's killpg, `kill 0`) reach
+//   the tool and its children directly, and never edashim, which has none to relay; the
+//   tool's kill(0) reaches exactly whom it reaches directly; setsid() succeeds as directly.
+//   Measured against the alternatives: the tool in a group of its own (main until issue 25)
+//   orphaned the tool's children on a group signal and hid the tool's kill(0) from its
+//   caller; all three in one group (sudo's arrangement) makes every group signal reach
+//   edashim too, where it cannot be told from `kill $!` (siginfo says neither), so one of
+//   the two is delivered twice or lost.
+// - edashim leads its group (setsid, a caller that made a group for it, an interactive
+//   shell's job): directly the tool would lead it, so the tool gets a group of its own;
+//   edashim relays what its group is sent. In a foreground terminal job the tool's group
+//   becomes the terminal's foreground (as a shell does for its jobs): Ctrl-C, Ctrl-Z and tty
+//   reads are the tool's, setsid() fails as directly, and a stop of the tool stops edashim
+//   for the shell; edashim gives the terminal back to the tool when the shell's `fg` wakes it.
+// - edashim leads a pipeline in a terminal (a pipe on stdin or stdout): the tool shares the
+//   job's group, so that the pipeline's other members get the terminal's signals with it.
+Arrangement choose_arrangement() {
+  Arrangement a;
+  if (::getpgrp() != ::getpid()) {
+    a.step_aside = true;
+    return a;
+  }
+  int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty < 0) {
+    a.own_group = true;
+    return a;
+  }
+  // A terminal job of edashim alone: directly the tool would lead it. With a pipe on stdin or
+  // stdout edashim leads a pipeline whose other members are in its group; they must go on
+  // getting the terminal's signals with the tool, so the tool shares that group instead.
+  if (is_pipe(STDIN_FILENO) || is_pipe(STDOUT_FILENO)) {
+    ::close(tty);
+    return a;
+  }
+  a.own_group = true;
+  a.terminal = tty;
+  a.foreground = ::tcgetpgrp(tty) == ::getpgrp();
+  return a;
+}
+
+char* g_arguments = nullptr;
+size_t g_arguments_size = 0;
+
+// While the tool runs, edashim's process must not answer to the tool's name (issue 25): pgrep
+// -x, killall and pkill read the kernel's name (comm), pidof also argv[0] in /proc/PID/cmdline;
+// a tool's single-instance check by name counts processes. The name becomes "edashim" in both.
+// The tool's arguments stay in the command line for ps: `pgrep -f` on them still matches
+// edashim (README, Transparency). Done in place, as setproctitle(3) does; the strings are
+// main's, copied into the invocation before.
+void take_own_name(const std::vector<std::string>& argv) {
+  ::prctl(PR_SET_NAME, "edashim");
+  if (!g_arguments || !g_arguments_size) return;
+  std::string area = renamed_arguments(argv, g_arguments_size);
+  std::memcpy(g_arguments, area.data(), area.size());
 }
 
 }  // namespace
+
+std::string read_text(const std::string& path) {
+  std::string text;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+  ::close(fd);
+  return text;
+}
+
+std::vector<std::string> nul_separated(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\0', at);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+Watcher watcher() {
+  Watcher w;
+  std::string status = read_text("/proc/self/status");
+  size_t at = status.find("TracerPid:");
+  long tracer = at == std::string::npos ? 0 : std::strtol(status.c_str() + at + 10, nullptr, 10);
+  if (tracer > 0) {
+    std::string name = read_text("/proc/" + std::to_string(tracer) + "/comm");
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    w.who = (name.empty() ? std::string("a tracer") : name) + " (pid " + std::to_string(tracer) + ")";
+    return w;
+  }
+  // Valgrind puts its vgpreload libraries into its client's LD_PRELOAD, a static client's too
+  // (and takes them out again when the client execs a program it does not follow), so the
+  // environment says it without reading /proc/self/maps on every run.
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (!preload || !std::strstr(preload, "vgpreload")) return w;
+  w.who = "valgrind";
+  w.valgrind = valgrind_prefix(nul_separated(read_text("/proc/self/task/" + std::to_string(::getpid()) + "/cmdline")));
+  return w;
+}
+
+std::vector<std::string> valgrind_prefix(const std::vector<std::string>& real_cmdline) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < real_cmdline.size(); ++i) {
+    if (i > 0 && (real_cmdline[i].empty() || real_cmdline[i][0] != '-')) return out;
+    out.push_back(real_cmdline[i]);
+  }
+  return {};  // no client found: not a valgrind command line
+}
+
+void keep_argument_area(int argc, char** argv) {
+  if (argc < 1 || !argv[0]) return;
+  char* end = argv[0];
+  for (int i = 0; i < argc; ++i) {
+    if (argv[i] != end) return;  // not contiguous (a caller that built argv itself): leave it
+    end += std::strlen(argv[i]) + 1;
+  }
+  g_arguments = argv[0];
+  g_arguments_size = size_t(end - argv[0]);
+}
+
+std::string renamed_arguments(const std::vector<std::string>& argv, size_t size) {
+  // The tool's arguments stay where they are (ps and `pgrep -f` users look for them); argv[0]'s
+  // place takes "edashim", cut to its length when it is shorter ("yosys" -> "edash"), and
+  // pads a longer one with NULs, which ps shows as spaces.
+  size_t first = argv.empty() ? size : std::min(size, argv[0].size() + 1);
+  std::string area(size, '\0');
+  std::string name = "edashim";
+  std::memcpy(area.data(), name.data(), std::min(name.size(), first ? first - 1 : 0));
+  size_t at = first;
+  for (size_t i = 1; i < argv.size() && at < size; ++i) {
+    size_t n = std::min(argv[i].size(), size - at - 1);
+    std::memcpy(area.data() + at, argv[i].data(), n);
+    at += argv[i].size() + 1;
+  }
+  if (size) area[size - 1] = '\0';
+  return area;
+}
 
 Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env,
                const std::function<void(const Outcome& so_far)>& while_running) {
@@ -56,20 +204,27 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   auto c_env = c_strings(env);
   auto sh_argv = shell_argv(path, argv);  // made here: the vfork child must not allocate
   auto c_sh_argv = c_strings(sh_argv);
-  // Without a terminal the tool gets a process group of its own, so that a signal sent to our
-  // group (timeout(1), a scheduler, `kill 0` in a script) arrives once, through us. The price:
-  // a SIGSTOP to our group stops edashim, not the tool (README, Transparency). With a
-  // terminal it stays in ours so that the terminal, job control and reads from the tty work
-  // exactly as without edashim.
-  volatile bool shared_group = has_controlling_terminal();
+  // Where the tool stands: choose_arrangement().
+  pid_t caller_group = ::getpgrp();
+  Arrangement arrangement = choose_arrangement();
+  volatile bool step_aside = arrangement.step_aside;
+  volatile bool own_group = arrangement.own_group;
+  volatile int terminal = arrangement.terminal;
+  volatile bool foreground = arrangement.foreground;
 
   sigset_t all, old;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &old);
-  relay::install(shared_group);
+  // Before the vfork, with every signal blocked: a group signal sent meanwhile is pending
+  // here and relayed once the tool runs; the child joins the caller's group at once.
+  if (step_aside && ::setpgid(0, 0) != 0) step_aside = false;
+  relay::install(!step_aside && !own_group);
+  relay::set_caller_group(step_aside ? caller_group : 0);
+  relay::set_terminal(terminal, foreground);
   int handled_count = 0;
   const int* handled = relay::handled(handled_count);
 
+  take_own_name(argv);
   pid_t parent = ::getpid();
   volatile int exec_errno = 0;
   out.start_time = epoch_seconds();
@@ -79,7 +234,9 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
-    if (!shared_group) ::setpgid(0, 0);
+    if (own_group) ::setpgid(0, 0);
+    if (step_aside) ::setpgid(0, caller_group);
+    if (foreground) ::tcsetpgrp(terminal, ::getpid());  // SIGTTOU is blocked here
     // exec resets handled signals to SIG_DFL by itself; only inherited SIG_IGN needs restoring.
     for (int i = 0; i < handled_count; ++i)
       if (relay::was_ignored(handled[i])) ::signal(handled[i], SIG_IGN);
@@ -111,6 +268,15 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
       break;
     }
     out.wall_seconds = double(now_ns() - t0) / 1e9;
+    // Back in the caller's group for what edashim writes after the tool (a terminal with
+    // `stty tostop` stops a background group's writes) and for the caller's group signals.
+    if (step_aside) ::setpgid(0, caller_group);
+    if (terminal >= 0) {
+      // The terminal back to edashim's job for what it writes last; the shell takes it then.
+      sigprocmask(SIG_BLOCK, &all, nullptr);
+      if (::tcgetpgrp(terminal) == pid) ::tcsetpgrp(terminal, ::getpgrp());
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+    }
     out.status = status;
     out.exec_errno = exec_errno;
     out.started = exec_errno == 0;
@@ -119,6 +285,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   // (a few hundred microseconds), and edashim then ends with the tool's status. Restoring
   // them would be a system call per signal on every run; launch runs once per process.
   relay::set_tool(0);
+  relay::set_terminal(-1, false);
+  if (terminal >= 0) ::close(terminal);
   return out;
 }
 

@@ -27,6 +27,26 @@ struct Outcome {
 Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env,
                const std::function<void(const Outcome& so_far)>& while_running = nullptr);
 
+// Remembers main's argument area (argv's strings, which the kernel shows in /proc/PID/cmdline),
+// for launch() to rename edashim's own process there.
+void keep_argument_area(int argc, char** argv);
+
+// What the argument area of `size` bytes holds once edashim has renamed itself: "edashim" in
+// argv[0]'s place (cut to its length, or NUL-padded), the tool's arguments where they were. Pure.
+std::string renamed_arguments(const std::vector<std::string>& argv, size_t size);
+
+// Who is watching edashim's own process: a tracer (gdb, strace: TracerPid) or valgrind.
+struct Watcher {
+  std::string who;                    // "gdb (pid 123)", "valgrind"; empty: nobody
+  std::vector<std::string> valgrind;  // valgrind's own command line before its client: launcher, options
+};
+Watcher watcher();
+
+// Valgrind's command line (from the kernel's, which valgrind hides from its client at
+// /proc/self/cmdline but not at /proc/self/task/TID/cmdline): the launcher and its options,
+// everything before the first argument that is not an option. Pure.
+std::vector<std::string> valgrind_prefix(const std::vector<std::string>& real_cmdline);
+
 // Replaces edashim with the tool (environment given, or the current one when null).
 [[noreturn]] void exec_in_place(const std::string& path, const std::vector<std::string>& argv,
                                 const std::vector<std::string>* env);

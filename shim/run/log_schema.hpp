@@ -56,6 +56,9 @@ inline constexpr std::string_view verification = "verification";
 // Only when edashim could not start the tool itself and exec'd it in its own place instead
 // (then the times and status are absent: status null).
 inline constexpr std::string_view fallback = "fallback";
+// Only when edashim was itself traced (gdb, strace) or run under valgrind and exec'd the tool in
+// its own place for them to follow: who, e.g. "strace (pid 123)". Times, memory and status null.
+inline constexpr std::string_view traced = "traced";
 // Issue 15 (README "Learning from your runs"); arm, explore, machine and signature are above.
 inline constexpr std::string_view cpu = "cpu";             // in machine
 // A line that is not a run: its kind. Absent on run lines. "bench_outputs": `edashim bench

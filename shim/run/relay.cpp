@@ -1,6 +1,7 @@
 #include "run/relay.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -15,6 +16,10 @@ namespace {
 volatile pid_t g_tool = 0;
 volatile pid_t g_self = 0;
 volatile sig_atomic_t g_shared_group = 0;
+volatile pid_t g_caller_group = 0;
+volatile int g_terminal = -1;
+volatile sig_atomic_t g_tool_foreground = 0;  // the tool's group has the terminal (handed over)
+volatile sig_atomic_t g_hung_up = 0;          // the terminal's SIGHUP reached the shared group
 
 // Every catchable signal (one edashim let through to its default action would kill or stop
 // edashim instead of reaching the tool, e.g. `kill -PIPE`, `kill -TSTP`, `kill -RTMIN`), except
@@ -57,6 +62,46 @@ bool read_stat(pid_t pid, char& state, pid_t& ppid) {
   while (*p >= '0' && *p <= '9') value = value * 10 + (*p++ - '0');
   ppid = value;
   return true;
+}
+
+// The number on line `field` of /proc/PID/status, in `base` (16 for the signal masks "SigIgn:",
+// "ShdPnd:"; 10 for the counts). 0 when unknown. Async-signal-safe.
+unsigned long long status_value(pid_t pid, const char* field, unsigned base) {
+  char path[40] = "/proc/";
+  char digits[12];
+  int n = 0;
+  for (unsigned v = unsigned(pid); v; v /= 10) digits[n++] = char('0' + v % 10);
+  int at = 6;
+  while (n) path[at++] = digits[--n];
+  for (const char* tail = "/status"; *tail;) path[at++] = *tail++;
+  path[at] = 0;
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[2048];
+  ssize_t got = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (got <= 0) return 0;
+  buf[got] = 0;
+  int len = 0;
+  while (field[len]) ++len;
+  for (char* line = buf; *line;) {
+    bool match = true;
+    for (int i = 0; i < len && match; ++i) match = line[i] == field[i];
+    if (match) {
+      unsigned long long mask = 0;
+      const char* p = line + len;
+      while (*p == ' ' || *p == '\t') ++p;
+      for (;; ++p) {
+        int digit = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+        if (digit < 0 || unsigned(digit) >= base) break;
+        mask = mask * base + unsigned(digit);
+      }
+      return mask;
+    }
+    while (*line && *line != '\n') ++line;
+    if (*line) ++line;
+  }
+  return 0;
 }
 
 bool is_stopped(pid_t pid) {
@@ -130,6 +175,44 @@ void let_sender_finish(pid_t sender) {
   }
 }
 
+// timeout(1) sends to its child's pid, then to its own group (kill(0)) after setting the signal
+// to SIG_IGN for itself; a script's `trap '' TERM; kill $pid; kill 0` does the same. When edashim
+// stepped aside, that group holds the tool, which got the group's copy directly; without
+// edashim the two copies merge into one, so the pid's copy is not relayed. A sender in the
+// tool's group that does not ignore the signal sent it to edashim's pid alone (`kill $!`).
+// Asked once the sender has finished sending (let_sender_finish). Async-signal-safe.
+bool sent_to_the_tools_group_too(pid_t sender, pid_t tool_group, int sig) {
+  if (g_caller_group <= 0 || tool_group != g_caller_group || ::getpgid(sender) != tool_group) return false;
+  return status_value(sender, "SigIgn:", 16) >> (sig - 1) & 1;
+}
+
+// A sender outside the tool's group that sent to edashim's pid may have sent to the tool's
+// group too (`kill PID; kill -- -PGID`, timeout(1)'s pair from outside): that copy reached the
+// tool directly. While it is still pending there, the relay would merge with it: not sent.
+// (Whether the tool has taken it already cannot be told from here: its voluntary context
+// switches say it woke, but so does a tool that sleeps in short steps, whose `kill PID` from a
+// busy sender was then lost every time; so such a pair may reach the tool twice.)
+bool group_copy_pending_in_tool(pid_t tool, int sig) {
+  return status_value(tool, "ShdPnd:", 16) >> (sig - 1) & 1;
+}
+
+// Closing a terminal sends SIGHUP to its foreground group, and the shell then sends its own
+// to each job's group: directly the tool takes the two as one when the second comes while the
+// first is pending. The shell's copy to edashim's group, relayed a hop later, would mostly be
+// a second (issue 25 item 8). So when the tool's group had the terminal, a SIGHUP from
+// outside after the hangup is not relayed: the tool got the terminal's. Async-signal-safe.
+bool tool_got_the_hangup(const Delivery& d) {
+  if (d.sig != SIGHUP || d.from_tool_side) return false;
+  if (d.shared_group) {
+    if (d.code == SI_KERNEL) g_hung_up = 1;
+    return g_hung_up;
+  }
+  int terminal = g_terminal;
+  if (terminal < 0 || !g_tool_foreground) return false;
+  struct pollfd p = {terminal, 0, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
 void on_signal(int sig, siginfo_t* info, void*) {
   int saved = errno;
   // In the vfork child between unblocking and exec (it inherits our handlers, and resetting
@@ -153,16 +236,37 @@ void on_signal(int sig, siginfo_t* info, void*) {
   d.sig = sig;
   d.code = info->si_code;
   d.tool_running = tool > 0;
-  d.shared_group = g_shared_group;
+  // Asked at each delivery, not remembered from the start: a tool in a terminal job that moved
+  // itself to a group of its own (setpgid, setsid) no longer gets the terminal's signals.
+  pid_t tool_group = d.tool_running ? ::getpgid(tool) : -1;
+  d.shared_group = d.tool_running && tool_group == ::getpgrp();
   bool sent = info->si_code <= 0 && info->si_pid > 0;
   d.from_self = sent && info->si_pid == g_self;
   if (d.tool_running && sent && !d.from_self) {
     d.from_tool_side = from_tool_side(info->si_pid, tool);
-    if (d.from_tool_side && d.shared_group) d.parent_in_our_group = ::getpgid(::getppid()) == ::getpgrp();
+    if (d.from_tool_side) d.sender_in_our_group = ::getpgid(info->si_pid) == ::getpgrp();
   }
-  switch (route(d)) {
+  bool hangup_had = tool_got_the_hangup(d);  // first: it notes the terminal's own SIGHUP
+  Route where = route(d);
+  if (where == Route::to_tool && hangup_had) where = Route::drop;
+  switch (where) {
     case Route::to_tool:
-      if (sig < SIGRTMIN && sent) let_sender_finish(info->si_pid);
+      if (sig < SIGRTMIN && sent && g_caller_group > 0) {
+        // Stepped aside: only the pid's copy of a pair comes here. From a sender in the tool's
+        // group it waits for the sender to finish, to ask its SIG_IGN; from outside it goes at
+        // once, to be pending in the tool when the group's copy arrives, and merge there.
+        if (::getpgid(info->si_pid) == tool_group) {
+          let_sender_finish(info->si_pid);
+          if (sent_to_the_tools_group_too(info->si_pid, tool_group, sig)) break;
+        } else if (group_copy_pending_in_tool(tool, sig)) {
+          break;
+        }
+      } else if (sig < SIGRTMIN && sent) {
+        let_sender_finish(info->si_pid);
+      }
+      // The terminal's signal for a tool that now leads a group of its own: directly the
+      // terminal would have reached its whole group (the children it meant to killpg).
+      if (d.code == SI_KERNEL && tool_group == tool && ::kill(-tool, sig) == 0) break;
       forward(tool, sig, info);
       if (sig < SIGRTMIN) merge_copies(sig, info);
       break;
@@ -183,10 +287,11 @@ Route route(const Delivery& d) {
   if (d.shared_group && (d.code == SI_KERNEL || d.sig == SIGWINCH || d.sig == SIGCONT)) return Route::drop;
   // The tool (or a process it started) signalled its parent, as far as it knows: without
   // edashim the caller would get it. Sent back down, it would hit the tool instead
-  // (`kill -USR1 $PPID` killed the tool). In a terminal job whose caller shares our group, a
-  // signal from the tool's side may be its `kill 0` to the group, which reached the caller
-  // already: passing it up would be a second copy, so it stops here.
-  if (d.from_tool_side) return d.shared_group && d.parent_in_our_group ? Route::drop : Route::to_parent;
+  // (`kill -USR1 $PPID` killed the tool). A sender in our own group may have sent its
+  // `kill 0` to the group (as sudo reasons): that reached everyone it reaches directly, and
+  // passed up it would reach a caller outside the group, such as an interactive shell, which
+  // it never reaches directly (issue 25 item 5). So it stops here.
+  if (d.from_tool_side) return d.sender_in_our_group ? Route::drop : Route::to_parent;
   return Route::to_tool;
 }
 
@@ -220,6 +325,14 @@ const int* handled(int& count) {
 
 void set_tool(pid_t tool) { g_tool = tool; }
 
+void set_caller_group(pid_t group) { g_caller_group = group; }
+
+void set_terminal(int fd, bool tool_foreground) {
+  g_terminal = fd;
+  g_tool_foreground = tool_foreground;
+  g_hung_up = 0;
+}
+
 void follow_stop(pid_t tool, int sig) {
   sigset_t all, old, one;
   sigfillset(&all);
@@ -229,6 +342,10 @@ void follow_stop(pid_t tool, int sig) {
   struct sigaction dfl {}, mine {};
   dfl.sa_handler = SIG_DFL;
   if (sig != SIGSTOP) sigaction(sig, &dfl, &mine);
+  // Stopped out of the caller's group, edashim would miss the SIGCONT that `fg` sends to the
+  // job's group and stay stopped with the tool running on: it stops in that group instead.
+  pid_t caller_group = g_caller_group;
+  if (caller_group > 0) ::setpgid(0, caller_group);
   // The same stop signal, at its default action: the parent's waitpid(WUNTRACED) sees
   // WSTOPSIG as it would have seen it for the tool. SIGSTOP stops at once; the others stop
   // once unblocked, or are discarded by the kernel when our process group is orphaned, as
@@ -237,12 +354,23 @@ void follow_stop(pid_t tool, int sig) {
   sigprocmask(SIG_UNBLOCK, &one, nullptr);
   sigprocmask(SIG_BLOCK, &one, nullptr);
   if (sig != SIGSTOP) sigaction(sig, &mine, nullptr);
+  if (caller_group > 0) ::setpgid(0, 0);
+  // Continued in the foreground (`fg`: the shell gave the terminal to edashim's job): the tool
+  // had it before it stopped and gets it back before it goes on, as its shell would give it.
+  int terminal = g_terminal;
+  bool tool_leads = ::getpgid(tool) == tool;
+  g_tool_foreground = 0;  // stopped: the shell took the terminal back
+  if (terminal >= 0 && tool_leads && ::tcgetpgrp(terminal) == ::getpgrp()) {
+    ::tcsetpgrp(terminal, tool);
+    g_tool_foreground = 1;
+  }
   // Continued (or never stopped): a SIGCONT that woke us is pending and is handled as any
   // other once unblocked (relayed to the tool, or dropped when the group's SIGCONT woke the
   // tool too). A tool still stopped after that must go on as edashim does: edashim was woken
   // by SIGCONT to its pid alone, or its stop was discarded.
   sigprocmask(SIG_SETMASK, &old, nullptr);
-  if (is_stopped(tool)) ::kill(tool, SIGCONT);
+  // A terminal's stop reached the tool's whole group, which its shell would continue whole.
+  if (is_stopped(tool)) ::kill(terminal >= 0 && tool_leads ? -tool : tool, SIGCONT);
 }
 
 bool descends_from(pid_t pid, pid_t ancestor) {

@@ -17,8 +17,8 @@ struct Delivery {
   bool tool_running = false;
   bool from_self = false;           // sent by edashim itself (a write to a closed pipe)
   bool from_tool_side = false;      // sent by the tool or one of its descendants
-  bool shared_group = false;        // the tool is in edashim's process group (a terminal job)
-  bool parent_in_our_group = false; // edashim's parent is in edashim's process group
+  bool shared_group = false;        // the tool is in edashim's process group now (a terminal job)
+  bool sender_in_our_group = false; // the sender is in edashim's process group
 };
 
 // The routing rule, pure. Faults are not routed: edashim dies of its own (see relay.cpp).
@@ -31,6 +31,16 @@ void install(bool shared_group);
 bool was_ignored(int sig);
 // The signals install() handles (every catchable one but glibc's two), for the child's reset.
 const int* handled(int& count);
+
+// The caller's process group, when edashim stepped out of it and left the tool there (0: it
+// did not). A stop of the tool then stops edashim back in that group, so that the SIGCONT a
+// shell sends to its job's group (fg) wakes edashim as well as the tool.
+void set_caller_group(pid_t group);
+
+// The controlling terminal whose foreground the tool's group is (-1: none): once a stopped
+// edashim is continued in the foreground (the shell's `fg`), the terminal goes back to the tool.
+// `tool_foreground`: the tool's group has it now.
+void set_terminal(int fd, bool tool_foreground);
 
 // The tool now running (0: none). Set once it is started, cleared once it has ended.
 void set_tool(pid_t tool);

@@ -296,11 +296,14 @@ EOS
 
 test_what_the_tool_can_observe_of_edashim_is_what_the_readme_lists() {
   # Issue 13 item 9: the README's list, checked: without a terminal, through edashim the tool's
-  # parent is edashim, its parent-death signal is SIGKILL and it leads a group of its own.
-  # Directly (from a bash script, no job control): none of these.
+  # parent is edashim and its parent-death signal is SIGKILL. Its process group is the one it
+  # has directly (issue 25: the caller's, edashim steps aside); under setsid, where directly
+  # it would lead the group, it leads one of its own.
   setup_fault
   expect_eq "$(EDASHIM=off bash -c 'ftool observe; :')" "pdeathsig 0 own_group 0 parent bash" "directly"
-  expect_eq "$(bash -c 'ftool observe; :')" "pdeathsig 9 own_group 1 parent edashim" "through edashim"
+  expect_eq "$(bash -c 'ftool observe; :')" "pdeathsig 9 own_group 0 parent edashim" "through edashim"
+  expect_eq "$(EDASHIM=off setsid ftool observe)" "pdeathsig 0 own_group 1 parent bash" "directly, under setsid"
+  expect_eq "$(setsid ftool observe)" "pdeathsig 9 own_group 1 parent edashim" "through edashim, under setsid"
 }
 
 test_tool_killed_with_sigkill_gives_137_like_without_edashim() {
@@ -431,8 +434,9 @@ test_ctrl_z_then_fg_in_an_interactive_shell() {
     tsend C-z
     wait_pane 'Stopped'
     # The whole job is stopped: edashim and the tool (or the tool alone, without edashim).
+    # edashim's own process is named edashim while the tool runs (issue 25).
     local n=0
-    for p in $(pgrep -f "^ftool readline$"); do
+    for p in $(pgrep -f "^(ftool|edash) readline$"); do
       expect_eq "$(awk '{print $3}' "/proc/$p/stat")" T "$mode: process $p stopped"
       n=$((n + 1))
     done

@@ -141,6 +141,13 @@ int main(int argc, char** argv) {
     printf("continued\n");
     return 0;
   }
+  if (!strcmp(mode, "leak") && argc == 2) {
+    // Loses 100 bytes, for a leak checker to find (issue 25: valgrind must check the tool).
+    volatile char* lost = malloc(100);
+    lost[0] = 1;
+    lost = NULL;
+    return 0;
+  }
   if (!strcmp(mode, "observe") && argc == 2) {
     // What a tool can see of its parent: the parent-death signal, whether it leads its own
     // process group, and the name of its parent's executable.

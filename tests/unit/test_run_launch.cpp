@@ -103,3 +103,23 @@ TEST_CASE("A file the kernel will not run is run by /bin/sh, with execvp's argv"
   CHECK(run::shell_status(out.status) == 7);
   CHECK(util::read_file(t.path + "/said") == script + " one\n");
 }
+
+TEST_CASE("Launch: edashim's own command line says edashim where argv[0] was, the arguments stay", "[launch]") {
+  using namespace std::string_literals;
+  std::vector<std::string> argv = {"/usr/bin/yosys", "-q", "-p", "synth"};
+  size_t size = 15 + 3 + 3 + 6;  // the area main's argv occupied
+  CHECK(run::renamed_arguments(argv, size) == "edashim\0\0\0\0\0\0\0\0-q\0-p\0synth\0"s);
+  // A short argv[0] ("yosys"): the name is cut, not the arguments.
+  CHECK(run::renamed_arguments({"yosys", "-q", "-p", "synth"}, 6 + 3 + 3 + 6) == "edash\0-q\0-p\0synth\0"s);
+  CHECK(run::renamed_arguments({"ab"}, 3) == "ed\0"s);
+  CHECK(run::renamed_arguments({"ab", "xyz"}, 5) == "ed\0x\0"s);  // an area smaller than argv says: cut at its end
+}
+
+TEST_CASE("Launch: valgrind's launcher and options are what comes before its client", "[launch]") {
+  using V = std::vector<std::string>;
+  CHECK(run::valgrind_prefix({"/usr/bin/valgrind.bin", "-q", "--leak-check=full", "yosys", "-q"}) ==
+        V{"/usr/bin/valgrind.bin", "-q", "--leak-check=full"});
+  CHECK(run::valgrind_prefix({"/usr/bin/valgrind.bin", "yosys"}) == V{"/usr/bin/valgrind.bin"});
+  CHECK(run::valgrind_prefix({"/usr/bin/valgrind.bin", "-q"}).empty());  // no client: not understood
+  CHECK(run::valgrind_prefix({}).empty());
+}

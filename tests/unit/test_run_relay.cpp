@@ -33,13 +33,22 @@ TEST_CASE("Relay: a signal from the tool's side goes up to edashim's parent", "[
   auto d = sent(SIGUSR1);
   d.from_tool_side = true;
   CHECK(run::relay::route(d) == Route::to_parent);
-  // In a terminal job whose caller shares our group it may be the tool's `kill 0`, which
-  // reached the caller already.
+  // From a sender in our own group it may be the tool's `kill 0`, which reached everyone it
+  // reaches directly; passed up it would reach an interactive shell outside the job (issue 25).
   d.shared_group = true;
-  d.parent_in_our_group = true;
+  d.sender_in_our_group = true;
   CHECK(run::relay::route(d) == Route::drop);
-  d.parent_in_our_group = false;
+  d.shared_group = false;
+  CHECK(run::relay::route(d) == Route::drop);
+  d.sender_in_our_group = false;  // a descendant in a group of its own, or edashim stepped aside
   CHECK(run::relay::route(d) == Route::to_parent);
+}
+
+TEST_CASE("Relay: the terminal's signals reach a tool that left the job's group", "[relay]") {
+  auto tty = sent(SIGINT);
+  tty.code = SI_KERNEL;
+  tty.shared_group = false;  // asked at delivery: the tool called setpgid(0,0) or setsid()
+  CHECK(run::relay::route(tty) == Route::to_tool);
 }
 
 TEST_CASE("Relay: nothing is relayed with no tool, from edashim itself, or about its child", "[relay]") {
