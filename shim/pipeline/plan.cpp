@@ -180,6 +180,7 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
   Plan plan;
   plan.inv = inv;
+  plan.flow = run::flow_identity(env, run::new_run_id());
   plan.loaded = load_profile(inv, files, env);
   find_tool(plan, env);
   // A learned choice belongs to the binary it was learned on, which is known only now.
@@ -210,6 +211,9 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   std::string self = util::self_exe();
   in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
   if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
+  // Runs below this one join its flow, with this run as their parent.
+  in.markers.emplace_back(run::kFlowVar, plan.flow.flow);
+  in.markers.emplace_back(run::kParentRunVar, plan.flow.run_id);
   return run::build_environment(in);
 }
 
