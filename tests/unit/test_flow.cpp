@@ -164,7 +164,7 @@ TEST_CASE("Flow: per tool, runs, total and median wall, share of the flow's wall
   CHECK(a.verified_share == std::optional<double>(0.0));
 }
 
-TEST_CASE("Flow: \"last\" is the flow whose run ended last; records and bad ids do not count", "[flow][report]") {
+TEST_CASE("Flow: \"last\" is the flow whose run ended last, records and bad ids do not count", "[flow][report]") {
   report::LastFlow last;
   report::RunRecord r;
   auto add = [&](const std::string& l) {
