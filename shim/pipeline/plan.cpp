@@ -202,6 +202,9 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
                               const std::string& probe_file) {
   run::EnvInputs in;
   in.current = env;
+  // Runs below this one join its flow, with this run as their parent.
+  in.markers.emplace_back(run::kFlowVar, plan.flow.flow);
+  in.markers.emplace_back(run::kParentRunVar, plan.flow.run_id);
   in.settings = &plan.loaded.settings;
   in.allocator_library = plan.allocator_library;
   in.options_family = plan.options_family;
@@ -211,9 +214,6 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   std::string self = util::self_exe();
   in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
   if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
-  // Runs below this one join its flow, with this run as their parent.
-  in.markers.emplace_back(run::kFlowVar, plan.flow.flow);
-  in.markers.emplace_back(run::kParentRunVar, plan.flow.run_id);
   return run::build_environment(in);
 }
 
