@@ -12,8 +12,18 @@
 
 namespace report {
 
+namespace {
+// Times no run can have (before 1970, after the year 5000, longer than 30 years, NaN): a line
+// another program wrote, passed over, so that the flow's span stays finite (two such lines
+// made it infinite: "inf s", every bar squeezed to the left edge, no axis).
+bool plausible(const RunRecord& r) {
+  return std::isfinite(r.start_unix) && r.start_unix >= 0 && r.start_unix < 1e11 && std::isfinite(r.wall_s) &&
+         r.wall_s < 1e9;
+}
+}  // namespace
+
 void FlowCollector::add(const RunRecord& r) {
-  if (!r.record.empty() || r.flow != id_) return;
+  if (!r.record.empty() || r.flow != id_ || !plausible(r)) return;
   FlowRun run;
   run.run_id = r.run_id;
   run.parent_run = r.parent_run;
@@ -21,8 +31,7 @@ void FlowCollector::add(const RunRecord& r) {
   run.command = command_line(r.argv);
   run.allocator = r.allocator_requested;
   run.start = r.start_unix;
-  // A negative or absurd time from a hand-made line must not stretch the flow backwards.
-  run.wall = std::isfinite(r.wall_s) && r.wall_s > 0 ? r.wall_s : 0;
+  run.wall = r.wall_s > 0 ? r.wall_s : 0;  // a negative time must not stretch the flow backwards
   run.ok = r.ok();
   run.verified = r.allocator_verified;
   run.max_rss_kb = r.max_rss_kb;
@@ -45,8 +54,8 @@ FlowSummary FlowCollector::summary() const {
 }
 
 void LastFlow::add(const RunRecord& r) {
-  if (!r.record.empty() || !run::valid_flow_id(r.flow)) return;
-  double end = r.start_unix + (std::isfinite(r.wall_s) && r.wall_s > 0 ? r.wall_s : 0);
+  if (!r.record.empty() || !run::valid_flow_id(r.flow) || !plausible(r)) return;
+  double end = r.start_unix + (r.wall_s > 0 ? r.wall_s : 0);
   if (!any_ || end >= end_) {
     any_ = true;
     end_ = end;

@@ -226,6 +226,22 @@ TEST_CASE("Flow: overlapping runs of a tool take lanes of their own, later ones 
   CHECK(ys[2] == ys[0]);
 }
 
+// Hand-made lines: a start of -1.7e308 and one of 1.7e308 made the flow's span infinite (every
+// bar at the left edge, no axis). Such runs are passed over.
+TEST_CASE("Flow: runs with times no run can have are passed over, and the timeline stays finite", "[flow][svg]") {
+  double t0 = 1796000000;
+  auto f = collect("F", {run_line("F", "1", nullptr, "make", t0, 10), run_line("F", "2", nullptr, "x", -1.7e308, 1),
+                         run_line("F", "3", nullptr, "x", 1.7e308, 1), run_line("F", "4", nullptr, "x", t0, 1e300)});
+  CHECK(f.runs.size() == 1);
+  CHECK_THAT(f.wall(), WithinRel(10.0, 1e-9));
+  CHECK(report::flow_svg(f).find("</svg>") != std::string::npos);
+  report::LastFlow last;
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line(run_line("G", "5", nullptr, "x", 1e300, 1), r));
+  last.add(r);
+  CHECK(last.id().empty());
+}
+
 TEST_CASE("Flow: the timeline's default file name is made of a checked id only", "[flow]") {
   CHECK(report::flow_svg_name("ci-42") == "flow-ci-42.svg");
   CHECK(report::flow_svg_name("../../x") == "flow.svg");
