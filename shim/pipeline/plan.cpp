@@ -180,6 +180,7 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
   Plan plan;
   plan.inv = inv;
+  plan.flow = run::flow_identity(env, run::new_run_id());
   plan.loaded = load_profile(inv, files, env);
   find_tool(plan, env);
   // A learned choice belongs to the binary it was learned on, which is known only now.
@@ -201,6 +202,9 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
                               const std::string& probe_file) {
   run::EnvInputs in;
   in.current = env;
+  // Runs below this one join its flow, with this run as their parent.
+  in.markers.emplace_back(run::kFlowVar, plan.flow.flow);
+  in.markers.emplace_back(run::kParentRunVar, plan.flow.run_id);
   in.settings = &plan.loaded.settings;
   in.allocator_library = plan.allocator_library;
   in.options_family = plan.options_family;
