@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 
+#include "alloc/registry.hpp"
 #include "util/strings.hpp"
 
 namespace alloc {
@@ -331,9 +332,12 @@ bool known_option(const std::string& family, const std::string& name) {
 }
 
 const std::vector<std::string>& option_families() {
-  // glibc_fallback: glibc tunables applied where the chosen allocator cannot be preloaded.
-  static const std::vector<std::string> f = {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
-  return f;
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& f : families()) out.emplace_back(f.name);
+    return out;
+  }();
+  return names;
 }
 
 std::optional<std::string> check_value(const std::string& family, const std::string& name, const OptionValue& value) {
