@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "alloc/option_rules.hpp"
+
 namespace alloc {
 
 const std::vector<Family>& families() {
@@ -15,7 +17,8 @@ const std::vector<Family>& families() {
        .variable = "MIMALLOC_",
        .goes_first = true,
        .probe = VersionProbe::kReturnedConstant,
-       .version_marker = "mi_version"},
+       .version_marker = "mi_version",
+       .options = &kMimallocOptions},
       {.name = "jemalloc",
        .sonames = {"libjemalloc.so.2", "libjemalloc.so"},
        .file_prefix = "libjemalloc",
@@ -25,7 +28,8 @@ const std::vector<Family>& families() {
        .assign = ':',
        .separator = ',',
        .bool_as_word = true,
-       .probe = VersionProbe::kGitDescribe},
+       .probe = VersionProbe::kGitDescribe,
+       .options = &kJemallocOptions},
       // The minimal tcmalloc: the full one adds a heap profiler we do not want in every process.
       {.name = "tcmalloc",
        .sonames = {"libtcmalloc_minimal.so.4", "libtcmalloc.so.4", "libtcmalloc_minimal.so"},
@@ -33,7 +37,8 @@ const std::vector<Family>& families() {
        .debian_package = "libtcmalloc-minimal4",
        .variable = "TCMALLOC_",
        .probe = VersionProbe::kAfterMarker,
-       .version_marker = "gperftools "},
+       .version_marker = "gperftools ",
+       .options = &kTcmallocOptions},
       // The proxy replaces malloc; libtbbmalloc.so.2 alone only offers scalable_malloc, and
       // holds the version string the proxy lacks.
       {.name = "tbbmalloc",
@@ -43,14 +48,16 @@ const std::vector<Family>& families() {
        .variable = "TBB_MALLOC_",
        .probe = VersionProbe::kAfterMarker,
        .version_marker = "TBBmalloc: VERSION",
-       .version_library = "libtbbmalloc.so"},
+       .version_library = "libtbbmalloc.so",
+       .options = &kTbbmallocOptions},
       // glibc's own malloc: nothing to preload or install, tuned through GLIBC_TUNABLES.
       {.name = "glibc",
        .encoding = Encoding::kOneVariable,
        .variable = "GLIBC_TUNABLES",
        .item_prefix = "glibc.malloc.",
        .assign = '=',
-       .separator = ':'},
+       .separator = ':',
+       .options = &kGlibcOptions},
       // The same tunables, applied where the chosen allocator cannot be preloaded (a static tool).
       {.name = "glibc_fallback",
        .encoding = Encoding::kOneVariable,
@@ -58,7 +65,8 @@ const std::vector<Family>& families() {
        .item_prefix = "glibc.malloc.",
        .assign = '=',
        .separator = ':',
-       .fallback = true},
+       .fallback = true,
+       .options = &kGlibcOptions},
   };
   return list;
 }

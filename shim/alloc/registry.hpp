@@ -1,9 +1,9 @@
 #pragma once
 // What edashim knows about each allocator and option family, in one table: the library files
 // that are it, the Debian package that installs them, how its options reach it through the
-// environment, and where its version is written in its bytes. Every other folder asks here
-// instead of knowing. The grammar of each option and which options are restricted are in
-// alloc/options.cpp, keyed by the family name this table gives.
+// environment, where its version is written in its bytes, and the rules of its options (their
+// grammar and which are restricted: alloc/options.cpp). Every other folder asks here instead
+// of knowing.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +13,8 @@
 #include "alloc/option_value.hpp"
 
 namespace alloc {
+
+struct OptionRules;  // alloc/option_rules.hpp
 
 // How a family's options are written into the tool's environment.
 enum class Encoding {
@@ -45,6 +47,7 @@ struct Family {
   std::string_view version_marker{};   // kReturnedConstant: the function; kAfterMarker: the marker
   std::string_view version_library{};  // when the version is in a library the preloaded one loads
   bool fallback = false;  // options applied only where the chosen allocator cannot be preloaded
+  const OptionRules* options = nullptr;  // its options' grammar and restrictions (alloc/options.cpp)
 };
 
 // Every option family, in the order their tables may appear in a profile.

@@ -19,6 +19,7 @@ TEST_CASE("Registry: every allocator entry says everything edashim needs of it",
     INFO(std::string(f.name));
     CHECK_FALSE(f.name.empty());
     CHECK_FALSE(f.variable.empty());
+    CHECK(f.options);  // its options' grammar and restrictions
     if (f.encoding == alloc::Encoding::kOneVariable) {
       CHECK(f.assign != '\0');
       CHECK(f.separator != '\0');
@@ -91,6 +92,24 @@ TEST_CASE("Registry: the Debian package of each allocator, and none for an unkno
   CHECK_FALSE(alloc::debian_package("glibc").has_value());
   CHECK_FALSE(alloc::find_family("tbbmalloc2"));
   CHECK_FALSE(alloc::find_family("Mimalloc"));
+}
+
+TEST_CASE("Registry: each family's options are checked by its own rules", "[alloc][registry]") {
+  using alloc::OptionValue;
+  // A name one family restricts is no restriction in another.
+  CHECK(alloc::restricted_option("jemalloc", "prof_prefix"));
+  CHECK_FALSE(alloc::restricted_option("mimalloc", "prof_prefix"));
+  CHECK(alloc::restricted_option("glibc_fallback", "check"));
+  CHECK_FALSE(alloc::restricted_option("tbbmalloc", "check"));
+  CHECK_FALSE(alloc::restricted_option("hoard", "check"));
+  CHECK(alloc::known_option("glibc_fallback", "top_pad"));
+  CHECK_FALSE(alloc::known_option("hoard", "top_pad"));
+  auto unknown = alloc::check_option("hoard", "", "x", OptionValue(true));
+  REQUIRE(unknown);
+  CHECK(unknown->find("[hoard] has no option 'x'") == 0);
+  auto renamed = alloc::check_option("tcmalloc", "", "transfer_num_objects", OptionValue(int64_t(4)));
+  REQUIRE(renamed);
+  CHECK(renamed->find("write 'transfer_num_obj'") != std::string::npos);
 }
 
 TEST_CASE("Registry: \"system\" is configured by the glibc family", "[alloc][registry]") {
