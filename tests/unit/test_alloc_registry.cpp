@@ -99,6 +99,8 @@ TEST_CASE("Registry: each family's options are checked by its own rules", "[allo
   // A name one family restricts is no restriction in another.
   CHECK(alloc::restricted_option("jemalloc", "prof_prefix"));
   CHECK_FALSE(alloc::restricted_option("mimalloc", "prof_prefix"));
+  CHECK(alloc::restricted_option("mimalloc", "disallow_os_alloc"));
+  CHECK(alloc::restricted_option("tcmalloc", "heap_limit_mb"));
   CHECK(alloc::restricted_option("glibc_fallback", "check"));
   CHECK_FALSE(alloc::restricted_option("tbbmalloc", "check"));
   CHECK_FALSE(alloc::restricted_option("hoard", "check"));
