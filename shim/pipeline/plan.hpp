@@ -77,7 +77,4 @@ struct CurrentLog {
 };
 CurrentLog current_log(const paths::Files& files, const std::vector<std::string>& env);
 
-// The apt package that provides allocator `name` ("jemalloc" -> "libjemalloc2").
-std::string package_of(const std::string& name);
-
 }  // namespace pipeline
