@@ -536,3 +536,12 @@ TEST_CASE("Learned file: one runs would refuse is never read back and rewritten 
   CHECK(error.find(file) != std::string::npos);
   CHECK(*util::read_file(file) == "[[choice]]\ntool = \"yosys\"\n");
 }
+
+// Issue 27 (tests/mutants: recommend-bench-differing-ignored): a bench record that names an
+// allocator among both the identical and the differing (a log edashim did not write: its own
+// records never do) confirms nothing.
+TEST_CASE("Bench record: an allocator named both identical and differing is not confirmed", "[recommend]") {
+  std::vector<learn::BenchRecord> benches{{"yosys", 10, {"system", "mimalloc"}, {"mimalloc"}}};
+  CHECK_FALSE(learn::bench_confirms(benches, "yosys", "mimalloc"));
+  CHECK(learn::bench_confirms(benches, "yosys", "system"));
+}
