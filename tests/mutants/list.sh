@@ -25,6 +25,10 @@ mutant relay-queued-value-lost shim/run/relay.cpp \
   'if (info->si_code < 0 && info->si_code != SI_TKILL) {' \
   'if (false) {' \
   '^e2e_signals: test_repeated_signals'
+mutant relay-sent-fault-kills-edashim shim/run/relay.cpp \
+  'if (is_fault(sig) && info->si_code > 0) {' \
+  'if (is_fault(sig)) {' \
+  '^e2e_signals: test_every_signal'
 # (Not listed: merging a copy from another sender too. The kernel merges a pending standard
 # signal whoever sent the copy, so no test can tell it from the rule but by timing.)
 mutant relay-realtime-merged shim/run/relay.cpp \
@@ -116,6 +120,11 @@ mutant mw-no-continuity-correction shim/stats/mann_whitney.cpp \
   'double z = (u - mu) / s;' \
   '^unit:(Mann-Whitney|Van Elteren)'
 
+mutant mw-two-sided-not-doubled shim/stats/mann_whitney.cpp \
+  'if (alt == Alternative::two_sided) r.p *= 2;' \
+  '' \
+  '^unit:(Mann-Whitney|Van Elteren)'
+
 # --- failed runs in output verdicts (bench/outputs.cpp, bench/outputs_record.cpp) ---
 mutant outputs-failed-runs-counted shim/bench/outputs.cpp \
   'if (r.arm != arm || !r.ok) continue;' \
@@ -164,6 +173,12 @@ mutant scratch-sweep-in-a-writable-base shim/run/scratch.cpp \
 mutant owned-hard-link-accepted shim/util/owned_file.cpp \
   'if (st.st_nlink != 1)' \
   'if (st.st_nlink > 2)' \
+  '^unit:(Owned|open_owned)'
+mutant owned-other-users-file shim/util/owned_file.cpp \
+  'if (!ours(st.st_uid, me))
+    return q + " is owned by "' \
+  'if (false)
+    return q + " is owned by "' \
   '^unit:(Owned|open_owned)'
 mutant owned-group-writable-file shim/util/owned_file.cpp \
   'if (st.st_mode & (S_IWGRP | S_IWOTH))
@@ -217,3 +232,15 @@ mutant adopt-recheck-never-drops shim/learn/adopt.cpp \
   'if (again && !again->holds()) {' \
   'if (false) {' \
   '^unit:Adopt'
+mutant recommend-min-signatures shim/learn/recommend.cpp \
+  'c.current_runs < rule.min_runs || c.signatures < rule.min_signatures)' \
+  'c.current_runs < rule.min_runs)' \
+  '^unit:(Recommend|Adopt)'
+mutant adopt-while-off shim/learn/adopt.cpp \
+  'if (!adopt_on) {' \
+  'if (false) {' \
+  '^unit:Adopt'
+mutant outputs-record-differing-also-identical shim/bench/outputs_record.cpp \
+  'return std::find(by.differing.begin(), by.differing.end(), x) != by.differing.end();' \
+  'return false;' \
+  '^unit:(Bench|Recommend|Log line)'
