@@ -57,6 +57,26 @@ bool is_probe(const std::string& path) { return util::starts_with(path.substr(pa
 
 }  // namespace
 
+std::vector<std::string> without_inherited(const std::vector<std::string>& env) {
+  auto ours = split_preload(lookup(env, kOursVar).value_or(""));
+  auto added = util::split(lookup(env, kSetVar).value_or(""), ':');
+  for (const char* marker : {kOursVar, kSetVar, "__EDASHIM_PROBE", "__EDASHIM_ROUTE"}) added.push_back(marker);
+  std::vector<std::string> out;
+  for (const auto& e : env) {
+    std::string name = e.substr(0, e.find('='));
+    if (std::find(added.begin(), added.end(), name) != added.end()) continue;
+    if (name != "LD_PRELOAD" || ours.empty()) {
+      out.push_back(e);
+      continue;
+    }
+    std::vector<std::string> kept;
+    for (const auto& lib : split_preload(e.substr(11)))
+      if (std::find(ours.begin(), ours.end(), lib) == ours.end()) kept.push_back(lib);
+    if (!kept.empty()) out.push_back("LD_PRELOAD=" + util::join(kept, ":"));
+  }
+  return out;
+}
+
 EnvPlan build_environment(const EnvInputs& in) {
   const config::Settings& s = *in.settings;
   EnvPlan plan;
@@ -96,11 +116,16 @@ EnvPlan build_environment(const EnvInputs& in) {
   auto present = [&](const std::string& lib) { return std::find(entries.begin(), entries.end(), lib) != entries.end(); };
   std::vector<std::string> added;
   if (!in.allocator_library.empty() && !present(in.allocator_library)) added.push_back(in.allocator_library);
-  if (!in.probe_library.empty() && std::none_of(entries.begin(), entries.end(), is_probe))
-    added.push_back(in.probe_library);
+  bool probe_there = std::any_of(entries.begin(), entries.end(), is_probe);
+  if (!in.probe_library.empty() && !probe_there) added.push_back(in.probe_library);
+  // The hook is the probe's library: it comes with anything else edashim preloads.
+  if (!added.empty() && !in.hook_library.empty() && !probe_there && !present(in.hook_library) &&
+      std::find(added.begin(), added.end(), in.hook_library) == added.end())
+    added.push_back(in.hook_library);
   if (!added.empty()) {
     std::string mine = user_preload.value_or("");
     set("LD_PRELOAD", mine + (split_preload(mine).empty() ? "" : ":") + util::join(added, ":"));
+    set(kOursVar, util::join(added, ":"));
   }
 
   auto opts = s.options.find(in.options_family);
@@ -131,6 +156,11 @@ EnvPlan build_environment(const EnvInputs& in) {
   if (!in.scratch_dir.empty())
     for (const char* v : {"TMPDIR", "TMP", "TEMP"}) set(v, in.scratch_dir);
   for (const auto& [name, value] : s.env) from_profile(name, value.value);
+  // What a routed child must take out again to start from the caller's environment.
+  std::vector<std::string> new_names;
+  for (const auto& [name, value] : sets)
+    if (value && name != "LD_PRELOAD" && name != kOursVar && !lookup(in.current, name)) new_names.push_back(name);
+  if (!new_names.empty()) set(kSetVar, util::join(new_names, ":"));
   for (const auto& [name, value] : in.markers) set(name, value);
 
   // Assemble: front variables, then the caller's environment in its order with our changes,
@@ -165,7 +195,12 @@ EnvPlan build_environment(const EnvInputs& in) {
   for (const auto& [name, value] : sets)
     if (value && std::find(placed.begin(), placed.end(), name) == placed.end()) plan.env.push_back(entry(name, *value));
 
+  // The hook's own bookkeeping says nothing about the run: not listed as changes.
+  auto bookkeeping = [](const std::string& n) {
+    return n == kOursVar || n == kSetVar || n == "__EDASHIM_TOOLS" || n == "__EDASHIM_EXE";
+  };
   for (const auto& [name, value] : sets) {
+    if (bookkeeping(name)) continue;
     auto before = name == "LD_PRELOAD" ? user_preload : lookup(in.current, name);
     if (before != value) plan.changes.push_back({name, before, value});
   }
