@@ -354,6 +354,21 @@ int edh_loads_there(const char* loader, const char* const* argv, int explicit_ru
   char needs[1024];
   needs[0] = 0;
   read_path_needs(ours, needs, sizeof needs);
+  /* Until a libc says otherwise, what is missing is the newest version needed. */
+  v->missing[0] = v->has[0] = 0;
+  for (const char* p = needs; *p;) {
+    while (*p == ' ') ++p;
+    const char* e = p;
+    while (*e && *e != ' ') ++e;
+    size_t n = (size_t)(e - p);
+    char w[64];
+    if (n && n < sizeof w) {
+      memcpy(w, p, n);
+      w[n] = 0;
+      if (!v->missing[0] || edh_version_cmp(w, v->missing) > 0) memcpy(v->missing, w, n + 1);
+    }
+    p = e;
+  }
   if (explicit_run)
     for (int i = 1; argv[i] && argv[i + 1] && i < 64; ++i) {
       if (strcmp(argv[i], "--library-path") != 0) continue;
