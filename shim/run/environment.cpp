@@ -125,7 +125,7 @@ EnvPlan build_environment(const EnvInputs& in) {
   if (!added.empty()) {
     std::string mine = user_preload.value_or("");
     set("LD_PRELOAD", mine + (split_preload(mine).empty() ? "" : ":") + util::join(added, ":"));
-    set(kOursVar, util::join(added, ":"));
+    if (!in.hook_library.empty()) set(kOursVar, util::join(added, ":"));
   }
 
   auto opts = s.options.find(in.options_family);
@@ -156,11 +156,12 @@ EnvPlan build_environment(const EnvInputs& in) {
   if (!in.scratch_dir.empty())
     for (const char* v : {"TMPDIR", "TMP", "TEMP"}) set(v, in.scratch_dir);
   for (const auto& [name, value] : s.env) from_profile(name, value.value);
-  // What a routed child must take out again to start from the caller's environment.
+  // What a routed child must take out again to start from the caller's environment (the hook's
+  // bookkeeping: only where the hook is preloaded).
   std::vector<std::string> new_names;
   for (const auto& [name, value] : sets)
     if (value && name != "LD_PRELOAD" && name != kOursVar && !lookup(in.current, name)) new_names.push_back(name);
-  if (!new_names.empty()) set(kSetVar, util::join(new_names, ":"));
+  if (!new_names.empty() && !in.hook_library.empty()) set(kSetVar, util::join(new_names, ":"));
   for (const auto& [name, value] : in.markers) set(name, value);
 
   // Assemble: front variables, then the caller's environment in its order with our changes,

@@ -38,7 +38,7 @@ int kind_of(std::string bytes, std::string& interp) {
 
 }  // namespace
 
-TEST_CASE("Loader names: glibc's and musl's, run by hand, are recognised; other libraries are not", "[hook]") {
+TEST_CASE("Loader names: glibc's and musl's, run by hand, are recognised, other libraries are not", "[hook]") {
   CHECK(edh_is_loader_name("ld-linux-x86-64.so.2"));
   CHECK(edh_is_loader_name("ld-2.31.so"));
   CHECK(edh_is_loader_name("ld-musl-x86_64.so.1"));
