@@ -131,8 +131,7 @@ C
 
 # An ELF whose PT_INTERP is a copy of the loader with no libc beside it: run through its link
 # (pre-flight) and from a script (the hook), it starts as directly with nothing preloaded.
-test_foreign_pt_interp_starts_as_directly_with_nothing_preloaded() {
-  need gcc
+make_foreign() {
   mkdir -p "$SB/ldcopy"
   cp -L /lib64/ld-linux-x86-64.so.2 "$SB/ldcopy/ld-linux-x86-64.so.2"
   cat > foreign.c <<'C'
@@ -145,6 +144,11 @@ int main(void) {
 }
 C
   gcc -o "$SB/real/foreign" -Wl,--dynamic-linker="$SB/ldcopy/ld-linux-x86-64.so.2" foreign.c || fail "gcc failed"
+}
+
+test_foreign_pt_interp_starts_as_directly_with_nothing_preloaded() {
+  need gcc
+  make_foreign
   printf '#!/bin/sh\n%s\necho "after: $?"\n' "$SB/real/foreign" > "$SB/real/callsforeign"
   chmod +x "$SB/real/callsforeign"
   shim foreign callsforeign
@@ -169,13 +173,17 @@ C
 # in make and every shell, the same files, output and status as directly, a failing command's
 # error included (errno through the hook).
 test_make_j4_spawning_many_recipes_gives_the_same_results() {
-  need make
+  need make gcc
   {
     printf 'N := $(shell seq 1 300)\nall: $(addprefix out/,$(N)) bad\n'
     printf 'out/%%: | out\n\techo $* $$(( $* * 7 )) > $@\n'
     printf 'out:\n\tmkdir -p out\n'
-    printf 'bad:\n\t./no-such-program --flag\n'
+    printf 'bad:\n\t./badinterp --flag\n'
   } > Makefile
+  # make checks that a command exists before it spawns it: a program whose loader is missing
+  # gets past that and fails in posix_spawn (ENOENT), whose error make reports.
+  printf 'int main(void) { return 0; }\n' > badinterp.c
+  gcc -o badinterp -Wl,--dynamic-linker=/nonexistent/ld-linux-x86-64.so.2 badinterp.c || fail "gcc failed"
   local direct st_direct via st_via
   st_direct=0; EDASHIM=off make -k -j4 -s > direct.out 2>&1 || st_direct=$?
   direct=$(sort direct.out)
@@ -184,6 +192,7 @@ test_make_j4_spawning_many_recipes_gives_the_same_results() {
   st_via=0; "$BIN" run -- make -k -j4 -s > hook.out 2>&1 || st_via=$?
   via=$(sort hook.out)
   cat out/* | sort > hook.txt
+  expect_contains "$direct" "badinterp: No such file or directory" "the failed spawn's error"
   expect_eq "$via" "$direct" "same output and error messages"
   expect_eq "$st_via" "$st_direct" "same status"
   expect_eq "$st_direct" 2 "make's status for the failed recipe"
@@ -195,13 +204,17 @@ test_make_j4_spawning_many_recipes_gives_the_same_results() {
 
 # EDASHIM=off inside a flow: the tools under it run as called, with no line of their own.
 test_edashim_off_under_a_flow_leaves_every_exec_untouched() {
-  need yosys make
+  need yosys make gcc
   design out.json
-  printf 'all:\n\tEDASHIM=off /usr/bin/yosys -q -s synth.ys\n' > Makefile
+  make_foreign
+  # The foreign-loader program still loads what it inherits here (its loader is a copy of the
+  # system's): with the hook off, its LD_PRELOAD is make's, untouched.
+  printf 'all:\n\tEDASHIM=off /usr/bin/yosys -q -s synth.ys\n\t-@EDASHIM=off %s\n' "$SB/real/foreign" > Makefile
   "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_contains "$(grep 'foreign loader' hook.out)" "libedashim_probe.so]" "the exec left as it was"
   expect_eq "$(log_rows 'j["tool"]')" "make" "only make's line"
   expect_eq "$(log_rows '",".join(sorted(set(p["exe"] for p in j["processes"])))')" \
-    "/usr/bin/berkeley-abc,/usr/bin/dash,/usr/bin/make,/usr/bin/yosys" "yosys and ABC ran inside make's run, as called"
+    "$SB/real/foreign,/usr/bin/berkeley-abc,/usr/bin/dash,/usr/bin/make,/usr/bin/yosys" "yosys and ABC ran inside make's run, as called"
 }
 
 run_suite "$@"
