@@ -37,17 +37,20 @@ typedef int (*spawn_fn)(pid_t*, const char*, const posix_spawn_file_actions_t*, 
 static execve_fn real_execve_p, real_execvpe_p;
 static spawn_fn real_spawn_p, real_spawnp_p;
 
-static void resolve_real(void) {
-  if (!real_execve_p) real_execve_p = (execve_fn)dlsym(RTLD_NEXT, "execve");
-  if (!real_execvpe_p) real_execvpe_p = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
-  if (!real_spawn_p) real_spawn_p = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
-  if (!real_spawnp_p) real_spawnp_p = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
+/* Resolved at load, in the constructor: never in a fork()ed child, where dlsym could wait
+ * forever for the loader's lock held by another thread of the parent at the fork. (A first
+ * call before the constructor ran, from another library's constructor, resolves then.) */
+static void* real_of(void** slot, const char* name) {
+  if (!*slot) *slot = dlsym(RTLD_NEXT, name);
+  return *slot;
 }
 
-/* Resolved at load, not in a vfork child. */
 __attribute__((constructor)) static void edashim_hook_start(void) {
   int saved = errno;
-  resolve_real();
+  real_of((void**)&real_execve_p, "execve");
+  real_of((void**)&real_execvpe_p, "execvpe");
+  real_of((void**)&real_spawn_p, "posix_spawn");
+  real_of((void**)&real_spawnp_p, "posix_spawnp");
   errno = saved;
 }
 
@@ -64,19 +67,18 @@ struct call {
 };
 
 static int call_real(const struct call* c, enum kind kind, const char* file, char* const* envp) {
-  resolve_real();
   switch (kind) {
     case K_EXECVE:
-      if (!real_execve_p) break;
+      if (!real_of((void**)&real_execve_p, "execve")) break;
       return real_execve_p(file, c->argv, envp);
     case K_EXECVPE:
-      if (!real_execvpe_p) break;
+      if (!real_of((void**)&real_execvpe_p, "execvpe")) break;
       return real_execvpe_p(file, c->argv, envp);
     case K_SPAWN:
-      if (!real_spawn_p) return ENOSYS;
+      if (!real_of((void**)&real_spawn_p, "posix_spawn")) return ENOSYS;
       return real_spawn_p(c->pid, file, c->actions, c->attr, c->argv, envp);
     case K_SPAWNP:
-      if (!real_spawnp_p) return ENOSYS;
+      if (!real_of((void**)&real_spawnp_p, "posix_spawnp")) return ENOSYS;
       return real_spawnp_p(c->pid, file, c->actions, c->attr, c->argv, envp);
   }
   errno = ENOSYS;
@@ -218,6 +220,23 @@ struct work {
   const char* exe;
 };
 
+/* The first bytes of a file, read once: the headers and PT_INTERP are almost always there, and
+ * a pread per program header cost ~15 system calls on every exec. */
+struct head {
+  int fd;
+  long len;
+  char buf[2048];
+};
+
+static long read_head(void* ctx, unsigned long long off, void* buf, unsigned long n) {
+  struct head* h = (struct head*)ctx;
+  if (h->len >= 0 && off + n <= (unsigned long long)h->len) {
+    memcpy(buf, h->buf + off, n);
+    return (long)n;
+  }
+  return edh_read_fd(&h->fd, off, buf, n);
+}
+
 /* The loader that would start `target`: 1 with it in v->loader, 0 for none to look at. */
 static int loader_of(const char* target, int* explicit_run, struct edh_verdict* v) {
   *explicit_run = edh_is_loader_name(base_of(target));
@@ -226,10 +245,12 @@ static int loader_of(const char* target, int* explicit_run, struct edh_verdict* 
     strcpy(v->loader, target);
     return 1;
   }
-  int fd = open(target, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  int kind = edh_exec_kind(edh_read_fd, &fd, v->loader, sizeof v->loader);
-  close(fd);
+  struct head h;
+  h.fd = open(target, O_RDONLY | O_CLOEXEC);
+  if (h.fd < 0) return 0;
+  h.len = edh_read_fd(&h.fd, 0, h.buf, sizeof h.buf);
+  int kind = edh_exec_kind(read_head, &h, v->loader, sizeof v->loader);
+  close(h.fd);
   return kind == EDH_DYNAMIC;
 }
 
