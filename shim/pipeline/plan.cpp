@@ -189,7 +189,10 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
       plan.preflight.blocker != "foreign-loader")
     plan.hook_library = files.probe_library;
   if (plan.preflight.blocker == "foreign-loader") plan.probe_library.clear();
-  plan.routed_tools = routed_tools(files.shipped_dir);
+  // A profile or allocator asked for by name (a flag, EDASHIM_PROFILE, EDASHIM_ALLOCATOR; bench's
+  // arms) is for the whole tree, as before routing: nothing below is routed to a profile of its own.
+  bool chosen = !plan.inv.chosen.profile.empty() || !plan.inv.chosen.allocator.empty();
+  plan.routed_tools = chosen ? "" : routed_tools(files.shipped_dir);
   if (!s.scratch.value) return;
   // A temporary directory the user set is theirs (it may be on a disk for a reason, or be
   // where they look for what a tool leaves): only an explicit "override" replaces it.

@@ -55,6 +55,32 @@ std::string upper(std::string s) {
 
 bool is_probe(const std::string& path) { return util::starts_with(path.substr(path.rfind('/') + 1), "libedashim_probe"); }
 
+// Preload: the caller's own libraries first, as they are (a sanitizer runtime must stay first,
+// and a malloc interposer of theirs must see the calls it sees without edashim), then the
+// allocator, then the probe; nothing that is already there. The exec hook is the probe's
+// library: it comes with anything else edashim preloads.
+std::vector<std::string> preload_additions(const EnvInputs& in, const std::vector<std::string>& entries) {
+  auto present = [&](const std::string& lib) { return std::find(entries.begin(), entries.end(), lib) != entries.end(); };
+  std::vector<std::string> added;
+  if (!in.allocator_library.empty() && !present(in.allocator_library)) added.push_back(in.allocator_library);
+  bool probe_there = std::any_of(entries.begin(), entries.end(), is_probe);
+  if (!in.probe_library.empty() && !probe_there) added.push_back(in.probe_library);
+  if (!added.empty() && !in.hook_library.empty() && !probe_there && !present(in.hook_library) &&
+      std::find(added.begin(), added.end(), in.hook_library) == added.end())
+    added.push_back(in.hook_library);
+  return added;
+}
+
+// The variables edashim adds that the caller did not have: what a routed child takes out again
+// to start from the caller's environment (the hook's bookkeeping, kSetVar).
+std::string added_names(const std::vector<std::pair<std::string, std::optional<std::string>>>& sets,
+                        const std::vector<std::string>& current) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : sets)
+    if (value && name != "LD_PRELOAD" && name != kOursVar && !lookup(current, name)) names.push_back(name);
+  return util::join(names, ":");
+}
+
 }  // namespace
 
 std::vector<std::string> without_inherited(const std::vector<std::string>& env) {
@@ -108,20 +134,8 @@ EnvPlan build_environment(const EnvInputs& in) {
   };
   std::vector<std::string> front;  // variables that must come first (mimalloc 2.0 reads only 256)
 
-  // Preload: the caller's own libraries first, as they are (a sanitizer runtime must stay
-  // first, and a malloc interposer of theirs must see the calls it sees without edashim), then
-  // the allocator, then the probe; nothing that is already there.
   auto user_preload = effective_preload(in.current);
-  auto entries = split_preload(user_preload.value_or(""));
-  auto present = [&](const std::string& lib) { return std::find(entries.begin(), entries.end(), lib) != entries.end(); };
-  std::vector<std::string> added;
-  if (!in.allocator_library.empty() && !present(in.allocator_library)) added.push_back(in.allocator_library);
-  bool probe_there = std::any_of(entries.begin(), entries.end(), is_probe);
-  if (!in.probe_library.empty() && !probe_there) added.push_back(in.probe_library);
-  // The hook is the probe's library: it comes with anything else edashim preloads.
-  if (!added.empty() && !in.hook_library.empty() && !probe_there && !present(in.hook_library) &&
-      std::find(added.begin(), added.end(), in.hook_library) == added.end())
-    added.push_back(in.hook_library);
+  auto added = preload_additions(in, split_preload(user_preload.value_or("")));
   if (!added.empty()) {
     std::string mine = user_preload.value_or("");
     set("LD_PRELOAD", mine + (split_preload(mine).empty() ? "" : ":") + util::join(added, ":"));
@@ -156,12 +170,8 @@ EnvPlan build_environment(const EnvInputs& in) {
   if (!in.scratch_dir.empty())
     for (const char* v : {"TMPDIR", "TMP", "TEMP"}) set(v, in.scratch_dir);
   for (const auto& [name, value] : s.env) from_profile(name, value.value);
-  // What a routed child must take out again to start from the caller's environment (the hook's
-  // bookkeeping: only where the hook is preloaded).
-  std::vector<std::string> new_names;
-  for (const auto& [name, value] : sets)
-    if (value && name != "LD_PRELOAD" && name != kOursVar && !lookup(in.current, name)) new_names.push_back(name);
-  if (!new_names.empty() && !in.hook_library.empty()) set(kSetVar, util::join(new_names, ":"));
+  if (!in.hook_library.empty())
+    if (auto names = added_names(sets, in.current); !names.empty()) set(kSetVar, names);
   for (const auto& [name, value] : in.markers) set(name, value);
 
   // Assemble: front variables, then the caller's environment in its order with our changes,
