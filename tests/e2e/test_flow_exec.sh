@@ -110,7 +110,7 @@ test_musl_tool_behind_its_loader_starts_as_directly_with_the_reason_logged() {
 int main(int argc, char** argv) {
   const char* p = getenv("LD_PRELOAD");
   printf("hello from musl, %d args, LD_PRELOAD=[%s]\n", argc, p ? p : "");
-  return 3;
+  exit(3);
 }
 C
   musl-gcc -o "$SB/real/hello-musl" hello.c || fail "musl-gcc failed"
@@ -140,7 +140,7 @@ make_foreign() {
 int main(void) {
   const char* p = getenv("LD_PRELOAD");
   printf("foreign loader, LD_PRELOAD=[%s]\n", p ? p : "");
-  return 5;
+  exit(5);
 }
 C
   gcc -o "$SB/real/foreign" -Wl,--dynamic-linker="$SB/ldcopy/ld-linux-x86-64.so.2" foreign.c || fail "gcc failed"
@@ -182,7 +182,7 @@ test_make_j4_spawning_many_recipes_gives_the_same_results() {
   } > Makefile
   # make checks that a command exists before it spawns it: a program whose loader is missing
   # gets past that and fails in posix_spawn (ENOENT), whose error make reports.
-  printf 'int main(void) { return 0; }\n' > badinterp.c
+  printf '#include <stdlib.h>\nint main(void) { exit(0); }\n' > badinterp.c
   gcc -o badinterp -Wl,--dynamic-linker=/nonexistent/ld-linux-x86-64.so.2 badinterp.c || fail "gcc failed"
   local direct st_direct via st_via
   st_direct=0; EDASHIM=off make -k -j4 -s > direct.out 2>&1 || st_direct=$?
