@@ -25,7 +25,7 @@
 #include "loader_check.h"
 
 #define CAP 4096
-#define MAX_ENV 16384
+#define MAX_ENV 4096  /* the new environment is a stack array: 32 KiB at most; larger ones pass untouched */
 #define MAX_ARGS 65536
 
 extern char** environ;
