@@ -8,6 +8,7 @@
 #include "paths/files.hpp"
 #include "pipeline/invocation.hpp"
 #include "run/environment.hpp"
+#include "run/flow_id.hpp"
 #include "tool/inspect.hpp"
 #include "tool/resolve.hpp"
 
@@ -40,6 +41,7 @@ struct Plan {
                                    // says why) and options_family names the glibc tunables used instead
   std::string explored;            // not empty: this run explores, with this candidate of explore_profiles
   std::string explored_instead_of; // the arm the run would have run (pipeline/explore.hpp)
+  run::FlowIdentity flow;          // this run's id, its flow and parent run (run/flow_id.hpp)
 };
 
 // The steps, in order: profile, tool, allocator, pre-flight, options, destinations.
@@ -80,8 +82,5 @@ CurrentLog current_log(const paths::Files& files, const std::vector<std::string>
 
 // Pure: the tool names of a profiles/defaults directory's file names (NAME.toml, not all.toml).
 std::vector<std::string> tool_names_of_profiles(const std::vector<std::string>& files);
-
-// The apt package that provides allocator `name` ("jemalloc" -> "libjemalloc2").
-std::string package_of(const std::string& name);
 
 }  // namespace pipeline
