@@ -105,14 +105,17 @@ run_suite() {
     [[ $FAILED -gt 0 && " ${FAILED_NAMES[*]} " == *" $t "* ]] || rm -rf "$SB"
   done
   echo
+  # exit, not return: a suite's status must not depend on run_suite being its last line (a
+  # test_* function defined after it ran nothing and passed).
   if [[ $ran -eq 0 ]]; then
     echo "no test named '$only' in this suite"
-    return 1
+    exit 1
   fi
   [[ $FAILED -eq 0 ]] || echo "failed: ${FAILED_NAMES[*]}"
   echo "$PASSED passed, $FAILED failed, $skipped skipped"
-  [[ $FAILED -eq 0 ]] || return 1
-  [[ $skipped -eq 0 ]] || return 77
+  [[ $FAILED -eq 0 ]] || exit 1
+  [[ $skipped -eq 0 ]] || exit 77
+  exit 0
 }
 
 # Two real local users for the shared-storage tests (issue 24): the victim runs edashim, the

@@ -40,6 +40,9 @@ out=$(bash "$T/suite.sh" "$BIN" "$HELPER" "$SRC" test_runs 2>&1); rc=$?
 check "a passing e2e test exits 0" 0 "$rc"
 bash "$T/suite.sh" "$BIN" "$HELPER" "$SRC" test_no_such_test >/dev/null 2>&1; rc=$?
 check "an e2e entry naming no test fails" 1 "$rc"
+{ cat "$T/suite.sh"; echo 'test_defined_after_run_suite() { true; }'; } > "$T/late.sh"
+bash "$T/late.sh" "$BIN" "$HELPER" "$SRC" test_defined_after_run_suite >/dev/null 2>&1; rc=$?
+check "a test defined after run_suite runs nothing and fails" 1 "$rc"
 for t in test_fail_last test_fail_swallowed test_fail_in_substitution test_fail_in_condition \
     test_fail_noted test_fail_then_skip; do
   out=$(bash "$T/suite.sh" "$BIN" "$HELPER" "$SRC" "$t" 2>&1); rc=$?
