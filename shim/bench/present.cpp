@@ -5,6 +5,7 @@
 #include <set>
 
 #include "bench/svg.hpp"
+#include "bench/verdict.hpp"
 #include "report/aggregate.hpp"
 #include "util/fs.hpp"
 
@@ -108,12 +109,16 @@ std::string render_report(const Spec& spec, const Outcome& o, const std::vector<
     if (!spec.stdout_filter.empty()) s += "; lines matching /" + spec.stdout_filter + "/ left out of stdout";
     s += ":\n\n" + render(outputs_table(spec, arms));
   }
+  std::string tool = spec.command.empty() ? "" : util::basename(spec.command[0]);
+  if (auto verdict = render_verdict(decide(spec, arms, tool)); !verdict.empty()) s += "\n" + verdict;
   return s;
 }
 
 bool present(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms, const Exports& x,
              std::ostream& out, std::ostream& err) {
   for (const auto& w : o.warnings) err << "edashim bench: warning: " << w << "\n";
+  for (const auto& w : noise_warnings(arms, o.load_before, o.load_after, o.logical_cpus, spec.jobs))
+    err << "edashim bench: warning: " << w << "\n";
   for (const auto& a : arms) {
     // A broken command fails every run the same way: three lines say it, thirty bury the table.
     for (std::size_t i = 0; i < a.failures.size() && i < 3; ++i)

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -94,7 +95,7 @@ std::string copy_source(const Spec& spec, const std::string& file) {
 // edashim's internal markers (__EDASHIM_*): none of the caller's may reach a run.
 bool stripped(const std::string& name) {
   return name == "EDASHIM" || name == "EDASHIM_PROFILE" || name == "EDASHIM_ALLOCATOR" || name == "EDASHIM_LOG" ||
-         name == kPadVar || util::starts_with(name, "__EDASHIM");
+         name == "EDASHIM_EXPLORE" || name == kPadVar || util::starts_with(name, "__EDASHIM");
 }
 
 // The environment every run starts from: ours, without the stripped variables.
@@ -104,6 +105,8 @@ std::vector<std::string> base_environment() {
     std::string kv = *e;
     if (!stripped(kv.substr(0, kv.find('=')))) env.push_back(kv);
   }
+  // An arm measures one choice: the "current" arm (no -p) must not explore another allocator.
+  env.push_back("EDASHIM_EXPLORE=0");
   return env;
 }
 
@@ -147,6 +150,17 @@ std::string tail_line(const std::string& path) {
   return last.size() > 200 ? last.substr(0, 200) + "..." : last;
 }
 
+// The 1-minute load average; NaN when /proc/loadavg cannot be read.
+double load_average() {
+  auto text = util::read_file("/proc/loadavg", 256);
+  if (!text) return std::nan("");
+  try {
+    return std::stod(*text);
+  } catch (...) {
+    return std::nan("");
+  }
+}
+
 std::string fmt_duration(double s) {
   char buf[32];
   if (s >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", int(s / 3600), int(s / 60) % 60);
@@ -156,6 +170,14 @@ std::string fmt_duration(double s) {
 }
 
 }  // namespace
+
+std::vector<std::string> selection_args(const std::string& profile) {
+  if (profile.empty()) return {};
+  // "system" is glibc's malloc with the tool's own settings, as explore_profiles means it; the
+  // `baseline` profile also turns scratch and the probe's extras off.
+  if (profile == kSystemArm) return {"-a", "system"};
+  return {"-p", profile};
+}
 
 std::string copy_target(const std::string& file) {
   if (!file.empty() && file[0] == '/') return util::basename(file);
@@ -334,7 +356,9 @@ Run Session::execute(const Job& job, std::string* log_line) {
   std::vector<std::string> env = s.base_env;
   env.push_back("EDASHIM_LOG=" + rundir + "/log.jsonl");
   env.push_back(s.pads[std::size_t(job.arm)]);
-  std::vector<std::string> args{s.self, "run", "--strict", "-p", spec.arms[std::size_t(job.arm)].profile, "--"};
+  std::vector<std::string> args{s.self, "run", "--strict"};
+  for (const auto& a : selection_args(spec.arms[std::size_t(job.arm)].profile)) args.push_back(a);
+  args.push_back("--");
   args.insert(args.end(), s.command.begin(), s.command.end());
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
@@ -421,6 +445,8 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   auto session = Session::open(spec, *checked, error);
   if (!session) return std::nullopt;
   out.env_bytes = session->env_bytes();
+  out.logical_cpus = int(std::max(1u, std::thread::hardware_concurrency()));
+  out.load_before = load_average();
 
   // The whole schedule: warm-up rounds, then measured rounds, each round shuffled.
   const std::vector<Job> jobs = jobs_of(spec);
@@ -477,6 +503,7 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
   out.interrupted = g_interrupted;
+  out.load_after = load_average();
 
   std::size_t warm_failed = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {

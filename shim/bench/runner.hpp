@@ -72,6 +72,10 @@ class Session {
 // snapshot of the inputs has the same shape, so its tasks copy from there as a local bench does.
 std::string copy_target(const std::string& file);
 
+// The inner `edashim run` options that select an arm's profile: {"-p", P}; none for the
+// current choice (""); {"-a", "system"} for "system".
+std::vector<std::string> selection_args(const std::string& profile);
+
 // Physical cores (distinct package/core pairs), falling back to the logical count.
 int physical_cores();
 

@@ -5,6 +5,7 @@
 // Previewer bound to the run pipeline.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,10 +14,13 @@
 
 namespace bench {
 
+// An arm's profile that is glibc's malloc under the tool's own settings (`edashim run -a system`).
+inline constexpr const char* kSystemArm = "system";
+
 // One side of the comparison: a named profile or a profile file.
 struct Arm {
   std::string name;     // as shown in tables
-  std::string profile;  // passed to `edashim run -p`
+  std::string profile;  // passed to `edashim run -p`; "" = no -p (the tool's current choice); kSystemArm: -a system
 };
 
 // A benchmark: the arms, the command, and how to run and check it. `edashim tune` measures each
@@ -70,6 +74,10 @@ struct Outcome {
   bool interrupted = false;
   std::vector<std::string> warnings;
   std::vector<RoundState> rounds;  // farm executors only: every round's state, in round order
+  // 1-minute load averages just before the first and after the last run, and the logical CPUs
+  // (a local bench's; NaN and 0 on a farm, whose nodes' loads are not known here).
+  double load_before = std::numeric_limits<double>::quiet_NaN(), load_after = std::numeric_limits<double>::quiet_NaN();
+  int logical_cpus = 0;
 };
 
 // What `edashim run --strict -p PROFILE -- COMMAND` would do, found out without running it.

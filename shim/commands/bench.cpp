@@ -10,6 +10,7 @@
 #include "bench/outputs_record.hpp"
 #include "bench/present.hpp"
 #include "bench/runner.hpp"
+#include "bench/verdict.hpp"
 #include "commands/bench_farm.hpp"
 #include "commands/measure.hpp"
 #include "farm/executors.hpp"
@@ -60,16 +61,54 @@ void say(const std::string& error) {
 }
 
 // The figures, exports and exit status of a finished outcome: one path for local and farm runs.
+// Status 1 when an arm has no successful run, or a compared output file no run left: neither
+// outcome can decide anything, whatever the other arms did.
 int finish(Options& o, const bench::Outcome& outcome) {
   const auto& spec = o.spec;
   auto arms = bench::analyse(spec, outcome);
   bool written = bench::present(spec, outcome, arms, o.exports, std::cout, std::cerr);
   if (spec.compare && !outcome.interrupted && o.own) record_outputs(outcome, arms);
   if (outcome.interrupted) return 130;
+  bool decided = true;
+  for (const auto& name : bench::arms_without_success(arms)) {
+    say("error: no run of " + name + " succeeded (see the failures above): the comparison means nothing");
+    decided = false;
+  }
+  for (const auto& file : bench::missing_everywhere(spec, arms)) {
+    say("error: --compare-outputs " + file + ": no run of any arm left this file (in the directory the command ran "
+        "in); name a file the command writes");
+    decided = false;
+  }
   std::size_t ok = 0;
   for (const auto& a : arms) ok += a.ok;
-  if (ok == 0) return 1;
+  if (ok == 0 || !decided) return 1;
   return written ? 0 : 1;
+}
+
+// The arms: each -p as given (a relative profile file made absolute now, so a --fresh-copy run
+// in another directory finds the same file); without -p, baseline against the tool's current
+// choice. "" or the error.
+std::string default_arms(Options& o) {
+  auto& spec = o.spec;
+  std::string cwd;
+  if (char buf[4096]; ::getcwd(buf, sizeof buf)) cwd = buf;
+  for (const auto& p : o.profiles) {
+    std::string path = p;
+    if (p.find('/') != std::string::npos && p[0] != '/' && !cwd.empty()) path = cwd + "/" + p;
+    spec.arms.push_back({bench::arm_name(p), path});
+  }
+  if (!o.profiles.empty() || spec.command.empty()) return "";
+  std::string current = current_arm(spec.command);
+  std::string tool = util::basename(spec.command[0]);
+  if (current.empty()) return "";  // its configuration or tool has a problem: check() says which
+  if (current == "system")
+    return tool + " runs with the system allocator now: nothing to compare it with by default; name the arms, e.g. "
+           "-p baseline -p jemalloc";
+  spec.arms.push_back({"baseline", "baseline"});
+  spec.arms.push_back({current + " (current)", ""});
+  std::cerr << "edashim bench: comparing " << tool << "'s current choice (" << current
+            << ") with baseline; -p PROFILE names other arms\n";
+  return "";
 }
 
 // `bench collect DIR`: whatever has finished, analysed as a local bench's runs are; with
@@ -120,7 +159,10 @@ int run_bench(Options& o) {
   if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, o.fingerprint, user_shared_dirs(), preview_arm, std::cerr);
   if (!o.collect_dir.empty()) return run_collect(o);
   auto& spec = o.spec;
-  for (const auto& p : o.profiles) spec.arms.push_back({bench::arm_name(p), p});
+  if (auto error = default_arms(o); !error.empty()) {
+    say(error);
+    return 2;
+  }
   spec.compare = !o.compare_lists.empty();
   for (const auto& list : o.compare_lists)
     for (const auto& name : util::split(list, ','))
@@ -136,7 +178,7 @@ int run_bench(Options& o) {
     say(error);
     return 2;
   }
-  if (spec.arms.size() < 2) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
+  if (spec.arms.size() == 1) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
   if (o.farm.executor == "local") {
     auto outcome = bench::run(spec, preview_arm, error);
     if (!outcome) {
