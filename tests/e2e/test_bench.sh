@@ -343,4 +343,90 @@ test_tune_on_noise_writes_nothing_and_says_so() {
   expect_contains "$(cat err.txt)" "-n 1" "warns that so few runs cannot show a difference"
 }
 
+
+# --- Issue 28: from a benchmark to a decision.
+test_bench_without_p_compares_the_tools_current_choice_with_baseline() {
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  # explore = 1: every unchosen run would try mimalloc; the current arm must measure the choice.
+  printf 'explore = 1.0\nexplore_profiles = ["mimalloc"]\n[tool.sh]\nallocator = "jemalloc"\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  rc=0
+  "$BIN" bench -n 2 -w 0 --log runs.jsonl --compare-outputs --json -- sh -c 'printenv LD_PRELOAD; true' > b.json 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "status: $(cat err.txt)"
+  expect_eq "$(py '[a["name"] for a in j["arms"]]' b.json)" "['baseline', 'jemalloc (current)']" "default arms"
+  expect_contains "$(cat err.txt)" "comparing sh's current choice (jemalloc) with baseline" "says what it compares"
+  expect_eq "$(py '[a["outputs_summary"] for a in j["arms"]]' b.json)" "['reference', 'differs: stdout']" "the current arm preloads"
+  expect_eq "$(python3 -c "import json; print(sorted({json.loads(l)['arm'] for l in open('runs.jsonl')}))")" \
+    "['jemalloc', 'system']" "no run explored another allocator"
+  printf '[tool.sh]\nallocator = "system"\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  rc=0
+  "$BIN" bench -n 1 -w 0 -- sh -c 'exit 0' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "nothing to compare by default"
+  expect_contains "$(cat err.txt)" "sh runs with the system allocator now" "says why"
+  expect_contains "$(cat err.txt)" "-p baseline -p jemalloc" "and what to type"
+  expect_not_contains "$(cat err.txt)" "no arm: give at least one" "no second, contradicting message"
+}
+
+test_bench_system_is_a_profile_as_in_explore_profiles() {
+  rc=0
+  "$BIN" bench -p system -p jemalloc -n 1 -w 0 --json -- sh -c 'exit 0' > s.json 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "-p system accepted: $(cat err.txt)"
+  expect_eq "$(py '[(a["name"], a["ok"]) for a in j["arms"]]' s.json)" "[('system', 1), ('jemalloc', 1)]" "system arm ran"
+}
+
+test_bench_takes_hyperfines_short_flags_and_hints_at_a_forgotten_double_dash() {
+  "$BIN" bench -p baseline -p jemalloc -r 3 -w 1 --export-json h.json -- sh -c 'exit 0' > /dev/null 2> err.txt \
+    || fail "-r/-w refused: $(cat err.txt)"
+  expect_eq "$(py '[len(a["runs"]) for a in j["arms"]]' h.json)" "[3, 3]" "-r is --runs"
+  # hyperfine's schema, beside ours.
+  expect_eq "$(py 'sorted(k for k in j["results"][1] if k in ("command","mean","stddev","median","min","max","times","exit_codes"))' h.json)" \
+    "['command', 'exit_codes', 'max', 'mean', 'median', 'min', 'stddev', 'times']" "results[] keys"
+  expect_eq "$(py '(len(j["results"][1]["times"]), j["results"][1]["exit_codes"])' h.json)" "(3, [0, 0, 0])" "times and exit codes"
+  expect_eq "$(py 'j["results"][1]["mean"] == j["arms"][1]["wall_s"]["mean"]' h.json)" True "the same figures"
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 1 sh -c 'exit 0' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "usage error"
+  expect_contains "$(cat err.txt)" "put -- before the tool's command" "the hint"
+}
+
+test_bench_closes_with_a_verdict_and_how_to_make_it_stick() {
+  # jemalloc's runs are made clearly faster: the verdict, not the timing, is under test.
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs \
+    -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac' > table.txt 2> err.txt \
+    || fail "bench failed: $(cat err.txt)"
+  expect_contains "$(cat table.txt)" "Summary" "a closing summary"
+  expect_contains "$(grep 'jemalloc ran' table.txt)" "times faster than baseline (median" "hyperfine's line"
+  expect_contains "$(cat table.txt)" "jemalloc is faster with identical outputs" "the decision"
+  expect_contains "$(cat table.txt)" "[tool.sh]" "the TOML that makes it stick"
+  expect_contains "$(cat table.txt)" 'allocator = "jemalloc"' "with the allocator"
+  expect_contains "$(head -3 table.txt)" "σ s" "a sigma column"
+  expect_contains "$(head -3 table.txt)" "min - max s" "a min-max column"
+}
+
+test_bench_fails_on_a_compared_file_no_run_left() {
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 1 -w 0 --compare-outputs nothere.v,net.txt \
+    -- sh -c 'echo x > net.txt' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "status 1"
+  expect_contains "$(cat err.txt)" "--compare-outputs nothere.v: no run of any arm left this file" "names the file"
+  expect_not_contains "$(cat err.txt)" "--compare-outputs net.txt:" "not the file that was there"
+}
+
+test_bench_fails_when_an_arm_has_no_successful_run() {
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 2 -w 0 --json -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) exit 3;; esac' \
+    > n.json 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "status 1"
+  expect_eq "$(py '[(a["ok"], a["failed"]) for a in j["arms"]]' n.json)" "[(2, 0), (0, 2)]" "baseline ran, jemalloc failed"
+  expect_contains "$(cat err.txt)" "no run of jemalloc succeeded" "names the arm"
+}
+
+test_bench_relative_profile_file_with_fresh_copy() {
+  printf 'allocator = "jemalloc"\n' > mine.toml
+  echo data > in.txt
+  rc=0
+  "$BIN" bench -p baseline -p ./mine.toml -n 1 -w 0 --fresh-copy in.txt --json -- sh -c 'cat in.txt' > m.json 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "status: $(cat err.txt)"
+  expect_eq "$(py '[(a["name"], a["ok"]) for a in j["arms"]]' m.json)" "[('baseline', 1), ('mine', 1)]" "the file found from the copy's directory"
+}
+
 run_suite "$@"
