@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "bench/outputs.hpp"
+#include "bench/outputs_record.hpp"
 #include "report/log_line.hpp"
 #include "run/runlog.hpp"
 #include "stats/bootstrap.hpp"
@@ -293,6 +294,7 @@ struct Session::Impl {
   std::vector<std::string> command, base_env, pads;
   std::vector<std::size_t> env_bytes;
   std::mutex log_mu;  // keep_log appends, from several runs at once
+  std::atomic<bool> log_refused{false};  // said once, not per run
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -399,9 +401,11 @@ Run Session::execute(const Job& job, std::string* log_line) {
       r.failure = why + ": " + tail_line(err_path);
     }
     if (!job.warmup && !spec.keep_log.empty()) {
-      std::string err;
+      std::string err, marked = mark_bench_line(line, spec.experiment, spec.arms[std::size_t(job.arm)], job.round);
       std::lock_guard lock(impl_->log_mu);
-      run::append_log_line(spec.keep_log, line, err);
+      if (!run::append_log_line(spec.keep_log, marked, err, {}, util::SharedDirs{spec.keep_log_shared}) &&
+          !impl_->log_refused.exchange(true))
+        std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), err.c_str());
     }
     if (log_line) *log_line = line;
   }

@@ -41,6 +41,8 @@ struct Spec {
   std::string stdout_filter;                 // ECMAScript regex: matching lines left out of stdout's hash
   uint64_t seed = 20261130;                  // run order and bootstrap
   std::string keep_log;  // append the measured runs' log lines here ("" = do not keep)
+  std::vector<std::string> keep_log_shared;  // the user's shared_dirs, for keep_log's owned-file check
+  std::string experiment;                    // names this bench in the lines kept ("bench": {"experiment"})
   bool progress = true;  // progress bar, when stderr is a terminal
 };
 

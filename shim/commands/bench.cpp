@@ -1,5 +1,6 @@
 #include "commands/bench.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -51,6 +52,7 @@ struct Options {
   std::string collect_dir, round_dir, fingerprint;
   int round = -1;
   bool resubmit = false;
+  bool no_log = false;  // --no-log: keep no run in any log
   // Records go to the user's own run log only from the user's own runs: a local bench, or an
   // experiment whose directory and experiment.json are the user's (anyone can forge the rest).
   bool own = true;
@@ -83,6 +85,17 @@ int finish(Options& o, const bench::Outcome& outcome) {
   for (const auto& a : arms) ok += a.ok;
   if (ok == 0 || !decided) return 1;
   return written ? 0 : 1;
+}
+
+// A local bench's runs are evidence (issue 28): they go to the user's run log, marked as bench
+// runs (bench::mark_bench_line), where report --recommend counts them; --log FILE sends them
+// elsewhere, --no-log nowhere. Warm-up runs are never kept.
+void keep_runs(Options& o) {
+  auto& spec = o.spec;
+  spec.experiment = "local-" + std::to_string(::time(nullptr)) + "-" + std::to_string(::getpid());
+  spec.keep_log_shared = user_shared_dirs().dirs;
+  if (o.no_log) spec.keep_log.clear();
+  else if (spec.keep_log.empty()) spec.keep_log = current_log_path("bench");
 }
 
 // The arms: each -p as given (a relative profile file made absolute now, so a --fresh-copy run
@@ -180,6 +193,7 @@ int run_bench(Options& o) {
   }
   if (spec.arms.size() == 1) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
   if (o.farm.executor == "local") {
+    keep_runs(o);
     auto outcome = bench::run(spec, preview_arm, error);
     if (!outcome) {
       say(error);
@@ -240,7 +254,10 @@ Subcommand add_bench_command(CLI::App& app) {
   cmd->add_option("--stdout-filter", s.stdout_filter,
                   "With --compare-outputs: remove the lines of stdout that match this regular expression before hashing");
   add_export_options(cmd, x);
-  cmd->add_option("--log", s.keep_log, "Also append the measured runs' log lines to this file (for edashim report)");
+  cmd->add_option("--log", s.keep_log,
+                  "Append the measured runs' log lines to this file instead of your run log (where report --recommend "
+                  "counts them)");
+  cmd->add_flag("--no-log", o->no_log, "Keep the runs in no log (they are evidence for report --recommend otherwise)");
   add_farm_options(cmd, o->farm);
   cmd->add_option("command", s.command, "TOOL [ARGS...] (after --)");
   auto* collect = cmd->add_subcommand("collect", "Analyse a farm experiment's finished rounds (--resubmit: run the unfinished again)");

@@ -311,8 +311,12 @@ test_bench_writes_any_number_of_exports_and_the_table() {
 
 test_bench_verdict_per_output_file_with_stdout_filtered_or_left_out() {
   tool=("$BENCH_TOOL" timing design.route "routed")
+  rc=0
   "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --compare-outputs design.route,design.place --json \
-    -- "${tool[@]}" > plain.json 2> err.txt
+    -- "${tool[@]}" > plain.json 2> err.txt || rc=$?
+  # Still every verdict, and then status 1 (issue 28): a file no run wrote decides nothing.
+  expect_eq "$rc" 1 "a compared file no run left fails the bench"
+  expect_contains "$(cat err.txt)" "--compare-outputs design.place: no run of any arm left this file" "named"
   expect_eq "$(py '[a["outputs"]["stdout"]["verdict"] for a in j["arms"]]' plain.json)" "['varies', 'varies']" \
     "the timing line makes stdout vary"
   expect_eq "$(py '[a["outputs"]["design.route"]["verdict"] for a in j["arms"]]' plain.json)" \
@@ -427,6 +431,24 @@ test_bench_relative_profile_file_with_fresh_copy() {
   "$BIN" bench -p baseline -p ./mine.toml -n 1 -w 0 --fresh-copy in.txt --json -- sh -c 'cat in.txt' > m.json 2> err.txt || rc=$?
   expect_eq "$rc" 0 "status: $(cat err.txt)"
   expect_eq "$(py '[(a["name"], a["ok"]) for a in j["arms"]]' m.json)" "[('baseline', 1), ('mine', 1)]" "the file found from the copy's directory"
+}
+
+test_bench_runs_go_to_the_run_log_marked_and_count_for_recommend() {
+  SYN='read_verilog '"$SRC"'/examples/counter/counter.v; synth -top counter'
+  "$BIN" run -- yosys -q -p "$SYN" || fail "a plain run failed"
+  "$BIN" bench -p baseline -p jemalloc -n 3 -w 1 -- yosys -q -p "$SYN" > /dev/null 2> err.txt || fail "bench: $(cat err.txt)"
+  expect_eq "$(wc -l < "$LOG")" 7 "the plain run and the 6 measured runs, no warm-up"
+  expect_eq "$(tail -6 "$LOG" | python3 -c "
+import json, sys
+lines = [json.loads(l) for l in sys.stdin]
+print(sorted((l['bench']['arm'], l['bench']['round'], l['explore']['by'], l['explore']['ran']) for l in lines)[:2],
+      len({l['bench']['experiment'] for l in lines}))")" \
+    "[('baseline', 1, 'bench', 'baseline'), ('baseline', 2, 'bench', 'baseline')] 1" "marked as one bench's runs, not the current choice"
+  out=$("$BIN" report --recommend --log "$LOG" --tool yosys 2>&1)
+  expect_not_contains "$out" "nothing to compare" "bench's runs are evidence"
+  expect_contains "$out" "system        3" "baseline's 3 runs (the system allocator) as a candidate"
+  "$BIN" bench -p baseline -p jemalloc -n 1 -w 0 --no-log -- yosys -q -p "$SYN" > /dev/null 2>&1 || fail "--no-log bench failed"
+  expect_eq "$(wc -l < "$LOG")" 7 "--no-log keeps nothing"
 }
 
 run_suite "$@"
