@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "bench/analysis.hpp"
+#include "bench/outputs_record.hpp"
 #include "bench/verdict.hpp"
 
 using Catch::Matchers::WithinRel;
@@ -185,4 +186,19 @@ TEST_CASE("Bench: the JSON has hyperfine's results[] beside our arms[]", "[bench
 TEST_CASE("Bench: sample standard deviation as numpy's std(ddof=1)", "[bench][verdict]") {
   CHECK_THAT(bench::sample_sd({1, 2, 3, 4}), WithinRel(1.2909944487358056, 1e-12));
   CHECK(std::isnan(bench::sample_sd({1})));
+}
+
+TEST_CASE("Bench: a kept run's line is marked as a bench run; a -p arm's as not the current choice", "[bench][verdict]") {
+  std::string line = R"({"tool":"yosys","arm":"jemalloc","explore":null,"wall_s":1.5})";
+  auto j = nlohmann::json::parse(bench::mark_bench_line(line, "local-1-2", {"jemalloc", "jemalloc"}, 2));
+  CHECK(j["bench"] == nlohmann::json({{"experiment", "local-1-2"}, {"arm", "jemalloc"}, {"round", 3}}));
+  CHECK(j["explore"]["by"] == "bench");
+  CHECK(j["explore"]["ran"] == "jemalloc");
+  CHECK(j["wall_s"] == 1.5);
+  auto current = nlohmann::json::parse(bench::mark_bench_line(line, "x", {"jemalloc (current)", ""}, 0));
+  CHECK(current["explore"].is_null());
+  CHECK(current["bench"]["arm"] == "jemalloc (current)");
+  CHECK(bench::mark_bench_line("not json", "x", {"a", "a"}, 0) == "not json");
+  // The field order stays: the log's readers and people see the line as the run wrote it.
+  CHECK(bench::mark_bench_line(line, "x", {"a", ""}, 0).rfind(R"({"tool":"yosys","arm":"jemalloc")", 0) == 0);
 }
