@@ -451,4 +451,27 @@ print(sorted((l['bench']['arm'], l['bench']['round'], l['explore']['by'], l['exp
   expect_eq "$(wc -l < "$LOG")" 7 "--no-log keeps nothing"
 }
 
+# --- Issue 28 item 4: tune's summary from its table's data, its header wrapped, the default
+# budget relative to the current setting, --export-json.
+test_tune_summary_matches_its_table_and_exports_json() {
+  tool=(sh -c 'case "$MALLOC_CONF" in *narenas:2*) sleep 0.01;; *) sleep 0.25;; esac')
+  "$BIN" tune --option jemalloc.narenas=1,2 -n 5 -w 0 --export-json t.json -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "tune failed: $(cat err.txt)"
+  expect_eq "$(sed '/^step /,$d' out.txt | awk 'length > 100' | wc -l)" 0 "the header above the table wrapped at 100 columns"
+  expect_eq "$(grep '^Kept:' out.txt | awk 'length > 100' | wc -l)" 0 "the summary too"
+  expect_contains "$(cat out.txt)" "Kept: jemalloc.narenas=2 (step 1)" "the summary names the kept row"
+  expect_eq "$(grep -cE '^ *1 +jemalloc.narenas +2 .*<-' out.txt)" 1 "the same row is kept in the table"
+  expect_contains "$(cat err.txt)" "x the current setting's" "the default budget is relative to the current setting"
+  expect_eq "$(py '(j["steps"][0]["kept"], [c["kept"] for c in j["steps"][0]["candidates"]])' t.json)" \
+    "('2', [False, False, True])" "the JSON keeps the same row"
+  expect_eq "$(py '(j["budget"]["default_from_current_setting"], round(j["budget"]["max_rss_ratio"] / j["steps"][0]["candidates"][0]["rss_ratio"], 6))' t.json)" \
+    "(True, 1.05)" "the budget: 1.05 x the current setting's peak RSS"
+  expect_eq "$(py '(j["result"]["faster_than_baseline"], j["result"]["written"])' t.json)" "(True, False)" "the result"
+  "$BIN" tune --option jemalloc.narenas=1 -n 1 -w 0 --max-rss-ratio 10 --export-json n.json -- true > out2.txt 2> /dev/null \
+    || fail "tune on noise failed"
+  expect_contains "$(cat out2.txt)" "Kept: nothing measured beat the current setting in any step (jemalloc.narenas)" "no value kept"
+  expect_contains "$(cat out2.txt)" "Result: jemalloc is not faster than baseline on the evidence" "and the verdict, against baseline"
+  expect_eq "$(py '(j["steps"][0]["kept"], j["result"]["faster_than_baseline"])' n.json)" "('', False)" "the same in JSON"
+}
+
 run_suite "$@"
