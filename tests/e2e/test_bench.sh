@@ -36,8 +36,8 @@ test_bench_json_has_every_run_and_report_reproduces_its_medians() {
   expect_eq "$(py "abs(j[1]['speedup_vs_baseline'] - $ratio) < 1e-9" report.json)" True "speedup = baseline/jemalloc medians"
   # The other formats and the plot.
   "$BIN" report --log bench.jsonl --csv > r.csv
-  expect_eq "$(head -1 r.csv)" "tool,profile,runs,failed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup" "csv header"
-  expect_contains "$("$BIN" report --log bench.jsonl --markdown)" "| yosys | jemalloc | 3 | 0 |" "markdown row"
+  expect_eq "$(head -1 r.csv)" "tool,profile,allocator,runs,failed,killed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup" "csv header"
+  expect_contains "$("$BIN" report --log bench.jsonl --markdown)" "| yosys | jemalloc | jemalloc | 3 | 0 | 0 |" "markdown row"
 }
 
 # --- Peak virtual size beside peak RSS (issue 17 item 1): a real yosys through jemalloc and glibc.
@@ -472,6 +472,19 @@ test_tune_summary_matches_its_table_and_exports_json() {
   expect_contains "$(cat out2.txt)" "Kept: nothing measured beat the current setting in any step (jemalloc.narenas)" "no value kept"
   expect_contains "$(cat out2.txt)" "Result: jemalloc is not faster than baseline on the evidence" "and the verdict, against baseline"
   expect_eq "$(py '(j["steps"][0]["kept"], j["result"]["faster_than_baseline"])' n.json)" "('', False)" "the same in JSON"
+}
+
+# --- Issue 28 item 5: report's rows per allocator; a killed run is not the tool's failure.
+test_report_splits_plain_runs_by_allocator_and_counts_killed_runs_apart() {
+  "$BIN" run -a system -- sh -c 'exit 0' || fail "system run"
+  "$BIN" run -a jemalloc -- sh -c 'exit 0' || fail "jemalloc run"
+  "$BIN" run -a jemalloc -- sh -c 'exit 4' && fail "exit 4 was not passed on"
+  "$BIN" run -a jemalloc -- sh -c 'kill -TERM $$' && fail "the signal was not passed on"
+  "$BIN" report --log "$LOG" --json > r.json 2> err.txt || fail "report: $(cat err.txt)"
+  expect_eq "$(py '[(r["profile"], r["allocator"], r["runs"], r["failures"], r["killed"]) for r in j]' r.json)" \
+    "[(None, 'system', 1, 0, 0), (None, 'jemalloc', 3, 1, 1)]" "a row per allocator, the killed run apart"
+  expect_eq "$(py 'j[0]["speedup_vs_baseline"]' r.json)" "1.0" "the system allocator's runs are the reference"
+  expect_contains "$("$BIN" report --log "$LOG")" "killed" "a column"
 }
 
 run_suite "$@"
