@@ -146,7 +146,7 @@ TEST_CASE("Verdict: a busy machine and runs that waited are warned about", "[ben
   auto spec = two_arms(false);
   auto arms = bench::analyse(spec, outcome(1.6), 100);  // user = 0.9 wall
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  CHECK(bench::noise_warnings(arms, 0.5, 1.4, 2, 1).empty());  // bench's own run is the load after
+  CHECK(bench::noise_warnings(arms, 0.5, 2.8, 2, 1).empty());  // bench's own run is 1 of the load after
   CHECK(bench::noise_warnings(arms, nan, nan, 2, 1).empty());
   auto busy = bench::noise_warnings(arms, 8.0, 9.0, 2, 1);
   REQUIRE(busy.size() == 1);
