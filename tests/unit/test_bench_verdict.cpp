@@ -122,7 +122,7 @@ TEST_CASE("Verdict: a faster arm whose outputs differ, or were not compared, or 
   }
 }
 
-TEST_CASE("Verdict: a compared file no run of any arm left fails the bench; one arm's missing file does not", "[bench][verdict]") {
+TEST_CASE("Verdict: a compared file no run of any arm left fails the bench, one arm's missing file does not", "[bench][verdict]") {
   auto spec = two_arms(true);
   spec.compare_outputs = {"net.v", "nothere.v"};
   auto o = outcome(1.6);
@@ -188,7 +188,7 @@ TEST_CASE("Bench: sample standard deviation as numpy's std(ddof=1)", "[bench][ve
   CHECK(std::isnan(bench::sample_sd({1})));
 }
 
-TEST_CASE("Bench: a kept run's line is marked as a bench run; a -p arm's as not the current choice", "[bench][verdict]") {
+TEST_CASE("Bench: a kept run's line is marked as a bench run, a -p arm's as not the current choice", "[bench][verdict]") {
   std::string line = R"({"tool":"yosys","arm":"jemalloc","explore":null,"wall_s":1.5})";
   auto j = nlohmann::json::parse(bench::mark_bench_line(line, "local-1-2", {"jemalloc", "jemalloc"}, 2));
   CHECK(j["bench"] == nlohmann::json({{"experiment", "local-1-2"}, {"arm", "jemalloc"}, {"round", 3}}));
