@@ -84,8 +84,8 @@ Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::s
     v.advice = w.name + " is faster with identical outputs; select it for " + tool + " with EDASHIM_PROFILE=" + w.profile + ".";
     return v;
   }
-  v.advice = w.name + " is faster with identical outputs. To use it on every run of " + tool +
-             ", add to your config (~/.config/edashim/config.toml):\n" + v.adopt_toml;
+  v.advice = w.name + " is faster with identical outputs. To use it for every run of " + tool +
+             ": bench --adopt, or add to\n~/.config/edashim/config.toml:\n" + v.adopt_toml;
   while (!v.advice.empty() && v.advice.back() == '\n') v.advice.pop_back();
   return v;
 }

@@ -1,5 +1,6 @@
 #include "commands/bench.hpp"
 
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,7 +18,11 @@
 #include "farm/executors.hpp"
 #include "farm/round_task.hpp"
 #include "commands/report.hpp"
+#include "learn/config_edit.hpp"
 #include "learn/learned.hpp"
+#include "paths/files.hpp"
+#include "util/fs.hpp"
+#include "util/owned_file.hpp"
 #include "run/runlog.hpp"
 #include "util/machine.hpp"
 #include "util/strings.hpp"
@@ -53,6 +58,7 @@ struct Options {
   int round = -1;
   bool resubmit = false;
   bool no_log = false;  // --no-log: keep no run in any log
+  bool adopt = false;   // --adopt: write a clear winner into the user's config
   // Records go to the user's own run log only from the user's own runs: a local bench, or an
   // experiment whose directory and experiment.json are the user's (anyone can forge the rest).
   bool own = true;
@@ -60,6 +66,54 @@ struct Options {
 
 void say(const std::string& error) {
   for (const auto& line : util::split(error, '\n')) std::cerr << "edashim bench: " << line << "\n";
+}
+
+// --adopt: the winner's settings into the user's config through the checked merge report
+// --recommend --write uses (learn::merge_settings: the keys inserted into the file's text,
+// nothing else changed, refused where the file sets them otherwise), written only when the file
+// is still as merged against. bench::decide offers settings only for a clear win with identical
+// outputs; anything else writes nothing and says why (status 0: keeping is a result).
+int adopt(const bench::Spec& spec, const std::vector<bench::ArmStats>& arms) {
+  std::string tool = util::basename(spec.command.front());
+  auto v = bench::decide(spec, arms, tool);
+  if (v.adopt_toml.empty()) {
+    say("--adopt: nothing written: " + util::split(v.advice, '\n').front());
+    return 0;
+  }
+  auto settings = learn::adopt_settings(tool, arms[*v.winner].arm_id);
+  std::string file = paths::Files::discover().user_file;
+  std::string target = util::real_path(file).value_or(file);
+  if (std::string dir = util::dirname(target); !util::exists(target) && !util::is_directory(dir))
+    if (auto refused = util::make_owned_dir(dir, user_shared_dirs(), 0700); !refused.empty()) {
+      say("--adopt: " + refused + "; nothing written");
+      return 1;
+    }
+  auto read = [&] { return util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>(); };
+  auto existing = read();
+  if (util::exists(target) && !existing) {
+    say("--adopt: cannot read " + file + " (or it is larger than 1 MiB); nothing written");
+    return 1;
+  }
+  auto edit = learn::merge_settings(existing, file, settings, "added by edashim bench --adopt: " + arms[*v.winner].name +
+                                                                   " beat " + arms[0].name + " on " + tool);
+  if (!edit.refused.empty()) {
+    say("--adopt: not written: " + edit.refused);
+    return 1;
+  }
+  if (edit.unchanged) {
+    say("--adopt: " + file + " already says this; unchanged");
+    return 0;
+  }
+  struct stat st;
+  mode_t mode = ::stat(target.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+  if (read() != existing || !util::write_file_atomic(target, edit.text, mode)) {
+    say("--adopt: " + file + " changed meanwhile or cannot be written; nothing written: run it again");
+    return 1;
+  }
+  say("--adopt: added to " + file + " (the next run of " + tool + " uses " + arms[*v.winner].name + "):");
+  for (const auto& line : util::split(learn::render_settings(settings), '\n'))
+    if (!line.empty()) std::cerr << "  " << line << "\n";
+  return 0;
 }
 
 // The figures, exports and exit status of a finished outcome: one path for local and farm runs.
@@ -84,7 +138,8 @@ int finish(Options& o, const bench::Outcome& outcome) {
   std::size_t ok = 0;
   for (const auto& a : arms) ok += a.ok;
   if (ok == 0 || !decided) return 1;
-  return written ? 0 : 1;
+  if (!written) return 1;
+  return o.adopt ? adopt(spec, arms) : 0;
 }
 
 // A local bench's runs are evidence (issue 28): they go to the user's run log, marked as bench
@@ -257,6 +312,9 @@ Subcommand add_bench_command(CLI::App& app) {
   cmd->add_option("--log", s.keep_log,
                   "Append the measured runs' log lines to this file instead of your run log (where report --recommend "
                   "counts them)");
+  cmd->add_flag("--adopt", o->adopt,
+                "Write a clear winner with identical outputs (--compare-outputs) into your config "
+                "(~/.config/edashim/config.toml), as report --recommend --write does");
   cmd->add_flag("--no-log", o->no_log, "Keep the runs in no log (they are evidence for report --recommend otherwise)");
   add_farm_options(cmd, o->farm);
   cmd->add_option("command", s.command, "TOOL [ARGS...] (after --)");

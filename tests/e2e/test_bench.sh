@@ -487,4 +487,18 @@ test_report_splits_plain_runs_by_allocator_and_counts_killed_runs_apart() {
   expect_contains "$("$BIN" report --log "$LOG")" "killed" "a column"
 }
 
+test_bench_adopt_writes_a_clear_winner_into_the_config_and_the_next_run_uses_it() {
+  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac')
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --adopt -- "${tool[@]}" > out.txt 2> err.txt || fail "bench: $(cat err.txt)"
+  expect_contains "$(cat err.txt)" "--adopt: nothing written: jemalloc is faster. Its outputs were not compared" "no adopt unchecked"
+  [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "written without comparing outputs"
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  expect_contains "$(cat err.txt)" "--adopt: added to $XDG_CONFIG_HOME/edashim/config.toml" "says where"
+  expect_contains "$(cat "$XDG_CONFIG_HOME/edashim/config.toml")" "[tool.sh]" "the tool's table"
+  expect_contains "$(cat "$XDG_CONFIG_HOME/edashim/config.toml")" 'allocator = "jemalloc"' "the winner"
+  "$BIN" run -- sh -c 'exit 0' || fail "the next run failed"
+  expect_eq "$(last_log "$LOG" 'j["arm"]')" "jemalloc" "the next run uses the winner"
+}
+
 run_suite "$@"
