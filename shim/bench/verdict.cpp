@@ -93,9 +93,24 @@ Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::s
 std::string render_verdict(const Verdict& v) {
   if (v.arms.empty()) return "";
   std::string s = "Summary\n";
-  for (const auto& a : v.arms) s += "  " + a.line + "\n";
-  for (const auto& line : util::split(v.advice, '\n')) s += "  " + line + "\n";
+  for (const auto& a : v.arms) s += "  " + wrap(a.line, 98, 4) + "\n";
+  for (const auto& line : util::split(v.advice, '\n')) s += "  " + wrap(line, 98, 4) + "\n";
   return s;
+}
+
+std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
+  std::string out, line;
+  for (const auto& word : util::split(text, ' ')) {
+    if (word.empty()) continue;
+    bool fresh = line.find_first_not_of(' ') == std::string::npos;
+    if (!fresh && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = std::string(indent, ' ');
+      fresh = true;
+    }
+    line += (fresh ? "" : " ") + word;
+  }
+  return out + line;
 }
 
 std::vector<std::string> missing_everywhere(const Spec& spec, const std::vector<ArmStats>& arms) {

@@ -47,6 +47,10 @@ std::vector<std::string> arms_without_success(const std::vector<ArmStats>& arms)
 std::vector<std::string> noise_warnings(const std::vector<ArmStats>& arms, double load_before, double load_after,
                                         int cpus, int jobs);
 
+// `text`'s words wrapped at `width` columns, each line after the first indented by `indent`
+// spaces (prose for an 100-column terminal: footnotes, tune's header and summary).
+std::string wrap(const std::string& text, std::size_t width, std::size_t indent = 0);
+
 // Thresholds of noise_warnings.
 inline constexpr double kMinCpuShare = 0.5;   // user+sys / wall below this: the runs waited
 inline constexpr double kMinWallForShare = 0.2;  // seconds: shorter runs are left out of that check

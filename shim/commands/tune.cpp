@@ -14,6 +14,7 @@
 #include "bench/runner.hpp"
 #include "bench/svg.hpp"
 #include "bench/sweep.hpp"
+#include "bench/verdict.hpp"
 #include "commands/bench_farm.hpp"
 #include "commands/report.hpp"
 #include "commands/measure.hpp"
@@ -75,19 +76,7 @@ std::string default_budget_from_current(const Options& o, double current_rss_rat
          " (the default; --max-rss-ratio sets another)";
 }
 
-// Words wrapped at `width` columns, each line after the first indented by `indent` spaces.
-std::string wrap(const std::string& text, std::size_t width, std::size_t indent = 0) {
-  std::string out, line;
-  for (const auto& word : util::split(text, ' ')) {
-    if (word.empty()) continue;
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line = std::string(indent, ' ');
-    }
-    line += (line.empty() || line.find_first_not_of(' ') == std::string::npos ? "" : " ") + word;
-  }
-  return out + line;
-}
+using bench::wrap;
 
 using Settings = std::map<std::string, std::map<std::string, std::string>>;  // family -> key -> value
 

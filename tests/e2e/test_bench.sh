@@ -402,6 +402,7 @@ test_bench_closes_with_a_verdict_and_how_to_make_it_stick() {
   expect_contains "$(cat table.txt)" "jemalloc is faster with identical outputs" "the decision"
   expect_contains "$(cat table.txt)" "[tool.sh]" "the TOML that makes it stick"
   expect_contains "$(cat table.txt)" 'allocator = "jemalloc"' "with the allocator"
+  expect_eq "$(sed -n '/^Ratios/,$p' table.txt | awk 'length > 100' | wc -l)" 0 "notes and summary fit 100 columns"
   expect_contains "$(head -3 table.txt)" "σ s" "a sigma column"
   expect_contains "$(head -3 table.txt)" "min - max s" "a min-max column"
 }
