@@ -151,6 +151,36 @@ std::string tail_line(const std::string& path) {
   return last.size() > 200 ? last.substr(0, 200) + "..." : last;
 }
 
+// Runs `command` with /bin/sh -c in `dir`, untimed, its output to `log` (stdin /dev/null);
+// "" when it exited 0, else what happened with the log's last line.
+std::string run_shell(const std::string& command, const std::string& dir, const std::vector<std::string>& env,
+                      const std::string& log) {
+  std::vector<std::string> args{"/bin/sh", "-c", command};
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> e = env;
+  for (auto& kv : e) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  ::posix_spawn_file_actions_init(&fa);
+  ::posix_spawn_file_actions_addchdir_np(&fa, dir.c_str());
+  ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, "/bin/sh", &fa, nullptr, argv.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return std::string("cannot start /bin/sh: ") + std::strerror(rc);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                        : "exit status " + std::to_string(WEXITSTATUS(status));
+  return why + ": " + tail_line(log);
+}
+
 // The 1-minute load average; NaN when /proc/loadavg cannot be read.
 double load_average() {
   auto text = util::read_file("/proc/loadavg", 256);
@@ -305,6 +335,7 @@ Session::~Session() {
 }
 
 const std::vector<std::size_t>& Session::env_bytes() const { return impl_->env_bytes; }
+const std::string& Session::work_dir() const { return impl_->work; }
 
 std::unique_ptr<Session> Session::open(const Spec& spec, const Checked& checked, std::string& error) {
   auto s = std::make_unique<Impl>(spec);
@@ -355,6 +386,13 @@ Run Session::execute(const Job& job, std::string* log_line) {
       }
     if (!util::is_directory(workdir)) util::make_dirs(workdir, 0700);
   }
+  if (!spec.prepare.empty())
+    if (auto bad = run_shell(spec.prepare, workdir, s.base_env, rundir + "/prepare.out"); !bad.empty()) {
+      r.failure = "--prepare failed, " + bad;
+      if (!s.fresh.empty()) util::remove_tree(workdir);
+      util::remove_tree(rundir);
+      return r;
+    }
   std::vector<std::string> env = s.base_env;
   env.push_back("EDASHIM_LOG=" + rundir + "/log.jsonl");
   env.push_back(s.pads[std::size_t(job.arm)]);
@@ -452,6 +490,11 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   out.logical_cpus = int(std::max(1u, std::thread::hardware_concurrency()));
   out.load_before = load_average();
 
+  if (!spec.setup.empty())
+    if (auto bad = run_shell(spec.setup, current_dir(), base_environment(), session->work_dir() + "/setup.out"); !bad.empty()) {
+      error = "--setup failed, " + bad + "; nothing was measured";
+      return std::nullopt;
+    }
   // The whole schedule: warm-up rounds, then measured rounds, each round shuffled.
   const std::vector<Job> jobs = jobs_of(spec);
   std::vector<Run> results(jobs.size());
@@ -508,6 +551,9 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   ::sigaction(SIGTERM, &old_term, nullptr);
   out.interrupted = g_interrupted;
   out.load_after = load_average();
+  if (!spec.cleanup.empty())
+    if (auto bad = run_shell(spec.cleanup, current_dir(), base_environment(), session->work_dir() + "/cleanup.out"); !bad.empty())
+      out.warnings.push_back("--cleanup failed, " + bad);
 
   std::size_t warm_failed = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {

@@ -60,6 +60,7 @@ class Session {
   // Runs one job (thread-safe); `log_line`, when given, receives the inner run's log line.
   Run execute(const Job& job, std::string* log_line = nullptr);
   const std::vector<std::size_t>& env_bytes() const;  // per arm, after padding
+  const std::string& work_dir() const;                 // the session's own directory (removed with it)
 
  private:
   struct Impl;

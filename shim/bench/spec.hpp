@@ -43,6 +43,10 @@ struct Spec {
   std::string keep_log;  // append the measured runs' log lines here ("" = do not keep)
   std::vector<std::string> keep_log_shared;  // the user's shared_dirs, for keep_log's owned-file check
   std::string experiment;                    // names this bench in the lines kept ("bench": {"experiment"})
+  // hyperfine's: shell commands (/bin/sh -c) run untimed, in the directory the runs use. setup
+  // once before the first run, cleanup once after the last, prepare before every run (warm-ups
+  // too; a failed prepare fails that run). A local bench's only: a farm refuses them.
+  std::string setup, prepare, cleanup;
   bool progress = true;  // progress bar, when stderr is a terminal
 };
 

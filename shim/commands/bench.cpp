@@ -242,6 +242,8 @@ int run_bench(Options& o) {
   // Everything is checked before the first run: a usage error runs nothing and writes nothing.
   std::string error = bench::check_exports(o.exports);
   if (error.empty()) error = check_farm_options(o.farm, spec, "bench");
+  if (error.empty() && o.farm.executor != "local" && !(spec.setup + spec.prepare + spec.cleanup).empty())
+    error = "--setup, --prepare and --cleanup are for a local bench: a farm's tasks do not run them";
   if (!error.empty()) {
     say(error);
     return 2;

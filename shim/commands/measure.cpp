@@ -21,6 +21,9 @@ void add_spec_options(CLI::App* cmd, bench::Spec& s) {
   cmd->add_option("--fresh-copy", s.fresh_copy, "Copy these inputs into a new directory for every run and run there");
   cmd->add_option("--on", s.on, "Where the fresh copies live")->check(CLI::IsMember({"disk", "tmpfs"}))->capture_default_str();
   cmd->add_option("--seed", s.seed, "Seed of the run order and the bootstrap")->capture_default_str();
+  cmd->add_option("--setup", s.setup, "Shell command run once before the first run (hyperfine's), untimed");
+  cmd->add_option("--prepare", s.prepare, "Shell command run before every run (hyperfine's), untimed; failing fails that run");
+  cmd->add_option("--cleanup", s.cleanup, "Shell command run once after the last run (hyperfine's), untimed");
   cmd->add_flag_function("--no-progress", [&s](std::int64_t) { s.progress = false; }, "No progress bar even on a terminal");
 }
 

@@ -207,6 +207,8 @@ int run_tune(Options& o) {
     if (auto bad = check_destination(option, path); !bad.empty()) return usage(bad);
 
   if (auto bad = check_farm_options(o.farm, o.spec, "tune"); !bad.empty()) return usage(bad);
+  if (o.farm.executor != "local" && !(o.spec.setup + o.spec.prepare + o.spec.cleanup).empty())
+    return usage("--setup, --prepare and --cleanup are for a local tune: a farm's tasks do not run them");
 
   std::string tmp = "/tmp";
   if (const char* t = std::getenv("TMPDIR"); t && *t) tmp = t;

@@ -502,4 +502,21 @@ test_bench_adopt_writes_a_clear_winner_into_the_config_and_the_next_run_uses_it(
   expect_eq "$(last_log "$LOG" 'j["arm"]')" "jemalloc" "the next run uses the winner"
 }
 
+test_bench_setup_prepare_and_cleanup_as_in_hyperfine() {
+  # prepare runs before every run (2 arms x (1 warm-up + 2)), in the run's directory, untimed;
+  # setup once before, cleanup once after.
+  "$BIN" bench -p baseline -p jemalloc -n 2 -w 1 --setup "echo s >> $PWD/trace" --prepare "echo p >> $PWD/trace; echo ok > ready" \
+    --cleanup "echo c >> $PWD/trace" --json -- sh -c 'test -e ready && rm ready' > j.json 2> err.txt || fail "bench: $(cat err.txt)"
+  expect_eq "$(tr '\n' ' ' < trace)" "s p p p p p p c " "setup, a prepare per run, cleanup"
+  expect_eq "$(py '[a["ok"] for a in j["arms"]]' j.json)" "[2, 2]" "every run found what prepare made"
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 1 -w 0 --prepare 'exit 7' -- true > /dev/null 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "a failed prepare fails its run"
+  expect_contains "$(cat err.txt)" "--prepare failed, exit status 7" "says so"
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 1 -w 0 --setup 'exit 3' -- true > /dev/null 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "a failed setup measures nothing"
+  expect_contains "$(cat err.txt)" "--setup failed, exit status 3" "says so"
+}
+
 run_suite "$@"
