@@ -16,6 +16,8 @@
 #               Without it, the flow runs on examples/counter/counter.v alone.
 #   PIN_CPU=N       run every bench pinned to CPU N (taskset), other work kept off it
 #   EDASHIM=path    the edashim binary (default build/shim/edashim, then edashim on PATH)
+#   VPR_STUDY=0, VPR_STUDY_SEARCH=1   leave out the published VPR study's commands (sqrt8, clma at
+#               width 128), or add its clma with the channel-width search (a minute a run)
 #   VTR_ROOT=dir, VPR=path, YICES=path   a VTR checkout (its circuits, and its vpr unless VPR
 #               names another binary), a yices-smt2 binary, install prefix or Yices checkout
 #               (YICES_SRC=checkout for its regression instances): bench/tools/README.md.
@@ -113,6 +115,32 @@ bench_one() {
   [[ -f $data/$tool.$name.json ]] && echo "$tool $name $data/$tool.$name.json" >> "$work/index"
 }
 have() { [[ " ${present[*]} " == *" $1 "* ]]; }
+
+# The published VPR allocator study's commands, as it ran them, so that our tables sit beside
+# its: EArch.xml, -j1, every stage, the routing-resource graph written out (rr_graph.xml,
+# compared across arms with the netlist, placement and routing). sqrt8 with VPR's channel-width
+# search, clma at the fixed width 128; clma with the search takes about a minute a run, so it
+# is opt-in (VPR_STUDY_SEARCH=1). VPR_STUDY=0 leaves all three out.
+vpr_study() {
+  local name=$1 bin=$2 dir=$3
+  [[ ${VPR_STUDY:-1} == 0 ]] && return 0
+  local earch=$VTR_ROOT/vtr_flow/arch/timing/EArch.xml blifs=$VTR_ROOT/vtr_flow/benchmarks/blif
+  local study=(--pack --place --route --analysis --write_rr_graph rr_graph.xml -j1)
+  if [[ ! -f $earch ]]; then
+    echo "   $name: no $earch; the study's commands are left out" >&2
+    return 0
+  fi
+  bench_one "$name" sqrt8_study "$dir" "sqrt8.net,sqrt8.place,sqrt8.route,rr_graph.xml" --no-compare-stdout -- \
+    "$bin" "${study[@]}" "$earch" "$blifs/6/sqrt8.blif"
+  bench_one "$name" clma_w128_study "$dir" "clma.net,clma.place,clma.route,rr_graph.xml" --no-compare-stdout -- \
+    "$bin" "${study[@]}" --route_chan_width 128 "$earch" "$blifs/clma.blif"
+  if [[ ${VPR_STUDY_SEARCH:-0} == 1 ]]; then
+    bench_one "$name" clma_search_study "$dir" "clma.net,clma.place,clma.route,rr_graph.xml" --no-compare-stdout -- \
+      "$bin" "${study[@]}" "$earch" "$blifs/clma.blif"
+  else
+    echo "   $name: clma with the channel-width search left out (about a minute a run; VPR_STUDY_SEARCH=1 runs it)" >&2
+  fi
+}
 
 # Yices on its own regression instances (QF_BV, solved by bit-blasting: the published 2x) and on
 # the problem a formal flow gives it: yosys-smtbmc's bounded check of PicoRV32's own FORMAL
@@ -222,6 +250,7 @@ for t in "${present[@]}"; do
           bench_one "$name" "${b}_search" "$d" "$b.net,$b.place,$b.route" --no-compare-stdout -- \
             "$bin" "$arch" "$blif"
         done
+        vpr_study "$name" "$bin" "$d"
       done
       bench_arms=("${arm_args[@]}") ;;
   esac

@@ -4,20 +4,24 @@
 
 #include <algorithm>
 
+#include "alloc/registry.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace alloc {
 
 const std::vector<Allocator>& known() {
-  static const std::vector<Allocator> list = {
-      {"mimalloc", "mimalloc", {"libmimalloc.so.3", "libmimalloc.so.2", "libmimalloc.so"}},
-      {"jemalloc", "jemalloc", {"libjemalloc.so.2", "libjemalloc.so"}},
-      // The minimal tcmalloc: the full one adds a heap profiler we do not want in every process.
-      {"tcmalloc", "tcmalloc", {"libtcmalloc_minimal.so.4", "libtcmalloc.so.4", "libtcmalloc_minimal.so"}},
-      // The proxy replaces malloc; libtbbmalloc.so.2 alone only offers scalable_malloc.
-      {"tbbmalloc", "tbbmalloc", {"libtbbmalloc_proxy.so.2", "libtbbmalloc_proxy.so"}},
-  };
+  // The families with a library to preload (alloc/registry.cpp), in the registry's order.
+  static const std::vector<Allocator> list = [] {
+    std::vector<Allocator> out;
+    for (const auto& f : families()) {
+      if (f.sonames.empty()) continue;
+      Allocator a{std::string(f.name), std::string(f.name), {}};
+      for (auto soname : f.sonames) a.sonames.emplace_back(soname);
+      out.push_back(std::move(a));
+    }
+    return out;
+  }();
   return list;
 }
 
@@ -28,7 +32,7 @@ const Allocator* find(std::string_view name) {
 }
 
 std::vector<std::string> known_names() {
-  std::vector<std::string> out = {"system"};
+  std::vector<std::string> out = {std::string(kSystemAllocator)};
   for (const auto& a : known()) out.push_back(a.name);
   return out;
 }
@@ -81,12 +85,10 @@ std::optional<std::string> locate(const Allocator& a, const std::vector<std::str
 }
 
 std::string allocator_of_library(std::string_view path) {
+  if (const Family* f = family_of_library(path)) return std::string(f->name);
   std::string base = util::basename(std::string(path));
-  for (const auto& [prefix, name] : std::vector<std::pair<std::string, std::string>>{
-           {"libmimalloc", "mimalloc"}, {"libjemalloc", "jemalloc"}, {"libtcmalloc", "tcmalloc"},
-           {"libtbbmalloc_proxy", "tbbmalloc"}, {"libhoard", "hoard"}, {"libsnmalloc", "snmalloc"},
-           {"librpmalloc", "rpmalloc"}})
-    if (util::starts_with(base, prefix)) return name;
+  for (const auto& [prefix, name] : foreign_allocators())
+    if (util::starts_with(base, prefix)) return std::string(name);
   return "";
 }
 

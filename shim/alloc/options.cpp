@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <map>
 
+#include "alloc/option_rules.hpp"
+#include "alloc/registry.hpp"
 #include "util/strings.hpp"
 
 namespace alloc {
@@ -54,6 +56,21 @@ constexpr const char* kFailsAllocations = "can make allocations fail";
 constexpr const char* kHoldsMemory = "can hold that much memory";
 
 using Table = std::map<std::string, Grammar>;
+
+}  // namespace
+
+// What one family's options are (alloc/option_rules.hpp): the registry entry points here.
+struct OptionRules {
+  const Table& (*table)(const std::string& version);    // the options the installed version reads
+  std::vector<const Table*> (*all_versions)();           // every version's, newest first
+  std::optional<std::string> (*restricted)(const std::string& key);  // nullptr: none are
+  std::optional<std::string> (*advice)(const std::string& key, const Table& table);  // for a wrong name
+  bool versioned;                                        // names differ by version: messages say which
+};
+
+namespace {
+
+const OptionRules* rules_of(const std::string& family);
 
 // Huge OS pages reserved at start (GiB each): more than the kernel has fails with a warning.
 Grammar huge_pages(int64_t min) { return safe(integer(min, 1024), min, 4, kHoldsMemory); }
@@ -133,74 +150,73 @@ const std::vector<std::pair<std::string, std::string>>& mimalloc_renames() {
 
 // Each table is built the first time its family is asked for: a run checks one family, and
 // building all of them cost every tool start a few hundred allocations.
-const Table& fixed_options(const std::string& family) {
-  if (family == "jemalloc") {
-    // jemalloc 5.3 MALLOC_CONF keys worth setting from a profile (jemalloc's TUNING.md), with
-    // the bounds of its malloc_conf parser (src/jemalloc.c of 5.3.0; README "Tuning for memory").
-    // cache_oblivious is not among them: 5.3.0 prints it in stats but refuses it in MALLOC_CONF.
-    static const Table jemalloc = {
-        {"background_thread", boolean()}, {"dirty_decay_ms", integer(-1, 18446744072000)},
-        {"muzzy_decay_ms", integer(-1, 18446744072000)}, {"narenas", safe(integer(1, UINT32_MAX), 1, 1024, kHoldsMemory)},
-        {"narenas_ratio", safe(decimal(0, 1024), 0, 16, kHoldsMemory)}, {"tcache", boolean()}, {"tcache_max", integer(0, 8 << 20)},
-        {"thp", words({"default", "always", "never"})}, {"metadata_thp", words({"disabled", "auto", "always"})},
-        {"percpu_arena", words({"disabled", "percpu", "phycpu"})}, {"oversize_threshold", integer(0, int64_t(1) << 62)},
-        {"lg_extent_max_active_fit", integer(0, 64)}, {"retain", boolean()}, {"abort_conf", boolean()},
-        {"confirm_conf", boolean()}, {"stats_print", boolean()}, {"max_background_threads", safe(integer(1, 4096), 1, 64, "starts that many threads")},
-        {"dss", words({"disabled", "primary", "secondary"})},
-        // How much each thread cache holds, and how fast it gives memory back (5.3's tcache GC).
-        {"tcache_nslots_small_min", integer(1, 2048)}, {"tcache_nslots_small_max", integer(1, 2048)},
-        {"tcache_nslots_large", integer(1, 2048)}, {"lg_tcache_nslots_mul", integer(-16, 16)},
-        {"tcache_gc_incr_bytes", integer(1024, INT64_MAX)}, {"tcache_gc_delay_bytes", integer(0, INT64_MAX)},
-        {"lg_tcache_flush_small_div", integer(1, 16)}, {"lg_tcache_flush_large_div", integer(1, 16)},
-        // The experimental huge-page allocator (hpa) and its small extent cache (hpa_sec_*).
-        {"hpa", boolean()}, {"hpa_slab_max_alloc", integer(4096, kHugePage)},
-        {"hpa_hugification_threshold", integer(4096, kHugePage)}, {"hpa_hugification_threshold_ratio", decimal(0, 1)},
-        {"hpa_hugify_delay_ms", integer(0, INT64_MAX)}, {"hpa_min_purge_interval_ms", integer(0, INT64_MAX)},
-        {"hpa_dirty_mult", decimal(0, 1024)}, {"hpa_sec_nshards", integer(0, 4096)},
-        {"hpa_sec_max_alloc", integer(4096, INT64_MAX)}, {"hpa_sec_max_bytes", integer(4096, INT64_MAX)},
-        {"hpa_sec_bytes_after_flush", integer(4096, INT64_MAX)}, {"hpa_sec_batch_fill_extra", integer(0, 512)}};
-    return jemalloc;
-  }
-  if (family == "tcmalloc") {
-    // gperftools 2.10 environment variables, without the TCMALLOC_ prefix (the names its
-    // libtcmalloc_minimal.so.4 holds; TCMALLOC_TRANSFER_NUM_OBJ is spelled so, not _OBJECTS).
-    static const Table tcmalloc = {
-        {"release_rate", number(0, 1000)}, {"aggressive_decommit", boolean()},
-        {"max_total_thread_cache_bytes", safe(integer(0, kTiB), 0, 4 * kGiB, kHoldsMemory)},
-        {"heap_limit_mb", integer(0, 1 << 30)},
-        // Below its default (1 GiB), every larger allocation writes a report to the tool's stderr.
-        {"large_alloc_report_threshold", safe(integer(0, int64_t(1) << 62), kGiB, int64_t(1) << 62, "writes a report to the tool's stderr for allocations above it")}, {"transfer_num_obj", integer(1, 8192)},
-        {"disable_memory_release", boolean()}, {"skip_sbrk", boolean()}, {"skip_mmap", boolean()},
-        {"sample_parameter", integer(0, kInt32)}};
-    return tcmalloc;
-  }
-  if (family == "tbbmalloc") {
-    // oneTBB 2021 scalable allocator environment variables, without the TBB_MALLOC_ prefix.
-    static const Table tbbmalloc = {{"use_huge_pages", boolean()}, {"set_huge_size_threshold", integer(0, kTiB)}};
-    return tbbmalloc;
-  }
-  if (family == "glibc" || family == "glibc_fallback") {
-    // glibc 2.36 malloc tunables (`ld.so --list-tunables`), without the glibc.malloc. prefix.
-    static const Table glibc = {
-        // glibc takes any size (max 0xffffffffffffffff; it ignores mxfast past 160 and
-        // tcache_count past 65535); the safe ranges keep what an untrusted file sets to sizes that
-        // neither fail allocations nor hold memory for good. mmap_threshold past 32 MiB is taken
-        // (measured on 2.36: 128 MiB keeps a 40 MiB block off mmap), as the shipped defaults use.
-        {"arena_max", safe(integer(1, INT64_MAX), 1, 1024, kHoldsMemory)},
-        {"arena_test", safe(integer(1, INT64_MAX), 1, 1024, kHoldsMemory)}, {"check", integer(0, 3)},
-        {"hugetlb", safe(integer(0, INT64_MAX), 0, 1, "maps reserved huge pages")}, {"mmap_max", integer(0, kInt32)},
-        {"mmap_threshold", safe(integer(0, INT64_MAX), 0, kGiB, kHoldsMemory)},
-        {"mxfast", safe(integer(0, INT64_MAX), 0, 160, "glibc's fastbins hold at most 160 bytes")}, {"perturb", integer(0, 255)},
-        {"tcache_count", safe(integer(0, INT64_MAX), 0, 1024, kHoldsMemory)},
-        {"tcache_max", safe(integer(0, INT64_MAX), 0, 64 * 1024, kHoldsMemory)},
-        {"tcache_unsorted_limit", safe(integer(0, INT64_MAX), 0, kInt32, "a count of chunks: more is no different")},
-        // Every heap growth asks the kernel for this much more: 1 TiB fails the first one (exit 134).
-        {"top_pad", safe(integer(0, INT64_MAX), 0, 64 * kMiB, kFailsAllocations)},
-        {"trim_threshold", safe(integer(0, INT64_MAX), 0, kGiB, kHoldsMemory)}};
-    return glibc;
-  }
-  static const Table none;
-  return none;
+const Table& jemalloc_options(const std::string&) {
+  // jemalloc 5.3 MALLOC_CONF keys worth setting from a profile (jemalloc's TUNING.md), with
+  // the bounds of its malloc_conf parser (src/jemalloc.c of 5.3.0; README "Tuning for memory").
+  // cache_oblivious is not among them: 5.3.0 prints it in stats but refuses it in MALLOC_CONF.
+  static const Table jemalloc = {
+      {"background_thread", boolean()}, {"dirty_decay_ms", integer(-1, 18446744072000)},
+      {"muzzy_decay_ms", integer(-1, 18446744072000)}, {"narenas", safe(integer(1, UINT32_MAX), 1, 1024, kHoldsMemory)},
+      {"narenas_ratio", safe(decimal(0, 1024), 0, 16, kHoldsMemory)}, {"tcache", boolean()}, {"tcache_max", integer(0, 8 << 20)},
+      {"thp", words({"default", "always", "never"})}, {"metadata_thp", words({"disabled", "auto", "always"})},
+      {"percpu_arena", words({"disabled", "percpu", "phycpu"})}, {"oversize_threshold", integer(0, int64_t(1) << 62)},
+      {"lg_extent_max_active_fit", integer(0, 64)}, {"retain", boolean()}, {"abort_conf", boolean()},
+      {"confirm_conf", boolean()}, {"stats_print", boolean()}, {"max_background_threads", safe(integer(1, 4096), 1, 64, "starts that many threads")},
+      {"dss", words({"disabled", "primary", "secondary"})},
+      // How much each thread cache holds, and how fast it gives memory back (5.3's tcache GC).
+      {"tcache_nslots_small_min", integer(1, 2048)}, {"tcache_nslots_small_max", integer(1, 2048)},
+      {"tcache_nslots_large", integer(1, 2048)}, {"lg_tcache_nslots_mul", integer(-16, 16)},
+      {"tcache_gc_incr_bytes", integer(1024, INT64_MAX)}, {"tcache_gc_delay_bytes", integer(0, INT64_MAX)},
+      {"lg_tcache_flush_small_div", integer(1, 16)}, {"lg_tcache_flush_large_div", integer(1, 16)},
+      // The experimental huge-page allocator (hpa) and its small extent cache (hpa_sec_*).
+      {"hpa", boolean()}, {"hpa_slab_max_alloc", integer(4096, kHugePage)},
+      {"hpa_hugification_threshold", integer(4096, kHugePage)}, {"hpa_hugification_threshold_ratio", decimal(0, 1)},
+      {"hpa_hugify_delay_ms", integer(0, INT64_MAX)}, {"hpa_min_purge_interval_ms", integer(0, INT64_MAX)},
+      {"hpa_dirty_mult", decimal(0, 1024)}, {"hpa_sec_nshards", integer(0, 4096)},
+      {"hpa_sec_max_alloc", integer(4096, INT64_MAX)}, {"hpa_sec_max_bytes", integer(4096, INT64_MAX)},
+      {"hpa_sec_bytes_after_flush", integer(4096, INT64_MAX)}, {"hpa_sec_batch_fill_extra", integer(0, 512)}};
+  return jemalloc;
+}
+
+const Table& tcmalloc_options(const std::string&) {
+  // gperftools 2.10 environment variables, without the TCMALLOC_ prefix (the names its
+  // libtcmalloc_minimal.so.4 holds; TCMALLOC_TRANSFER_NUM_OBJ is spelled so, not _OBJECTS).
+  static const Table tcmalloc = {
+      {"release_rate", number(0, 1000)}, {"aggressive_decommit", boolean()},
+      {"max_total_thread_cache_bytes", safe(integer(0, kTiB), 0, 4 * kGiB, kHoldsMemory)},
+      {"heap_limit_mb", integer(0, 1 << 30)},
+      // Below its default (1 GiB), every larger allocation writes a report to the tool's stderr.
+      {"large_alloc_report_threshold", safe(integer(0, int64_t(1) << 62), kGiB, int64_t(1) << 62, "writes a report to the tool's stderr for allocations above it")}, {"transfer_num_obj", integer(1, 8192)},
+      {"disable_memory_release", boolean()}, {"skip_sbrk", boolean()}, {"skip_mmap", boolean()},
+      {"sample_parameter", integer(0, kInt32)}};
+  return tcmalloc;
+}
+
+const Table& tbbmalloc_options(const std::string&) {
+  // oneTBB 2021 scalable allocator environment variables, without the TBB_MALLOC_ prefix.
+  static const Table tbbmalloc = {{"use_huge_pages", boolean()}, {"set_huge_size_threshold", integer(0, kTiB)}};
+  return tbbmalloc;
+}
+
+const Table& glibc_options(const std::string&) {
+  // glibc 2.36 malloc tunables (`ld.so --list-tunables`), without the glibc.malloc. prefix.
+  static const Table glibc = {
+      // glibc takes any size (max 0xffffffffffffffff; it ignores mxfast past 160 and
+      // tcache_count past 65535); the safe ranges keep what an untrusted file sets to sizes that
+      // neither fail allocations nor hold memory for good. mmap_threshold past 32 MiB is taken
+      // (measured on 2.36: 128 MiB keeps a 40 MiB block off mmap), as the shipped defaults use.
+      {"arena_max", safe(integer(1, INT64_MAX), 1, 1024, kHoldsMemory)},
+      {"arena_test", safe(integer(1, INT64_MAX), 1, 1024, kHoldsMemory)}, {"check", integer(0, 3)},
+      {"hugetlb", safe(integer(0, INT64_MAX), 0, 1, "maps reserved huge pages")}, {"mmap_max", integer(0, kInt32)},
+      {"mmap_threshold", safe(integer(0, INT64_MAX), 0, kGiB, kHoldsMemory)},
+      {"mxfast", safe(integer(0, INT64_MAX), 0, 160, "glibc's fastbins hold at most 160 bytes")}, {"perturb", integer(0, 255)},
+      {"tcache_count", safe(integer(0, INT64_MAX), 0, 1024, kHoldsMemory)},
+      {"tcache_max", safe(integer(0, INT64_MAX), 0, 64 * 1024, kHoldsMemory)},
+      {"tcache_unsorted_limit", safe(integer(0, INT64_MAX), 0, kInt32, "a count of chunks: more is no different")},
+      // Every heap growth asks the kernel for this much more: 1 TiB fails the first one (exit 134).
+      {"top_pad", safe(integer(0, INT64_MAX), 0, 64 * kMiB, kFailsAllocations)},
+      {"trim_threshold", safe(integer(0, INT64_MAX), 0, kGiB, kHoldsMemory)}};
+  return glibc;
 }
 
 std::string range(const Grammar& g) { return "from " + std::to_string(g.min) + " to " + std::to_string(g.max); }
@@ -268,16 +284,13 @@ std::vector<std::string> names_of(const Table& t) {
   return out;
 }
 
-// The option's grammar in any version of the family.
+// The option's grammar in any version of the family (the newest that has it).
 const Grammar* any_version(const std::string& family, const std::string& key) {
-  if (family == "mimalloc") {
-    for (const Table* t : {&mimalloc_v3(), &mimalloc_v21(), &mimalloc_v20()})
-      if (auto it = t->find(key); it != t->end()) return &it->second;
-    return nullptr;
-  }
-  const Table& t = fixed_options(family);
-  auto it = t.find(key);
-  return it == t.end() ? nullptr : &it->second;
+  const OptionRules* rules = rules_of(family);
+  if (!rules) return nullptr;
+  for (const Table* t : rules->all_versions())
+    if (auto it = t->find(key); it != t->end()) return &it->second;
+  return nullptr;
 }
 
 // The bytes a size word stands for ("64M", "1GiB": 1024-based, as mimalloc reads them); nullopt
@@ -308,6 +321,73 @@ std::optional<double> magnitude(const OptionValue& v) {
   return std::nullopt;
 }
 
+bool ends_with(const std::string& key, const std::string& tail) {
+  return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Restricted options by name (lowercase), so unknown names of a restricted kind are caught too.
+std::optional<std::string> jemalloc_restricted(const std::string& key) {
+  // prof_prefix and friends write heap profiles anywhere; prof_leak_error turns exit 0 into
+  // 1; abort*, xmalloc and zero_realloc:abort abort; *_conf aborts on or dumps the config.
+  if (util::starts_with(key, "prof") || util::starts_with(key, "lg_prof")) return "writes heap profiles or changes the exit status";
+  if (util::starts_with(key, "abort") || key == "xmalloc" || key == "zero_realloc") return "can abort the tool";
+  if (ends_with(key, "_conf")) return "aborts the tool on a bad setting, or dumps the configuration";
+  if (util::starts_with(key, "stats_print") || key == "utrace" || key == "junk") return "writes reports or traces";
+  return std::nullopt;
+}
+
+std::optional<std::string> mimalloc_restricted(const std::string& key) {
+  // Past the reserved memory, allocations fail: the tool dies of an out-of-memory error.
+  if (key == "disallow_os_alloc" || key == "limit_os_alloc") return "can make every allocation fail";
+  return std::nullopt;
+}
+
+std::optional<std::string> tcmalloc_restricted(const std::string& key) {
+  if (key == "heap_limit_mb") return "makes allocations fail past a limit";
+  if (key == "skip_sbrk" || key == "skip_mmap") return "can leave tcmalloc no memory to allocate";
+  // memfs_*: allocate from files on a hugetlbfs path; devmem_*: from /dev/mem.
+  if (util::starts_with(key, "memfs") || util::starts_with(key, "devmem")) return "allocates from files or devices";
+  if (util::starts_with(key, "heap") || ends_with(key, "profile")) return "writes heap profiles";
+  return std::nullopt;
+}
+
+std::optional<std::string> glibc_restricted(const std::string& key) {
+  if (key == "check") return "aborts the tool on a heap inconsistency";
+  return std::nullopt;
+}
+
+// What to write instead of a name the installed version does not have, when more can be said
+// than the nearest name.
+std::optional<std::string> mimalloc_advice(const std::string& key, const Table& table) {
+  for (const auto& [old_name, new_name] : mimalloc_renames()) {
+    if (key == new_name && table.count(old_name)) return "this version calls it '" + old_name + "'";
+    if (key == old_name && table.count(new_name)) return "this version calls it '" + new_name + "'";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> jemalloc_advice(const std::string& key, const Table&) {
+  if (key == "cache_oblivious") return std::string("jemalloc 5.3.0 fixes it when built (MALLOC_CONF refuses it: \"Invalid conf pair\")");
+  return std::nullopt;
+}
+
+std::optional<std::string> tcmalloc_advice(const std::string& key, const Table&) {
+  // The name gperftools' docs and blog posts use, not the variable 2.10 reads.
+  if (key == "transfer_num_objects") return std::string("gperftools reads TCMALLOC_TRANSFER_NUM_OBJ: write 'transfer_num_obj'");
+  return std::nullopt;
+}
+
+std::vector<const Table*> mimalloc_versions() { return {&mimalloc_v3(), &mimalloc_v21(), &mimalloc_v20()}; }
+std::vector<const Table*> jemalloc_versions() { return {&jemalloc_options("")}; }
+std::vector<const Table*> tcmalloc_versions() { return {&tcmalloc_options("")}; }
+std::vector<const Table*> tbbmalloc_versions() { return {&tbbmalloc_options("")}; }
+std::vector<const Table*> glibc_versions() { return {&glibc_options("")}; }
+
+const OptionRules* rules_of(const std::string& family) {
+  const Family* f = find_family(family);
+  return f ? f->options : nullptr;
+}
+
 }  // namespace
 
 std::optional<SafeRange> untrusted_range(const std::string& family, const std::string& name) {
@@ -331,9 +411,12 @@ bool known_option(const std::string& family, const std::string& name) {
 }
 
 const std::vector<std::string>& option_families() {
-  // glibc_fallback: glibc tunables applied where the chosen allocator cannot be preloaded.
-  static const std::vector<std::string> f = {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
-  return f;
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& f : families()) out.emplace_back(f.name);
+    return out;
+  }();
+  return names;
 }
 
 std::optional<std::string> check_value(const std::string& family, const std::string& name, const OptionValue& value) {
@@ -346,61 +429,32 @@ std::optional<std::string> check_value(const std::string& family, const std::str
 std::optional<std::string> check_option(const std::string& family, const std::string& version,
                                         const std::string& name, const OptionValue& value) {
   std::string key = util::to_lower(name);
-  const Table& table = family == "mimalloc" ? mimalloc_options(version) : fixed_options(family);
+  const OptionRules* rules = rules_of(family);
+  static const Table none;
+  const Table& table = rules ? rules->table(version) : none;
   auto it = table.find(key);
   if (it != table.end()) {
     if (auto bad = check_grammar(it->second, value)) return "[" + family + "] " + name + " " + *bad;
     return std::nullopt;
   }
-  std::string where = family == "mimalloc" && !version.empty() ? " in the installed mimalloc " + version : "";
+  std::string where = rules && rules->versioned && !version.empty() ? " in the installed " + family + " " + version : "";
   std::string msg = "[" + family + "] has no option '" + name + "'" + where;
-  if (family == "mimalloc") {
-    for (const auto& [old_name, new_name] : mimalloc_renames()) {
-      if (key == new_name && table.count(old_name)) return msg + "; this version calls it '" + old_name + "'";
-      if (key == old_name && table.count(new_name)) return msg + "; this version calls it '" + new_name + "'";
-    }
-  }
-  // The name gperftools' docs and blog posts use, not the variable 2.10 reads.
-  if (family == "tcmalloc" && key == "transfer_num_objects")
-    return msg + "; gperftools reads TCMALLOC_TRANSFER_NUM_OBJ: write 'transfer_num_obj'";
-  if (family == "jemalloc" && key == "cache_oblivious")
-    return msg + "; jemalloc 5.3.0 fixes it when built (MALLOC_CONF refuses it: \"Invalid conf pair\")";
+  if (rules && rules->advice)
+    if (auto advice = rules->advice(key, table)) return msg + "; " + *advice;
   if (auto near = util::nearest(key, names_of(table))) return msg + "; did you mean '" + *near + "'?";
   return msg + "; known: " + util::join(names_of(table), ", ");
 }
 
 std::optional<std::string> restricted_option(const std::string& family, const std::string& name) {
-  std::string key = util::to_lower(name);
-  auto ends_with = [&](const std::string& tail) {
-    return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  if (family == "jemalloc") {
-    // prof_prefix and friends write heap profiles anywhere; prof_leak_error turns exit 0 into
-    // 1; abort*, xmalloc and zero_realloc:abort abort; *_conf aborts on or dumps the config.
-    if (util::starts_with(key, "prof") || util::starts_with(key, "lg_prof")) return "writes heap profiles or changes the exit status";
-    if (util::starts_with(key, "abort") || key == "xmalloc" || key == "zero_realloc") return "can abort the tool";
-    if (ends_with("_conf")) return "aborts the tool on a bad setting, or dumps the configuration";
-    if (util::starts_with(key, "stats_print") || key == "utrace" || key == "junk") return "writes reports or traces";
-    return std::nullopt;
-  }
-  if (family == "mimalloc") {
-    // Past the reserved memory, allocations fail: the tool dies of an out-of-memory error.
-    if (key == "disallow_os_alloc" || key == "limit_os_alloc") return "can make every allocation fail";
-    return std::nullopt;
-  }
-  if (family == "tcmalloc") {
-    if (key == "heap_limit_mb") return "makes allocations fail past a limit";
-    if (key == "skip_sbrk" || key == "skip_mmap") return "can leave tcmalloc no memory to allocate";
-    // memfs_*: allocate from files on a hugetlbfs path; devmem_*: from /dev/mem.
-    if (util::starts_with(key, "memfs") || util::starts_with(key, "devmem")) return "allocates from files or devices";
-    if (util::starts_with(key, "heap") || ends_with("profile")) return "writes heap profiles";
-    return std::nullopt;
-  }
-  if (family == "glibc" || family == "glibc_fallback") {
-    if (key == "check") return "aborts the tool on a heap inconsistency";
-    return std::nullopt;
-  }
-  return std::nullopt;
+  const OptionRules* rules = rules_of(family);
+  if (!rules || !rules->restricted) return std::nullopt;
+  return rules->restricted(util::to_lower(name));
 }
+
+const OptionRules kMimallocOptions{mimalloc_options, mimalloc_versions, mimalloc_restricted, mimalloc_advice, true};
+const OptionRules kJemallocOptions{jemalloc_options, jemalloc_versions, jemalloc_restricted, jemalloc_advice, false};
+const OptionRules kTcmallocOptions{tcmalloc_options, tcmalloc_versions, tcmalloc_restricted, tcmalloc_advice, false};
+const OptionRules kTbbmallocOptions{tbbmalloc_options, tbbmalloc_versions, nullptr, nullptr, false};
+const OptionRules kGlibcOptions{glibc_options, glibc_versions, glibc_restricted, nullptr, false};
 
 }  // namespace alloc

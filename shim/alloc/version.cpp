@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "alloc/allocators.hpp"
+#include "alloc/registry.hpp"
 #include "elf/elf_image.hpp"
 #include "util/fs.hpp"
 #include "util/mapped_file.hpp"
@@ -82,20 +83,28 @@ std::string jemalloc_version(std::string_view image) {
 }  // namespace
 
 std::string version_from_image(const std::string& family, std::string_view image) {
-  if (family == "mimalloc") {
-    auto v = constant_returned_by(image, "mi_version");
-    if (!v || *v == 0 || *v > 100000) return "";
-    // MI_MALLOC_VERSION is major*100 + minor*10 + patch (2.0.9 = 209, 3.1.5 = 315).
-    return std::to_string(*v / 100) + "." + std::to_string(*v / 10 % 10) + "." + std::to_string(*v % 10);
+  const Family* f = find_family(family);
+  if (!f) return "";
+  switch (f->probe) {
+    case VersionProbe::kNone:
+      return "";
+    case VersionProbe::kReturnedConstant: {
+      auto v = constant_returned_by(image, f->version_marker);
+      if (!v || *v == 0 || *v > 100000) return "";
+      // MI_MALLOC_VERSION is major*100 + minor*10 + patch (2.0.9 = 209, 3.1.5 = 315).
+      return std::to_string(*v / 100) + "." + std::to_string(*v / 10 % 10) + "." + std::to_string(*v % 10);
+    }
+    case VersionProbe::kGitDescribe:
+      return jemalloc_version(image);
+    case VersionProbe::kAfterMarker:
+      return version_after(image, f->version_marker);
   }
-  if (family == "jemalloc") return jemalloc_version(image);
-  if (family == "tcmalloc") return version_after(image, std::string_view("gperftools ", 11));
-  if (family == "tbbmalloc") return version_after(image, "TBBmalloc: VERSION");
   return "";
 }
 
 std::string detect_version(const std::string& path, util::FactCache& cache) {
-  std::string family = allocator_of_library(path);
+  const Family* f = family_of_library(path);
+  std::string family = f ? std::string(f->name) : "";
   std::string real = util::real_path(path).value_or(path);
   struct stat st;
   if (family.empty() || ::stat(real.c_str(), &st) != 0) return version_of(path);
@@ -107,12 +116,12 @@ std::string detect_version(const std::string& path, util::FactCache& cache) {
   std::string version, error;
   util::MappedFile file;
   if (file.open(real, error)) version = version_from_image(family, file.bytes());
-  // The proxy has no version string of its own: the scalable allocator it loads does.
-  if (version.empty() && family == "tbbmalloc") {
+  // tbbmalloc's proxy has no version string of its own: the scalable allocator it loads does.
+  if (version.empty() && f && !f->version_library.empty()) {
     if (auto info = elf::parse(file.bytes()))
       for (const auto& needed : info->needed) {
         util::MappedFile lib;
-        if (util::starts_with(needed, "libtbbmalloc.so") && lib.open(util::dirname(real) + "/" + needed, error))
+        if (util::starts_with(needed, f->version_library) && lib.open(util::dirname(real) + "/" + needed, error))
           version = version_from_image(family, lib.bytes());
       }
   }

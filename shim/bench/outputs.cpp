@@ -5,6 +5,7 @@
 
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
+#include "util/strings.hpp"
 
 namespace bench {
 
@@ -87,14 +88,9 @@ std::string outputs_summary(const std::map<std::string, OutputVerdict>& verdicts
     else if (v.kind == OutputVerdict::missing) missing.push_back(name);
     if (v.same_as_first == false) differs.push_back(name);
   }
-  auto join = [](const std::vector<std::string>& names) {
-    std::string s;
-    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-    return s;
-  };
   std::string s;
   auto add = [&](const char* what, const std::vector<std::string>& names) {
-    if (!names.empty()) s += (s.empty() ? "" : "; ") + std::string(what) + join(names);
+    if (!names.empty()) s += (s.empty() ? "" : "; ") + std::string(what) + util::join(names, ", ");
   };
   add("differs: ", differs);
   add("varies between runs: ", varies);

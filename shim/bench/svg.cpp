@@ -6,6 +6,7 @@
 
 #include "stats/bootstrap.hpp"
 #include "stats/summary.hpp"
+#include "util/strings.hpp"
 
 namespace bench {
 namespace {
@@ -156,6 +157,29 @@ std::vector<double> density(const std::vector<double>& xs, const std::vector<dou
       sum += std::exp(-0.5 * z * z);
     }
     out[i] = sum * norm;
+  }
+  return out;
+}
+
+std::string xml_text(std::string_view text) {
+  std::string clean = util::printable(text), out;
+  out.reserve(clean.size());
+  for (std::size_t i = 0; i < clean.size(); ++i) {
+    char c = clean[i];
+    // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not XML characters: a parser stops at them.
+    if (c == '\xEF' && i + 2 < clean.size() && clean[i + 1] == '\xBF' && (clean[i + 2] == '\xBE' || clean[i + 2] == '\xBF')) {
+      out += clean[i + 2] == '\xBE' ? "\\xEF\\xBF\\xBE" : "\\xEF\\xBF\\xBF";
+      i += 2;
+      continue;
+    }
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "alloc/registry.hpp"
 #include "util/strings.hpp"
 #include "util/table.hpp"
 
@@ -21,9 +22,13 @@ std::optional<TuneOption> parse_tune_option(const std::string& text, std::string
   o.key = util::to_lower(text.substr(dot + 1, eq - dot - 1));
   for (const auto& v : util::split(text.substr(eq + 1), ','))
     if (!v.empty()) o.values.push_back(v);
-  static const std::vector<std::string> families{"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc"};
-  if (std::find(families.begin(), families.end(), o.family) == families.end()) {
-    error = "unknown allocator family '" + o.family + "' (mimalloc, jemalloc, tcmalloc, tbbmalloc, glibc)";
+  // A sweep varies the options of the allocator it runs; fallback tunables apply to none.
+  const alloc::Family* family = alloc::find_family(o.family);
+  if (!family || family->fallback) {
+    std::vector<std::string> families;
+    for (const auto& f : alloc::families())
+      if (!f.fallback) families.emplace_back(f.name);
+    error = "unknown allocator family '" + o.family + "' (" + util::join(families, ", ") + ")";
     return std::nullopt;
   }
   if (o.values.empty()) {

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "alloc/allocators.hpp"
+#include "alloc/registry.hpp"
 #include "alloc/version.hpp"
 #include "pipeline/plan.hpp"
 #include "commands/shims.hpp"
@@ -29,13 +30,10 @@
 namespace commands {
 namespace {
 
-// Debian 12 package of each allocator's library (what `apt-get install` needs).
-std::string debian_package(const std::string& allocator) {
-  if (allocator == "mimalloc") return "libmimalloc2.0";
-  if (allocator == "jemalloc") return "libjemalloc2";
-  if (allocator == "tcmalloc") return "libtcmalloc-minimal4";
-  if (allocator == "tbbmalloc") return "libtbbmalloc2";
-  return "";
+// The command that installs allocator `name` (alloc/registry), or what to do when no package is known.
+std::string install_command(const std::string& name) {
+  auto package = alloc::debian_package(name);
+  return package ? "sudo apt-get install " + std::string(*package) : "no package is known for '" + name + "': install it by hand";
 }
 
 class Report {
@@ -191,7 +189,7 @@ int doctor(const std::string& dir_arg) {
       std::snprintf(row, sizeof row, "%-10s %-10s %s", a.name.c_str(), v.empty() ? "version ?" : v.c_str(), lib->c_str());
       r.ok(row);
     } else {
-      r.note(a.name + ": not installed (needed only by profiles that choose it): sudo apt-get install " + debian_package(a.name));
+      r.note(a.name + ": not installed (needed only by profiles that choose it): " + install_command(a.name));
     }
   }
 
@@ -226,7 +224,7 @@ int doctor(const std::string& dir_arg) {
     for (const auto& f : plan.loaded.untrusted_files) untrusted.insert(f);
     if (!plan.allocator_note.empty())
       r.problem(name + ": " + plan.allocator_note,
-                alloc::find(s.allocator.value) ? "sudo apt-get install " + debian_package(s.allocator.value)
+                alloc::find(s.allocator.value) ? install_command(s.allocator.value)
                                                : "fix 'allocator' in " + s.allocator.origin.str());
     else
       r.ok(name + ": allocator " + s.allocator.value +

@@ -18,6 +18,7 @@
 
 #include "commands/report.hpp"
 #include "config/load.hpp"
+#include "learn/adopt.hpp"
 #include "learn/config_edit.hpp"
 #include "learn/learned.hpp"
 #include "learn/recommend.hpp"
@@ -128,29 +129,18 @@ nlohmann::json verdict_json(const learn::Verdict& v) {
   return j;
 }
 
-// adopt: the recommendation (or the re-check of what was learned) into learned.toml.
+// adopt: the recommendation (or the re-check of what was learned) into learned.toml. The rule is
+// learn/adopt.hpp's; here the facts it needs are gathered, the file written and its words said.
 void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn::Run>& runs,
            const std::vector<learn::BenchRecord>& benches, const learn::Rule& rule, std::ostream& say) {
   const std::string cpu = util::cpu_model(nullptr).value_or("");
   const std::string file = paths::Files::discover().learned_file;
-  auto P = [](const std::string& text) { return util::printable(text); };
-  // Which verdicts adopt may act on: adopt on for the tool, and this machine's CPU model
-  // (learned choices are used on the CPU model they were measured on).
   std::vector<std::pair<const learn::Verdict*, config::Settings>> mine;
   for (const auto& v : verdicts) {
     auto settings = own_settings(v.tool);
-    if (!settings.adopt.value) {
-      if (v.recommended >= 0 && v.cpu == cpu)
-        say << "adopt: off for " << P(v.tool) << " (adopt = true in ~/.config/edashim/config.toml would adopt it)\n";
-      continue;
-    }
-    if (v.cpu != cpu) {
-      if (v.recommended >= 0)
-        say << "adopt: " << P(v.tool) << "'s runs on " << (v.cpu.empty() ? "an unknown CPU model" : P(v.cpu))
-            << " are not this machine's (" << P(cpu) << "); run report --recommend there to adopt it\n";
-      continue;
-    }
-    mine.emplace_back(&v, std::move(settings));
+    auto gate = learn::adopt_gate(v, settings.adopt.value, cpu);
+    if (!gate.said.empty()) say << gate.said << "\n";
+    if (gate.acts) mine.emplace_back(&v, std::move(settings));
   }
   if (mine.empty()) return;
   std::string error;
@@ -158,95 +148,17 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
       file,
       [&](std::vector<learn::Learned>& entries) {
         bool changed = false;
-        for (const auto& [shown, settings] : mine) {
-          // Only runs of the binary there is now count for adopting: runs that started before its
-          // modification time were of an older one (an upgrade drops a learned choice, and old
-          // runs must not bring it back).
-          learn::Verdict v = *shown;
-          std::vector<learn::Run> current_binary;
-          auto id = learn::identity_of(v.path);
-          bool filtered = false;
-          if (id) {
-            std::size_t all = 0;
-            for (const auto& r : runs) {
-              if (r.tool != v.tool || r.cpu != v.cpu) continue;
-              ++all;
-              if (r.start_unix >= double(id->mtime_s)) current_binary.push_back(r);
-            }
-            if (current_binary.size() < all) {
-              filtered = true;
-              auto again = learn::recommend(current_binary, rule);
-              if (again.size() == 1) v = again[0];
-              else v.recommended = -1, v.candidates.clear();
-              say << "adopt: " << all - current_binary.size() << " of " << all << " runs of " << P(v.tool)
-                  << " predate its binary (" << P(shown->path) << ", modified " << util::iso_time_utc(double(id->mtime_s))
-                  << ") and do not count for adopting\n";
-            }
-          }
-          auto it = std::find_if(entries.begin(), entries.end(),
-                                 [&](const learn::Learned& l) { return l.tool == v.tool && l.cpu == v.cpu; });
-          if (v.recommended >= 0) {
-            const auto& best = v.candidates[std::size_t(v.recommended)];
-            auto parts = learn::parse_arm(best.arm);
-            if (settings.adopt_requires_bench.value && parts &&
-                !learn::bench_confirms(benches, v.tool, parts->allocator)) {
-              say << "adopt: " << P(best.arm) << " for " << P(v.tool) << " not adopted: no `edashim bench --compare-outputs` in the "
-                  << "log found " << P(v.tool) << "'s outputs identical under " << P(parts->allocator)
-                  << " (adopt_requires_bench = true, from " << settings.adopt_requires_bench.origin.str() << ")\n";
-              continue;
-            }
-            if (!id) {
-              say << "adopt: " << P(v.tool) << " at " << P(v.path) << " is gone: nothing adopted\n";
-              continue;
-            }
-            learn::Learned l;
-            l.tool = v.tool;
-            l.cpu = v.cpu;
-            l.arm = best.arm;
-            l.replaces = v.current;
-            // A re-adoption over a learned arm keeps what that arm replaced, so the re-check
-            // still compares with the original choice.
-            if (it != entries.end() && it->arm == v.current && !it->replaces.empty()) l.replaces = it->replaces;
-            l.binary = *id;
-            l.runs = int64_t(best.runs + best.current_runs);
-            l.signatures = int64_t(best.signatures);
-            l.ratio = best.ratio;
-            l.ci_lo = best.ci.lo;
-            l.ci_hi = best.ci.hi;
-            l.rss_ratio = best.rss_ratio;
-            l.p = best.p;
-            l.date = now_iso();
-            if (it != entries.end()) *it = l;
-            else entries.push_back(l);
-            say << "adopt: " << P(v.tool) << " now runs " << P(best.arm) << " on this CPU model (" << P(file) << ")\n";
-            changed = true;
-            continue;
-          }
-          if (it == entries.end()) continue;
-          // Nothing new wins: is what was learned still supported against what it replaced?
-          if (!id || !(it->binary == *id)) {
-            say << "adopt: dropped the learned " << P(it->arm) << " for " << P(v.tool) << ": " << P(it->binary.path)
-                << (id ? " changed since it was learned" : " is gone") << "\n";
-            entries.erase(it);
-            changed = true;
-            continue;
-          }
-          auto again = learn::compare_arms(filtered ? current_binary : runs, v.tool, v.cpu, it->arm, it->replaces, rule);
-          if (again && !again->holds()) {
-            say << "adopt: dropped the learned " << P(it->arm) << " for " << P(v.tool) << ": "
-                << P(util::join(again->missing, "; ")) << "\n";
-            entries.erase(it);
-            changed = true;
-          } else if (again) {
-            say << "adopt: " << P(v.tool) << " keeps the learned " << P(it->arm) << " (still " << util::fixed(again->ratio, 2)
-                << "x against " << P(it->replaces) << ", CI " << util::fixed(again->ci.lo, 2) << "-"
-                << util::fixed(again->ci.hi, 2) << ")\n";
-          }
+        for (const auto& [v, settings] : mine) {
+          learn::AdoptFacts facts{learn::identity_of(v->path), settings.adopt_requires_bench.value,
+                                  settings.adopt_requires_bench.origin.str(), file, now_iso()};
+          auto step = learn::adopt_verdict(*v, facts, runs, benches, rule, entries);
+          for (const auto& line : step.said) say << line << "\n";
+          changed = step.changed || changed;
         }
         return changed;
       },
       error);
-  if (!ok) say << "adopt: " << P(error) << "\n";
+  if (!ok) say << "adopt: " << util::printable(error) << "\n";
 }
 
 // Lines of one log left out because what they name is not something edashim takes from a log:

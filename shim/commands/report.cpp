@@ -21,7 +21,9 @@
 #include "config/trust.hpp"
 #include "paths/files.hpp"
 #include "pipeline/plan.hpp"
+#include "report/flow.hpp"
 #include "report/log_files.hpp"
+#include "run/flow_id.hpp"
 #include "util/fs.hpp"
 #include "util/owned_file.hpp"
 #include "util/strings.hpp"
@@ -55,9 +57,35 @@ struct Options {
   report::Filter filter;
   bool recommend = false;
   RecommendOptions rec;
+  CLI::Option* flow_option = nullptr;  // given: the flow view; its value "" or "last": the last flow
+  std::string flow, svg;
 };
 
+// What reading the logs found wrong, said on stderr. Returns {logs read, logs failed}.
+std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>& reads, std::size_t unreadable) {
+  std::size_t failed = unreadable, read = 0;
+  for (const auto& r : reads) {
+    if (!r.error.empty()) {
+      std::cerr << "edashim report: " << util::printable(r.error) << (reads.size() > 1 ? " (the other logs still count)" : "")
+                << "\n";
+      ++failed;
+    }
+    if (r.error.empty() || r.stats.lines) ++read;
+    if (r.stats.malformed)
+      std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << util::printable(r.path)
+                << " are not run records and were skipped\n";
+  }
+  return {read, failed};
+}
+
+int run_flow_report(const Options& o);
+
 int run_report(const Options& o) {
+  if (o.flow_option && o.flow_option->count()) return run_flow_report(o);
+  if (!o.svg.empty()) {
+    std::cerr << "edashim report: --svg goes with --flow\n";
+    return 2;
+  }
   if (o.recommend) {
     RecommendOptions r = o.rec;
     r.logs = o.logs;
@@ -89,18 +117,7 @@ int run_report(const Options& o) {
   auto reads = scan_logs(logs.files, shared, [&](const report::RunRecord& rec) {
     if (rec.record.empty() && filter.accepts(rec)) agg.add(rec);
   });
-  std::size_t failed = logs.unreadable, read = 0;
-  for (const auto& r : reads) {
-    if (!r.error.empty()) {
-      std::cerr << "edashim report: " << util::printable(r.error) << (reads.size() > 1 ? " (the other logs still count)" : "")
-                << "\n";
-      ++failed;
-    }
-    if (r.error.empty() || r.stats.lines) ++read;
-    if (r.stats.malformed)
-      std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << util::printable(r.path)
-                << " are not run records and were skipped\n";
-  }
+  auto [read, failed] = say_read_problems(reads, logs.unreadable);
   // Nothing read: no table (it would say "no runs" of logs never seen).
   if (read == 0 && failed) return 1;
   std::string path = logs.files.size() == 1 ? logs.files[0] : std::to_string(read) + " logs";
@@ -117,6 +134,58 @@ int run_report(const Options& o) {
   }
   // Figures from some of the logs only: a script must be able to tell.
   return failed ? 1 : 0;
+}
+
+// `report --flow`: the flow named, or the one whose run ended last; a table (or JSON) per tool
+// and the SVG timeline.
+int run_flow_report(const Options& o) {
+  std::string id = o.flow.empty() ? "last" : o.flow;
+  if (id != "last" && !run::valid_flow_id(id)) {
+    std::cerr << "edashim report: --flow " << util::printable(util::shell_quote(id))
+              << " is not a flow id (1 to 128 of A-Z a-z 0-9 . _ - : + @, as the log's \"flow\" shows it) nor \"last\"\n";
+    return 2;
+  }
+  const util::SharedDirs shared = user_shared_dirs();
+  auto logs = select_logs(o.logs, "report", shared);
+  if (logs.status == 2) return 2;
+  std::string where = logs.files.size() == 1 ? util::printable(logs.files[0]) : std::to_string(logs.files.size()) + " logs";
+  if (id == "last") {
+    // A first pass for the id: the second then keeps only that flow's runs in memory.
+    report::LastFlow last;
+    auto reads = scan_logs(logs.files, shared, [&](const report::RunRecord& rec) { last.add(rec); });
+    auto [read, failed] = say_read_problems(reads, logs.unreadable);
+    if (read == 0 && failed) return 1;
+    if (last.id().empty()) {
+      std::cerr << "edashim report: no run in " << where
+                << " names its flow (lines written before edashim logged flows have no \"flow\")\n";
+      return 1;
+    }
+    id = last.id();
+  }
+  report::FlowCollector collect(id);
+  auto reads = scan_logs(logs.files, shared, [&](const report::RunRecord& rec) { collect.add(rec); });
+  auto [read, failed] = say_read_problems(reads, logs.unreadable);
+  if (read == 0 && failed) return 1;
+  auto flow = collect.summary();
+  if (flow.runs.empty()) {
+    std::cerr << "edashim report: no runs of the flow " << id << " in " << where << "\n";
+    return 1;
+  }
+  std::string svg_path = o.svg.empty() ? report::flow_svg_name(id) : o.svg;
+  bool written = util::write_file_atomic(svg_path, report::flow_svg(flow));
+  if (!written)
+    std::cerr << "edashim report: cannot write the timeline " << util::printable(svg_path) << ": " << std::strerror(errno)
+              << " (name another file with --svg PATH)\n";
+  if (o.json) {
+    std::cout << flow_json(flow, written ? svg_path : "") << "\n";
+  } else {
+    std::cout << "flow " << id << ": " << flow.runs.size() << (flow.runs.size() == 1 ? " run" : " runs") << ", "
+              << util::fixed(flow.wall(), 3) << " s from " << util::iso_time_utc(flow.start) << " to "
+              << util::iso_time_utc(flow.end) << "\n";
+    std::cout << util::render_text(flow_table(flow));
+    if (written) std::cout << "timeline: " << util::printable(svg_path) << "\n";
+  }
+  return failed || !written ? 1 : 0;
 }
 
 }  // namespace
@@ -306,6 +375,45 @@ std::string report_json(const std::vector<report::GroupRow>& rows, report::Group
   return json_text(out);
 }
 
+util::Table flow_table(const report::FlowSummary& f) {
+  util::Table t;
+  t.headers = {"tool", "runs", "failed", "total s", "median s", "share", "allocator", "verified", "peak RSS MB", "peak VM MB"};
+  t.right_aligned.assign(t.headers.size(), true);
+  t.right_aligned[0] = t.right_aligned[6] = false;
+  for (const auto& r : f.tools) {
+    std::vector<std::string> allocators;
+    for (const auto& a : r.allocators) allocators.push_back(a.empty() ? "(none)" : util::printable(a));
+    t.rows.push_back({util::printable(r.tool), std::to_string(r.runs), std::to_string(r.failures), util::fixed(r.total_wall_s, 3),
+                      util::fixed(r.median_wall_s, 3), util::fixed(100 * r.share, 0) + "%", util::join(allocators, ", "),
+                      share(r.verified_share), util::fixed(r.peak_rss_kb / 1024, 1),
+                      r.peak_vm_kb ? util::fixed(*r.peak_vm_kb / 1024, 1) : "-"});
+  }
+  return t;
+}
+
+std::string flow_json(const report::FlowSummary& f, const std::string& svg_path) {
+  nlohmann::json out;
+  out["flow"] = f.flow;
+  out["start_unix"] = f.start;
+  out["end_unix"] = f.end;
+  out["wall_s"] = f.wall();
+  out["svg"] = svg_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(svg_path);
+  auto& tools = out["tools"] = nlohmann::json::array();
+  for (const auto& r : f.tools)
+    tools.push_back({{"tool", r.tool}, {"runs", r.runs}, {"failures", r.failures}, {"total_wall_s", r.total_wall_s},
+                     {"median_wall_s", r.median_wall_s}, {"share", r.share}, {"allocators", r.allocators},
+                     {"verified_share", r.verified_share ? nlohmann::json(*r.verified_share) : nlohmann::json(nullptr)},
+                     {"peak_max_rss_kb", r.peak_rss_kb},
+                     {"peak_vm_peak_kb", r.peak_vm_kb ? nlohmann::json(*r.peak_vm_kb) : nlohmann::json(nullptr)}});
+  auto& runs = out["runs"] = nlohmann::json::array();
+  for (const auto& r : f.runs)
+    runs.push_back({{"run_id", r.run_id}, {"parent_run", r.parent_run.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.parent_run)},
+                    {"tool", r.tool}, {"command", r.command}, {"allocator", r.allocator}, {"start_unix", r.start},
+                    {"wall_s", r.wall}, {"ok", r.ok},
+                    {"allocator_verified", r.verified ? nlohmann::json(*r.verified) : nlohmann::json(nullptr)}});
+  return json_text(out);
+}
+
 Subcommand add_report_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("report", "Summarise the run log per tool and profile: times, peak memory, speedup vs baseline");
@@ -328,6 +436,16 @@ Subcommand add_report_command(CLI::App& app) {
                   "With --recommend: add the recommended settings to this TOML file (merged; a key you set "
                   "otherwise is never changed)");
   cmd->add_option("--rss-budget", o->rec.rss_budget, "With --recommend: the largest peak-RSS ratio accepted (default 1.10)");
+  o->flow_option = cmd->add_option("--flow", o->flow,
+                                   "The runs of one flow (a tree of runs under one edashim run, or one EDASHIM_FLOW): per "
+                                   "tool, runs, total and median wall, share of the flow's time, allocator, verified, peak "
+                                   "memory; and an SVG timeline. ID as the log's \"flow\" shows it; bare or \"last\": the "
+                                   "flow whose run ended last")
+                       ->expected(0, 1);
+  cmd->add_option("--svg", o->svg, "With --flow: write the timeline here (default: flow-ID.svg in the current directory)");
+  o->flow_option->excludes(c)->excludes(m);
+  for (const char* other : {"--by", "--tool", "--since", "--until", "--cwd", "--recommend", "--write", "--rss-budget"})
+    o->flow_option->excludes(other);
   j->excludes(c)->excludes(m);
   c->excludes(m);
   cmd->footer(
@@ -345,10 +463,14 @@ Subcommand add_report_command(CLI::App& app) {
       "  edashim report --cwd ~/chip --json | jq .       one project, machine-readable\n"
       "  edashim report --log /shared/edashim-logs --by host   a farm's per-host logs, a row per host\n"
       "  edashim report --recommend --tool yosys         is another allocator faster for yosys here?\n"
+      "  edashim report --flow                           the last flow: where its time went, and flow-ID.svg\n"
+      "  EDASHIM_FLOW=nightly-42 make; edashim report --flow nightly-42 --json   a flow named by a CI job\n"
       "--recommend compares, per tool and CPU model, each arm (allocator and options) with the current\n"
       "choice over the command signatures both ran, and recommends one only when p < 0.01 (van Elteren,\n"
       "one-sided), the 95% CI of the median ratio ends below 0.97, peak RSS is within the budget, it\n"
-      "failed no more often on any signature, and each arm has >= 10 runs over >= 3 signatures.");
+      "failed no more often on any signature, and each arm has >= 10 runs over >= 3 signatures.\n"
+      "--flow counts every run of the flow in its times, failed ones too; share = a tool's total wall over the flow's\n"
+      "(first start to last end): runs nest (make's run holds yosys') and overlap (make -j), so shares need not add to 100%.");
   return {cmd, [o] { return run_report(*o); }};
 }
 

@@ -7,6 +7,7 @@
 
 #include "commands/subcommand.hpp"
 #include "report/aggregate.hpp"
+#include "report/flow.hpp"
 #include "util/owned_file.hpp"
 #include "util/table.hpp"
 
@@ -17,6 +18,11 @@ Subcommand add_report_command(CLI::App& app);
 // The rows as a table (shared by the text, Markdown and CSV outputs) and as JSON.
 util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by);
 std::string report_json(const std::vector<report::GroupRow>& rows, report::GroupBy by);
+
+// `report --flow`'s per-tool rows as a table, and the whole flow as JSON (`svg_path`: where the
+// timeline was written, "" for none).
+util::Table flow_table(const report::FlowSummary& f);
+std::string flow_json(const report::FlowSummary& f, const std::string& svg_path);
 
 // `j` as indented JSON text that never throws: a log's strings are bytes another program
 // wrote, and invalid UTF-8 among them (a raw 0xFF) is written as U+FFFD, not an abort.

@@ -5,6 +5,7 @@
 
 #include "alloc/allocators.hpp"
 #include "alloc/options.hpp"
+#include "alloc/registry.hpp"
 #include "config/log_path.hpp"
 #include "util/strings.hpp"
 
@@ -280,7 +281,8 @@ constexpr const char* kExperiments = "turning your runs into experiments, or ado
 
 const std::vector<KeySpec>& key_table() {
   // Order: what messages list as the known keys.
-  static const std::vector<KeySpec> table = {
+  static const std::vector<KeySpec> table = [] {
+    std::vector<KeySpec> keys = {
       {"allocator", apply_allocator, nullptr, untrusted_allocator},
       {"locale", apply_locale, nullptr},
       {"scratch", apply_scratch, nullptr, untrusted_scratch},
@@ -300,13 +302,12 @@ const std::vector<KeySpec>& key_table() {
       {"explore_profiles", apply_explore_profiles, kExperiments},
       {"adopt", apply_flag, kExperiments},
       {"adopt_requires_bench", apply_flag, kExperiments},
-      {"mimalloc", apply_options, nullptr},
-      {"jemalloc", apply_options, nullptr},
-      {"tcmalloc", apply_options, nullptr},
-      {"tbbmalloc", apply_options, nullptr},
-      {"glibc", apply_options, nullptr},
-      {"glibc_fallback", apply_options, nullptr},
-  };
+    };
+    // A table of options per allocator family (alloc/registry); their names are string literals
+    // there, so data() is a terminated string that lives as long as the program.
+    for (const auto& family : alloc::families()) keys.push_back({family.name.data(), apply_options, nullptr});
+    return keys;
+  }();
   return table;
 }
 

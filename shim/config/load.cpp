@@ -12,6 +12,7 @@
 
 #include "alloc/allocators.hpp"
 #include "alloc/options.hpp"
+#include "alloc/registry.hpp"
 #include "config/config_file.hpp"
 #include "config/keys.hpp"
 #include "config/log_path.hpp"
@@ -186,7 +187,7 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
       return;
     }
     auto parts = learn::parse_arm(e.arm);
-    layer.family = parts->allocator == "system" ? "glibc" : parts->allocator;
+    layer.family = alloc::options_family_of(parts->allocator);
     Origin o{req.learned_file, e.line};
     auto& settings = out.settings;
     layer.allocator_before = settings.allocator;

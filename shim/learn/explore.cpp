@@ -56,9 +56,4 @@ std::string arm_name(const std::string& family, const std::vector<std::pair<std:
   return s + "]";
 }
 
-const std::vector<std::string>& default_explore_profiles() {
-  static const std::vector<std::string> list{"mimalloc", "jemalloc", "tcmalloc", "system"};
-  return list;
-}
-
 }  // namespace learn

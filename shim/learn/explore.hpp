@@ -37,7 +37,4 @@ std::vector<size_t> candidate_order(size_t n, uint64_t random);
 // `options` is sorted already (a map); values are rendered by the caller.
 std::string arm_name(const std::string& family, const std::vector<std::pair<std::string, std::string>>& options);
 
-// The candidates `explore_profiles` holds when a file does not say.
-const std::vector<std::string>& default_explore_profiles();
-
 }  // namespace learn

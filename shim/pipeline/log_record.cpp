@@ -142,6 +142,9 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
   j.field(logkey::host, plan.host.empty() ? util::host_name() : plan.host);  // once a run: the log path may have read it
   j.field(logkey::pid, int(::getpid()));
   j.field(logkey::tool_pid, started.pid);
+  j.field(logkey::run_id, plan.flow.run_id);
+  j.field(logkey::flow, plan.flow.flow);
+  j.key(logkey::parent_run).string_or_null(plan.flow.parent_run);
   j.key(logkey::profile).string_or_null(plan.inv.chosen.profile);
   j.key(logkey::config_files).begin_array();
   for (const auto& f : plan.loaded.files)

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "alloc/allocators.hpp"
+#include "alloc/registry.hpp"
 #include "alloc/version.hpp"
 #include "config/log_path.hpp"
 #include "pipeline/preflight.hpp"
@@ -50,12 +51,13 @@ std::vector<std::string> current_environment() {
   return env;
 }
 
-std::string package_of(const std::string& name) {
-  return name == "mimalloc" ? "libmimalloc2.0" : name == "jemalloc" ? "libjemalloc2"
-         : name == "tcmalloc" ? "libtcmalloc-minimal4" : "libtbbmalloc2";
-}
-
 namespace {
+
+// How to install allocator `name`, from its Debian package; a name with none says so.
+std::string install_advice(const std::string& name) {
+  auto package = alloc::debian_package(name);
+  return package ? "Install it: apt-get install " + std::string(*package) : "No package is known for '" + name + "'.";
+}
 
 // 1. The profile: every file that applies, merged, with the origin of each value.
 config::Loaded load_profile(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
@@ -115,7 +117,7 @@ void choose_allocator(Plan& plan) {
     else
       plan.allocator_note = plan.allocator + " library not found (looked for " + a->sonames.front() + " in " +
                             dirs.front() + " and the usual library directories); running on the "
-                            "system allocator. Install it: apt-get install " + package_of(a->name);
+                            "system allocator. " + install_advice(a->name);
   }
   if (lib.empty() || !plan.allocator_note.empty()) return;
   plan.allocator_library = lib;
@@ -180,6 +182,7 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
   Plan plan;
   plan.inv = inv;
+  plan.flow = run::flow_identity(env, run::new_run_id());
   plan.loaded = load_profile(inv, files, env);
   find_tool(plan, env);
   // A learned choice belongs to the binary it was learned on, which is known only now.
@@ -201,6 +204,9 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
                               const std::string& probe_file) {
   run::EnvInputs in;
   in.current = env;
+  // Runs below this one join its flow, with this run as their parent.
+  in.markers.emplace_back(run::kFlowVar, plan.flow.flow);
+  in.markers.emplace_back(run::kParentRunVar, plan.flow.run_id);
   in.settings = &plan.loaded.settings;
   in.allocator_library = plan.allocator_library;
   in.options_family = plan.options_family;

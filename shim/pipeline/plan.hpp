@@ -8,6 +8,7 @@
 #include "paths/files.hpp"
 #include "pipeline/invocation.hpp"
 #include "run/environment.hpp"
+#include "run/flow_id.hpp"
 #include "tool/inspect.hpp"
 #include "tool/resolve.hpp"
 
@@ -37,6 +38,7 @@ struct Plan {
                                    // says why) and options_family names the glibc tunables used instead
   std::string explored;            // not empty: this run explores, with this candidate of explore_profiles
   std::string explored_instead_of; // the arm the run would have run (pipeline/explore.hpp)
+  run::FlowIdentity flow;          // this run's id, its flow and parent run (run/flow_id.hpp)
 };
 
 // The steps, in order: profile, tool, allocator, pre-flight, options, destinations.
@@ -74,8 +76,5 @@ struct CurrentLog {
   std::vector<config::Problem> problems;  // the configuration's errors (a run would not log then)
 };
 CurrentLog current_log(const paths::Files& files, const std::vector<std::string>& env);
-
-// The apt package that provides allocator `name` ("jemalloc" -> "libjemalloc2").
-std::string package_of(const std::string& name);
 
 }  // namespace pipeline

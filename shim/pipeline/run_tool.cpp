@@ -73,6 +73,7 @@ int check_plan(const Plan& plan) {
   // and edashim could not log either. The tool runs as it would without edashim, quietly.
   if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
   for (const auto& p : plan.loaded.problems) say(p.str());
+  if (!plan.flow.note.empty()) say(plan.flow.note);
   for (const auto& f : plan.loaded.untrusted_files) {
     auto it = plan.loaded.ignored.find(f);
     std::string what = it == plan.loaded.ignored.end() ? "its restricted settings" : util::join(it->second, ", ");

@@ -303,6 +303,7 @@ static_assert(logkey::arm[0] == 'a' && logkey::machine[0] == 'm' && logkey::sign
               logkey::explore[0] == 'e' && logkey::record[0] == 'r' && logkey::identical_arms[0] == 'i' &&
               logkey::differing_arms[0] == 'd' && logkey::path[0] == 'p' && logkey::host[0] == 'h' &&
               logkey::processes[0] == 'p');
+static_assert(logkey::run_id[0] == 'r' && logkey::flow[0] == 'f' && logkey::parent_run[0] == 'p');
 static_assert(logkey::wall_s[0] == 'w' && logkey::start_unix[0] == 's' && logkey::signal[0] == 's' &&
               logkey::status[0] == 's' && logkey::sys_s[0] == 's');
 
@@ -337,6 +338,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
         good = key == logkey::exit_code ? s.optional_long(r.exit_code)
                : key == logkey::explore ? s.explore(r.explored) : s.skip();
         break;
+      case 'f': good = key == logkey::flow ? s.string_or_null(r.flow) : s.skip(); break;
       case 'h': good = key == logkey::host ? s.string_or_null(r.host) : s.skip(); break;
       case 'i': good = key == logkey::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
       case 'm':
@@ -347,9 +349,13 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
         good = key == logkey::profile     ? s.string_or_null(r.profile)
                : key == logkey::path      ? s.string_or_null(r.path)
                : key == logkey::processes ? s.processes(r.vm_peak_kb, r.probed)
+               : key == logkey::parent_run ? s.string_or_null(r.parent_run)
                                           : s.skip();
         break;
-      case 'r': good = key == logkey::record ? s.string_or_null(r.record) : s.skip(); break;
+      case 'r':
+        good = key == logkey::record ? s.string_or_null(r.record)
+               : key == logkey::run_id ? s.string_or_null(r.run_id) : s.skip();
+        break;
       case 's':
         if (key == logkey::start_unix) good = s.number(r.start_unix);
         else if (key == logkey::signature) good = s.string_or_null(r.signature);

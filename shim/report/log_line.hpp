@@ -33,6 +33,8 @@ struct RunRecord {
   std::string host;                    // the machine's name (gethostname); empty in older logs
   std::string signature, arm;
   bool explored = false;               // "explore" is an object, not null
+  // Issue 26's flow fields; empty in older logs and at the top of a flow (parent_run).
+  std::string run_id, flow, parent_run;
   // Not a run: the kind of record ("bench_outputs"), with its lists. Empty for a run.
   std::string record;
   std::vector<std::string> identical_arms, differing_arms;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "alloc/allocators.hpp"
+#include "alloc/registry.hpp"
 #include "alloc/sanitizers.hpp"
 #include "util/strings.hpp"
 
@@ -47,11 +48,6 @@ std::string preloaded_allocator(const std::vector<std::string>& env) {
 }
 
 namespace {
-
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool is_probe(const std::string& path) { return util::starts_with(path.substr(path.rfind('/') + 1), "libedashim_probe"); }
 
@@ -103,25 +99,15 @@ EnvPlan build_environment(const EnvInputs& in) {
     set("LD_PRELOAD", mine + (split_preload(mine).empty() ? "" : ":") + util::join(added, ":"));
   }
 
+  // The chosen family's options, written as that family reads them (alloc/registry).
   auto opts = s.options.find(in.options_family);
-  if (opts != s.options.end() && !opts->second.empty()) {
-    const auto& family = in.options_family;
-    if (family == "mimalloc") {
-      for (const auto& [k, v] : opts->second) {
-        from_profile("MIMALLOC_" + upper(k), alloc::render_option(v.value, false));
-        front.push_back("MIMALLOC_" + upper(k));
-      }
-    } else if (family == "jemalloc") {
-      std::vector<std::string> pairs;
-      for (const auto& [k, v] : opts->second) pairs.push_back(k + ":" + alloc::render_option(v.value, true));
-      from_profile("MALLOC_CONF", util::join(pairs, ","));
-    } else if (family == "tcmalloc" || family == "tbbmalloc") {
-      std::string prefix = family == "tcmalloc" ? "TCMALLOC_" : "TBB_MALLOC_";
-      for (const auto& [k, v] : opts->second) from_profile(prefix + upper(k), alloc::render_option(v.value, false));
-    } else if (family == "glibc" || family == "glibc_fallback") {
-      std::vector<std::string> parts;
-      for (const auto& [k, v] : opts->second) parts.push_back("glibc.malloc." + k + "=" + alloc::render_option(v.value, false));
-      from_profile("GLIBC_TUNABLES", util::join(parts, ":"));
+  const alloc::Family* family = alloc::find_family(in.options_family);
+  if (family && opts != s.options.end()) {
+    std::vector<std::pair<std::string, alloc::OptionValue>> options;
+    for (const auto& [name, setting] : opts->second) options.emplace_back(name, setting.value);
+    for (auto& [name, value] : alloc::encode_options(*family, options)) {
+      if (family->goes_first) front.push_back(name);
+      from_profile(name, std::move(value));
     }
   }
 

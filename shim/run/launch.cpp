@@ -197,6 +197,39 @@ std::string renamed_arguments(const std::vector<std::string>& argv, size_t size)
   return area;
 }
 
+namespace {
+
+// The tool's status once it has ended. A parent waiting with WUNTRACED must see its child stop
+// when the tool stops: each stop is followed (relay::follow_stop) and the wait goes on.
+int wait_for_tool(pid_t pid, struct rusage& usage) {
+  int status = 0;
+  for (;;) {
+    if (::wait4(pid, &status, WUNTRACED, &usage) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (!WIFSTOPPED(status)) break;
+    relay::follow_stop(pid, WSTOPSIG(status));
+  }
+  return status;
+}
+
+// Once the tool has ended: edashim back in the caller's group (`caller_group`, 0 when it never
+// left) for what it writes after the tool (a terminal with `stty tostop` stops a background
+// group's writes) and for the caller's group signals; the terminal back to edashim's job for
+// what it writes last (the shell takes it then).
+void take_back_caller_state(pid_t tool, pid_t caller_group, int terminal, const sigset_t& old) {
+  if (caller_group > 0) ::setpgid(0, caller_group);
+  if (terminal < 0) return;
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, nullptr);
+  if (::tcgetpgrp(terminal) == tool) ::tcsetpgrp(terminal, ::getpgrp());
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+}
+
+}  // namespace
+
 Outcome launch(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>& env,
                const std::function<void(const Outcome& so_far)>& while_running) {
   Outcome out;
@@ -254,30 +287,9 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   sigprocmask(SIG_SETMASK, &old, nullptr);
   if (pid > 0) {
     if (while_running) while_running(out);
-    int status = 0;
-    for (;;) {
-      if (::wait4(pid, &status, WUNTRACED, &out.usage) < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      // A parent waiting with WUNTRACED must see its child stop when the tool stops.
-      if (WIFSTOPPED(status)) {
-        relay::follow_stop(pid, WSTOPSIG(status));
-        continue;
-      }
-      break;
-    }
+    out.status = wait_for_tool(pid, out.usage);
     out.wall_seconds = double(now_ns() - t0) / 1e9;
-    // Back in the caller's group for what edashim writes after the tool (a terminal with
-    // `stty tostop` stops a background group's writes) and for the caller's group signals.
-    if (step_aside) ::setpgid(0, caller_group);
-    if (terminal >= 0) {
-      // The terminal back to edashim's job for what it writes last; the shell takes it then.
-      sigprocmask(SIG_BLOCK, &all, nullptr);
-      if (::tcgetpgrp(terminal) == pid) ::tcsetpgrp(terminal, ::getpgrp());
-      sigprocmask(SIG_SETMASK, &old, nullptr);
-    }
-    out.status = status;
+    take_back_caller_state(pid, step_aside ? caller_group : 0, terminal, old);
     out.exec_errno = exec_errno;
     out.started = exec_errno == 0;
   }

@@ -18,6 +18,11 @@ inline constexpr std::string_view cwd = "cwd";
 inline constexpr std::string_view host = "host";
 inline constexpr std::string_view pid = "pid";             // edashim's
 inline constexpr std::string_view tool_pid = "tool_pid";
+// Issue 26: the run's own id (16 hex digits), its flow's (inherited through EDASHIM_FLOW, the
+// user's, or this run's id at the top) and the run it descends from (null at the top).
+inline constexpr std::string_view run_id = "run_id";
+inline constexpr std::string_view flow = "flow";
+inline constexpr std::string_view parent_run = "parent_run";
 inline constexpr std::string_view profile = "profile";     // named profile, or null
 inline constexpr std::string_view config_files = "config_files";
 inline constexpr std::string_view allocator = "allocator"; // object: requested, library, version, note

@@ -1,8 +1,9 @@
 #include "util/fs.hpp"
 
+#include "util/strings.hpp"
+
 #include <fcntl.h>
 #include <ftw.h>
-#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -147,9 +148,18 @@ std::string self_exe() {
   return exe;
 }
 
+std::vector<std::string> passwd_fields(uid_t uid) {
+  std::string id = std::to_string(uid);
+  for (const auto& line : split(read_file("/etc/passwd", 4 << 20).value_or(""), '\n')) {
+    auto f = split(line, ':');
+    if (f.size() >= 7 && f[2] == id && !f[0].empty()) return f;
+  }
+  return {};
+}
+
 std::string home_dir() {
   if (const char* h = std::getenv("HOME"); h && *h == '/') return h;
-  if (auto* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
+  if (auto f = passwd_fields(::getuid()); !f.empty() && !f[5].empty() && f[5][0] == '/') return f[5];
   return "/";
 }
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace util {
 
@@ -43,6 +44,12 @@ std::string basename(const std::string& path);
 
 // Absolute, canonical path of the running program (/proc/self/exe).
 std::string self_exe();
+
+// The fields of `uid`'s line in /etc/passwd (name, password, uid, gid, gecos, home, shell), or
+// empty. Read from the file itself, not with getpwuid: edashim is linked statically, and a static
+// binary that loads the system's NSS modules (libnss_systemd) can crash in them. A user known
+// only to LDAP or systemd has no line here.
+std::vector<std::string> passwd_fields(uid_t uid);
 
 // $HOME, or the passwd entry when HOME is unset.
 std::string home_dir();

@@ -190,15 +190,9 @@ bool SharedDirs::covers(const std::string& canonical_dir) const {
 }
 
 std::string user_name(uid_t uid) {
-  // /etc/passwd itself, not getpwuid: edashim is linked statically, and a static binary that
-  // loads the system's NSS modules (libnss_systemd) can crash in them. A user known only to
-  // LDAP or systemd is named by uid, which is all the message needs.
   std::string id = std::to_string(uid);
-  for (const auto& line : split(read_file("/etc/passwd", 4 << 20).value_or(""), '\n')) {
-    auto f = split(line, ':');
-    if (f.size() >= 3 && f[2] == id && !f[0].empty()) return f[0] + " (uid " + id + ")";
-  }
-  return "uid " + id;
+  auto f = passwd_fields(uid);
+  return f.empty() ? "uid " + id : f[0] + " (uid " + id + ")";
 }
 
 std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, bool offer) {

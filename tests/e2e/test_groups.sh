@@ -203,7 +203,7 @@ test_6_pgrep_pidof_killall_and_pkill_see_one_process() {
 
 # --- 7. Debuggers and checkers land on the tool ---
 
-test_7_gdb_strace_and_valgrind_see_the_tool() {
+test_7_gdb_and_strace_see_the_tool() {
   # Directly here is the real tool by its path: EDASHIM=off still starts edashim, which then
   # execs the tool, and valgrind would see edashim's startup in both.
   cp "$FAULT" "$SB/real/ftool"
@@ -226,6 +226,12 @@ test_7_gdb_strace_and_valgrind_see_the_tool() {
   expect_contains "$(cat "$SB/strace.plain")" 'write(1, "pdeathsig' "strace without -f, directly (the test itself)"
   expect_contains "$(cat "$SB/strace.shim")" 'write(1, "pdeathsig' "strace without -f through edashim: the tool's write"
   expect_eq "$(last_log "$LOG" 'j["traced"].split()[0]')" "strace" "the run log says the run was traced"
+}
+
+test_7_valgrind_checks_the_tool() {
+  cp "$FAULT" "$SB/real/ftool"
+  shim ftool
+  local direct=$SB/real/ftool
   # valgrind checks the tool, with the options it was given. What valgrind says of the static
   # edashim's own start (before main, where edashim cannot act yet) comes first: compared is
   # what follows edashim's line, the process id left out.

@@ -451,4 +451,25 @@ test_ctrl_z_then_fg_in_an_interactive_shell() {
   done
 }
 
+test_realtime_signals_pending_together_each_reach_the_tool() {
+  # Issue 27 (tests/mutants: relay-realtime-merged): real-time signals queue, so each one
+  # delivered is one relayed; only a standard signal's copies are merged. Five queued while the
+  # process is stopped are all pending when it continues: all five reach the tool, in order,
+  # with their values (a relay that merged them passed one).
+  setup_fault
+  local sig; sig=$(kill -l RTMIN+1)
+  for mode in plain shim; do
+    local file=$SB/burst.$mode
+    if [[ $mode == plain ]]; then EDASHIM=off setsid ftool count "$sig" "$file" 4 & else setsid ftool count "$sig" "$file" 4 & fi
+    local pid=$!
+    wait_for "$file" ready
+    kill -STOP "$pid"
+    wait_for "/proc/$pid/stat" ') T '
+    "$FAULT" sigqueue "$pid" "$sig" 100 5 || note_fail "$mode: sigqueue to $pid failed"
+    kill -CONT "$pid"
+    wait "$pid"
+    expect_eq "$(cat "$file")" "count 5 values 100,101,102,103,104" "$mode: five SIGRTMIN+1 queued while stopped"
+  done
+}
+
 run_suite "$@"

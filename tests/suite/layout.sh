@@ -2,7 +2,9 @@
 # The source layout's rules (README "How the source is laid out"), checked on the tree itself:
 # - no two folders of shim/ include each other, directly or through others (the config<->alloc and
 #   bench<->commands cycles came back silently before this check existed);
-# - util/ includes nothing of edashim's other folders.
+# - util/ includes nothing of edashim's other folders;
+# - each allocator's library names and Debian package are written once, in alloc/registry.cpp
+#   (issue 27: the package name was written twice, and one copy named tbbmalloc's for any name).
 # Usage: layout.sh SOURCE_DIR
 set -uo pipefail
 cd "${1:?source dir}/shim" || exit 1
@@ -18,5 +20,16 @@ fi
 if ! loop=$(tsort <<<"$edges" 2>&1 >/dev/null) || [ -n "$loop" ]; then
   echo "FAIL: the folders include each other in a cycle:"; echo "$loop"; failed=1
 fi
-[ "$failed" = 0 ] && echo "ok: $(wc -l <<<"$edges") folder dependencies, no cycle, util/ stands alone"
+# A string literal holding libmimalloc..., libjemalloc..., libtcmalloc... or libtbbmalloc... (a
+# soname, a file-name prefix or a Debian package) outside the registry is a copy to keep in step.
+# Comments may name them: the code part of each line is what counts.
+copies=$(grep -rnE '"[^"]*lib(mi|je|tc|tbb)malloc' --include='*.cpp' --include='*.hpp' --include='*.c' . |
+  grep -v '^\./alloc/registry\.cpp:' |
+  awk -F: '{ code = substr($0, length($1) + length($2) + 3); sub(/^[ \t]*(\/\*|\*).*/, "", code); sub(/\/\/.*/, "", code)
+             if (code ~ /"[^"]*lib(mi|je|tc|tbb)malloc/) print }')
+if [ -n "$copies" ]; then
+  echo "FAIL: allocator library or package names written outside alloc/registry.cpp (ask alloc::find_family,"
+  echo "      alloc::debian_package or alloc::family_of_library instead):"; echo "$copies"; failed=1
+fi
+[ "$failed" = 0 ] && echo "ok: $(wc -l <<<"$edges") folder dependencies, no cycle, util/ stands alone, allocator names in one place"
 exit "$failed"

@@ -722,3 +722,30 @@ TEST_CASE("Paired: a local bench (one host) shows the paired table and no by-nod
   auto single = bench::render_report(spec, alone, bench::analyse(spec, alone, 100), false);
   CHECK(single.find("Paired by round") == std::string::npos);
 }
+
+// Issue 27 (tests/mutants: outputs-failed-runs-*): a failed run's outputs say nothing about the
+// allocator's (a crash leaves a partial file): they never make an arm's verdict vary, nor its
+// content differ from the first arm's.
+TEST_CASE("Bench: a failed run's outputs are left out of the verdicts", "[bench]") {
+  bench::Spec spec;
+  spec.arms = {{"a", "a"}, {"b", "b"}};
+  spec.compare = true;
+  spec.compare_outputs = {"net.route"};
+  bench::Outcome o;
+  for (int round = 0; round < 3; ++round)
+    for (int arm = 0; arm < 2; ++arm) {
+      bench::Run r = run(arm, round, 1, 1);
+      r.hashes["net.route"] = "R";
+      o.runs.push_back(r);
+    }
+  bench::Run failed = run(1, 3, 1, 1, /*ok=*/false, "partial");
+  failed.hashes["net.route"] = "half-written";
+  o.runs.push_back(failed);
+  auto a = bench::analyse(spec, o, 100);
+  using V = bench::OutputVerdict;
+  CHECK(a[1].outputs.at("net.route").kind == V::identical);
+  CHECK(a[1].outputs.at("net.route").distinct == 1);
+  CHECK(a[1].outputs.at("net.route").same_as_first == true);
+  CHECK(a[1].outputs.at("stdout").kind == V::identical);
+  CHECK(a[1].outputs.at("stdout").same_as_first == true);
+}

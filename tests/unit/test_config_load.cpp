@@ -383,3 +383,19 @@ TEST_CASE("A profile's summary is its leading comment block, without its own nam
   CHECK(commands::profile_summary("x", "").empty());
   CHECK(commands::profile_summary("x", "#\n# y: another name, kept\n") == "y: another name, kept");
 }
+
+// Issue 27 (tests/mutants: range-scratch-mb-overflow): the bound is what keeps the count of
+// bytes (MiB * 2^20) inside 64 bits; a value just above it, far below INT64_MAX, is refused too.
+TEST_CASE("Config: scratch_min_free_mb is refused just above 1073741824 MiB, not only near overflow", "[config]") {
+  TempDir t;
+  t.write("user/config.toml", "scratch_min_free_mb = 1073741824\n");
+  auto loaded = config::load(request_in(t));
+  CHECK_FALSE(loaded.has_errors());
+  CHECK(loaded.settings.scratch_min_free_mb.value == 1073741824);
+  for (const char* value : {"1073741825", "1099511627776", "-1"}) {
+    t.write("user/config.toml", std::string("scratch_min_free_mb = ") + value + "\n");
+    loaded = config::load(request_in(t));
+    CHECK(mentions(loaded, "'scratch_min_free_mb' must be a whole number of MiB between 0 and 1073741824"));
+    CHECK(loaded.settings.scratch_min_free_mb.value != std::stoll(value));
+  }
+}

@@ -536,3 +536,40 @@ TEST_CASE("Learned file: one runs would refuse is never read back and rewritten 
   CHECK(error.find(file) != std::string::npos);
   CHECK(*util::read_file(file) == "[[choice]]\ntool = \"yosys\"\n");
 }
+
+// Issue 27 (tests/mutants: recommend-bench-differing-ignored): a bench record that names an
+// allocator among both the identical and the differing (a log edashim did not write: its own
+// records never do) confirms nothing.
+TEST_CASE("Bench record: an allocator named both identical and differing is not confirmed", "[recommend]") {
+  std::vector<learn::BenchRecord> benches{{"yosys", 10, {"system", "mimalloc"}, {"mimalloc"}}};
+  CHECK_FALSE(learn::bench_confirms(benches, "yosys", "mimalloc"));
+  CHECK(learn::bench_confirms(benches, "yosys", "system"));
+}
+
+// Issue 27 (tests/mutants: outputs-record-differing-also-identical): two arms of one allocator
+// (options differ) where one changed the outputs: the allocator is differing only, whatever
+// order the arms ran in, so no bench confirms it.
+TEST_CASE("Bench record: an allocator one of whose arms changed the outputs is differing only", "[recommend]") {
+  for (bool differing_first : {false, true}) {
+    bench::Outcome outcome;
+    for (int arm = 0; arm < 3; ++arm) {
+      bench::Run r;
+      r.arm = arm;
+      r.ok = true;
+      r.record.allocator_requested = arm == 0 ? "system" : "mimalloc";
+      outcome.runs.push_back(r);
+    }
+    std::vector<bench::ArmStats> arms(3);
+    for (auto& a : arms) a.ok = 1;
+    bench::OutputVerdict reference, same, differs;
+    reference.kind = same.kind = differs.kind = bench::OutputVerdict::identical;
+    same.same_as_first = true;
+    differs.same_as_first = false;
+    arms[0].outputs = {{"net.v", reference}};
+    arms[1].outputs = {{"net.v", differing_first ? differs : same}};
+    arms[2].outputs = {{"net.v", differing_first ? same : differs}};
+    auto by = bench::outputs_by_allocator(outcome, arms);
+    CHECK(by.identical == std::vector<std::string>{"system"});
+    CHECK(by.differing == std::vector<std::string>{"mimalloc"});
+  }
+}

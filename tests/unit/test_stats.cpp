@@ -370,3 +370,17 @@ TEST_CASE("Wilcoxon: all differences zero, or none, is no test and says why", "[
   CHECK(std::isnan(empty.p));
   CHECK(empty.why_none == "no differences");
 }
+
+// Issue 27 (tests/mutants: mw-exact-for-one-small-sample): one small sample is enough for the
+// exact distribution (scipy: either size <= 8), however large the other.
+// x = 5 values below all of y's 20: U = 0, exact P(U <= 0) = 1 / C(25, 5) = 1 / 53130.
+TEST_CASE("Mann-Whitney: one small sample without ties is enough for the exact distribution", "[stats]") {
+  std::vector<double> x{1, 2, 3, 4, 5}, y;
+  for (int i = 0; i < 20; ++i) y.push_back(10 + i);
+  auto r = stats::mann_whitney_u(x, y, stats::Alternative::less);
+  CHECK(r.exact);
+  CHECK_THAT(r.p, WithinRel(1.0 / 53130, 1e-12));
+  auto swapped = stats::mann_whitney_u(y, x, stats::Alternative::greater);
+  CHECK(swapped.exact);
+  CHECK_THAT(swapped.p, WithinRel(1.0 / 53130, 1e-12));
+}

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,4 +115,22 @@ TEST_CASE("Trust store: concurrent trusts lose no entry", "[trust][hardening]") 
   config::TrustStore store(path);
   for (int k = 0; k < 8; ++k)
     for (int i = 0; i < 20; ++i) CHECK(store.is_trusted("/p" + std::to_string(k) + "/" + std::to_string(i), "x"));
+}
+
+// Issue 27 (tests/mutants: trust-store-anyones): whoever can write the store decides which
+// project files run unchecked, so a store others or the group can write trusts nothing, and
+// says why; the owned-file rule of the store takes no shared_dirs.
+TEST_CASE("Trust store: a store others or the group can write trusts nothing", "[trust][hardening]") {
+  TempDir t;
+  const std::string path = t.path + "/state/trusted";
+  config::TrustStore store(path);
+  std::string error;
+  REQUIRE(store.trust("/p/.edashim.toml", "a", error));
+  REQUIRE(store.is_trusted("/p/.edashim.toml", "a"));
+  for (mode_t mode : {mode_t(0620), mode_t(0602)}) {
+    REQUIRE(::chmod(path.c_str(), mode) == 0);
+    std::string why;
+    CHECK_FALSE(store.is_trusted("/p/.edashim.toml", "a", &why));
+    CHECK(why.find("writable by") != std::string::npos);
+  }
 }

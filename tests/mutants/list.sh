@@ -1,0 +1,246 @@
+# The bugs tests/mutants/run.sh plants, one at a time: places where a bug would hurt users.
+#   mutant ID FILE 'ORIGINAL TEXT' 'REPLACEMENT' 'CTEST -R PATTERN OF THE TESTS THAT MUST CATCH IT'
+# The original text must occur exactly once in FILE. Keep an entry's pattern to the tests that
+# should catch it: run time is one rebuild and those tests per entry.
+# shellcheck shell=bash disable=SC2016
+
+# --- signal relay: where a signal delivered to edashim goes (run/relay.cpp) ---
+mutant relay-tool-side-sent-down shim/run/relay.cpp \
+  'if (d.from_tool_side) return d.sender_in_our_group ? Route::drop : Route::to_parent;' \
+  'if (d.from_tool_side) return d.sender_in_our_group ? Route::drop : Route::to_tool;' \
+  '^unit:Relay'
+mutant relay-terminal-signal-twice shim/run/relay.cpp \
+  'if (d.shared_group && (d.code == SI_KERNEL || d.sig == SIGWINCH || d.sig == SIGCONT)) return Route::drop;' \
+  'if (d.shared_group && (d.sig == SIGWINCH || d.sig == SIGCONT)) return Route::drop;' \
+  '^unit:Relay'
+mutant relay-kill-chld-dropped shim/run/relay.cpp \
+  'if (d.code > 0 && (d.sig == SIGCHLD || d.sig == SIGIO)) return Route::drop;' \
+  'if (d.sig == SIGCHLD || d.sig == SIGIO) return Route::drop;' \
+  '^unit:Relay'
+mutant relay-realtime-not-handled shim/run/relay.cpp \
+  'if (sig != SIGKILL && sig != SIGSTOP && (sig < 32 || sig >= SIGRTMIN)) g_handled[g_handled_count++] = sig;' \
+  'if (sig != SIGKILL && sig != SIGSTOP && sig < 32) g_handled[g_handled_count++] = sig;' \
+  '^e2e_signals: test_every_signal_to_edashims_pid_alone'
+mutant relay-queued-value-lost shim/run/relay.cpp \
+  'if (info->si_code < 0 && info->si_code != SI_TKILL) {' \
+  'if (false) {' \
+  '^e2e_signals: test_repeated_signals'
+mutant relay-sent-fault-kills-edashim shim/run/relay.cpp \
+  'if (is_fault(sig) && info->si_code > 0) {' \
+  'if (is_fault(sig)) {' \
+  '^e2e_signals: test_every_signal'
+# (Not listed: merging a copy from another sender too. The kernel merges a pending standard
+# signal whoever sent the copy, so no test can tell it from the rule but by timing.)
+mutant relay-realtime-merged shim/run/relay.cpp \
+  'if (sig < SIGRTMIN) merge_copies(sig, info);' \
+  'merge_copies(sig, info);' \
+  '^e2e_signals: test_(repeated_signals|realtime_signals)'
+
+# --- the tool dies with edashim (run/launch.cpp) ---
+mutant launch-no-pdeathsig shim/run/launch.cpp \
+  '::prctl(PR_SET_PDEATHSIG, SIGKILL);' \
+  ';' \
+  '^e2e_(core|signals): test_sigkilled_edashim_takes_the_tool'
+
+# --- trust (config/trust.cpp, config/load.cpp, config/keys.cpp's untrusted allow-list) ---
+mutant trust-content-not-pinned shim/config/trust.cpp \
+  'if (e.file == file && e.hash == hash) return true;' \
+  'if (e.file == file) return true;' \
+  '^unit:Trust'
+mutant trust-second-spelling shim/config/trust.cpp \
+  'if (v >= 0x20 && v != 0x7f) return false;  // only what escape() escapes: one spelling per path' \
+  '// only what escape() escapes: one spelling per path' \
+  '^unit:Trust store'
+mutant trust-hash-not-hex shim/config/trust.cpp \
+  'if (l.size() < 66 || l[64] != '"' '"' || !is_hex(l.substr(0, 64)) || !unescape(l.substr(65), e.file)) {' \
+  'if (l.size() < 66 || l[64] != '"' '"' || !unescape(l.substr(65), e.file)) {' \
+  '^unit:Trust store'
+mutant trust-store-anyones shim/config/trust.cpp \
+  'auto text = util::read_owned(path_, util::SharedDirs::none(), 4 << 20);' \
+  'auto text = util::read_owned(path_, util::SharedDirs{{"/"}, false}, 4 << 20);' \
+  '^unit:Trust|^e2e_hostile: test_a_directory_name_cannot_forge'
+mutant load-project-trusted-by-default shim/config/load.cpp \
+  'FileContext f{path, kind, !project, &found,' \
+  'FileContext f{path, kind, true, &found,' \
+  '^unit:(Untrusted|Keys|Load|Config: (library_dirs|the explore|log_max_mb|allocator options))'
+mutant keys-untrusted-applied shim/config/keys.cpp \
+  'if (!f.trusted && spec->apply != apply_options) {' \
+  'if (false) {' \
+  '^unit:(Untrusted|Keys|Load|Config: (library_dirs|the explore|log_max_mb))'
+mutant keys-env-allowed shim/config/keys.cpp \
+  '{"env", apply_env, "sets the tool'"'"'s environment (LD_PRELOAD, PATH, ...)"},' \
+  '{"env", apply_env, nullptr},' \
+  '^unit:(Untrusted|Keys)'
+mutant keys-allocator-path-allowed shim/config/keys.cpp \
+  'if (v && v->find('"'/'"') != std::string::npos) return "a library path: it chooses code to run in every tool";' \
+  'if (false) return "a library path: it chooses code to run in every tool";' \
+  '^unit:(Untrusted|Keys)'
+mutant keys-unknown-option-untrusted shim/config/keys.cpp \
+  'if (!f.trusted && !alloc::known_option(family, name)) {' \
+  'if (false && !alloc::known_option(family, name)) {' \
+  '^unit:(Keys|Load|Options|Config: allocator options)'
+mutant keys-own-config-only-from-project shim/config/keys.cpp \
+  'if (spec->own_config_only && f.kind != "user" && f.kind != "system") {' \
+  'if (spec->own_config_only && f.kind != "user" && f.kind != "system" && f.kind != "project") {' \
+  '^unit:(Keys|Load|Config|Untrusted)|^e2e_shared_(files|farm|recommend)'
+mutant keys-pre-scan-misses shim/config/keys.cpp \
+  'if (!untrusted_refusals(key, v).empty()) return true;' \
+  'if (false) return true;' \
+  '^unit:(Untrusted|Keys|Load|Config: (library_dirs|the explore|log_max_mb))'
+
+# --- option range checks (config/keys.cpp) ---
+mutant range-no-lower-bound shim/config/keys.cpp \
+  'if (!v || !(*v >= lo) || *v > hi) return std::nullopt;' \
+  'if (!v || *v > hi) return std::nullopt;' \
+  '^unit:(Config|scratch)'
+mutant range-log-keep-unbounded shim/config/keys.cpp \
+  'if (!i || *i < 0 || *i > 100) return report' \
+  'if (!i || *i < 0) return report' \
+  '^unit:Config: log_max_mb'
+mutant range-scratch-mb-overflow shim/config/keys.cpp \
+  'if (!i || *i < 0 || *i > (int64_t(1) << 30))' \
+  'if (!i || *i < 0 || *i > (int64_t(1) << 62))' \
+  '^unit:(Config|scratch|Load)'
+
+# --- Mann-Whitney's exact/asymptotic switch (stats/mann_whitney.cpp) ---
+mutant mw-exact-for-one-small-sample shim/stats/mann_whitney.cpp \
+  'use_exact = (n1 <= 8 || n2 <= 8) && !r.ties;' \
+  'use_exact = (n1 <= 8 && n2 <= 8) && !r.ties;' \
+  '^unit:(Mann-Whitney|Van Elteren)'
+mutant mw-exact-with-ties shim/stats/mann_whitney.cpp \
+  'use_exact = (n1 <= 8 || n2 <= 8) && !r.ties;' \
+  'use_exact = (n1 <= 8 || n2 <= 8);' \
+  '^unit:(Mann-Whitney|Van Elteren)'
+mutant mw-exact-tail-off-by-one shim/stats/mann_whitney.cpp \
+  'if (long(i) >= k0) tail += c[i];' \
+  'if (long(i) > k0) tail += c[i];' \
+  '^unit:(Mann-Whitney|Van Elteren)'
+mutant mw-no-continuity-correction shim/stats/mann_whitney.cpp \
+  'double z = (u - mu - 0.5) / s;' \
+  'double z = (u - mu) / s;' \
+  '^unit:(Mann-Whitney|Van Elteren)'
+
+mutant mw-two-sided-not-doubled shim/stats/mann_whitney.cpp \
+  'if (alt == Alternative::two_sided) r.p *= 2;' \
+  '' \
+  '^unit:(Mann-Whitney|Van Elteren)'
+
+# --- failed runs in output verdicts (bench/outputs.cpp, bench/outputs_record.cpp) ---
+mutant outputs-failed-runs-counted shim/bench/outputs.cpp \
+  'if (r.arm != arm || !r.ok) continue;' \
+  'if (r.arm != arm) continue;' \
+  '^unit:Bench'
+mutant outputs-failed-run-single-content shim/bench/outputs.cpp \
+  'if (r.arm == arm && r.ok)' \
+  'if (r.arm == arm)' \
+  '^unit:Bench'
+mutant outputs-record-same-as-first-ignored shim/bench/outputs_record.cpp \
+  'return v.kind == OutputVerdict::identical && (a == 0 || v.same_as_first == std::optional<bool>(true));' \
+  'return v.kind == OutputVerdict::identical;' \
+  '^unit:(Bench|Recommend|Log line)'
+
+# --- run-log locking (run/runlog.cpp) ---
+mutant runlog-no-lock shim/run/runlog.cpp \
+  'while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {' \
+  'while (false) {' \
+  '^unit:Run log|^e2e_(load|core): test_(64_concurrent|rotation_under|concurrent_runs)'
+mutant runlog-rotated-file-written shim/run/runlog.cpp \
+  'now.st_dev == st.st_dev && now.st_ino == st.st_ino)' \
+  'true)' \
+  '^unit:Run log|^e2e_load: test_rotation'
+
+# --- scratch lock inheritance and sweeping (run/scratch.cpp) ---
+mutant scratch-lock-not-inherited shim/run/scratch.cpp \
+  'int high = ::fcntl(d.lock_fd, F_DUPFD, 64);' \
+  'int high = ::fcntl(d.lock_fd, F_DUPFD_CLOEXEC, 64);' \
+  '^unit:Scratch|^e2e_nothing_lost: test_a_daemon_the_tool_leaves'
+mutant scratch-locked-dir-swept shim/run/scratch.cpp \
+  'st.st_uid != ::getuid() || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {' \
+  'st.st_uid != ::getuid()) {' \
+  '^unit:Scratch'
+# (Not listed: make_locked_dir's still_there check. It closes a race with a concurrent sweep
+# between mkdtemp and flock that no test can open on demand.)
+mutant scratch-kept-made-sweepable shim/run/scratch.cpp \
+  'make_locked_dir(own, kept ? kept_prefix(::getuid()) : sweepable_prefix(::getuid()), error);' \
+  'make_locked_dir(own, sweepable_prefix(::getuid()), error);' \
+  '^unit:Scratch|^e2e_nothing_lost: test_a_kept_scratch_is_never_swept'
+mutant scratch-sweep-in-a-writable-base shim/run/scratch.cpp \
+  'if (::fstat(dir_fd, &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {' \
+  'if (::fstat(dir_fd, &st) != 0 || st.st_uid != uid) {' \
+  '^unit:Scratch'
+
+# --- owned-file rules (util/owned_file.cpp) ---
+mutant owned-hard-link-accepted shim/util/owned_file.cpp \
+  'if (st.st_nlink != 1)' \
+  'if (st.st_nlink > 2)' \
+  '^unit:(Owned|open_owned)'
+mutant owned-other-users-file shim/util/owned_file.cpp \
+  'if (!ours(st.st_uid, me))
+    return q + " is owned by "' \
+  'if (false)
+    return q + " is owned by "' \
+  '^unit:(Owned|open_owned)'
+mutant owned-group-writable-file shim/util/owned_file.cpp \
+  'if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return q + " is writable by "' \
+  'if (st.st_mode & S_IWOTH)
+    return q + " is writable by "' \
+  '^unit:(Owned|open_owned)'
+mutant owned-group-writable-dir shim/util/owned_file.cpp \
+  'if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky)' \
+  'if ((st.st_mode & S_IWOTH) && !sticky)' \
+  '^unit:(Owned|open_owned)'
+
+# --- the recommendation and adoption rules (learn/recommend.cpp, learn/adopt.cpp) ---
+mutant recommend-current-arm-min-runs shim/learn/recommend.cpp \
+  'if (c.runs < rule.min_runs || c.current_runs < rule.min_runs || c.signatures < rule.min_signatures)' \
+  'if (c.runs < rule.min_runs || c.signatures < rule.min_signatures)' \
+  '^unit:(Recommend|Adopt)'
+mutant recommend-failure-not-stopped shim/learn/recommend.cpp \
+  'if (cand.failures > 0 && !cur.wall.empty()) {' \
+  'if (false) {' \
+  '^unit:(Recommend|Adopt)'
+mutant recommend-explored-is-current shim/learn/recommend.cpp \
+  'if (!r.explored && r.start_unix >= g.latest) {' \
+  'if (r.start_unix >= g.latest) {' \
+  '^unit:(Recommend|Adopt)'
+mutant recommend-bench-differing-ignored shim/learn/recommend.cpp \
+  '!std::count(latest->differing.begin(), latest->differing.end(), allocator);' \
+  'true;' \
+  '^unit:(Recommend|Adopt|Bench record)'
+mutant adopt-old-runs-count shim/learn/adopt.cpp \
+  'if (!binary || r.start_unix >= double(binary->mtime_s)) counted.runs.push_back(r);' \
+  'counted.runs.push_back(r);' \
+  '^unit:Adopt'
+mutant adopt-without-bench shim/learn/adopt.cpp \
+  'if (facts.requires_bench && parts && !bench_confirms(benches, v.tool, parts->allocator)) {' \
+  'if (false) {' \
+  '^unit:Adopt'
+mutant adopt-changed-binary-kept shim/learn/adopt.cpp \
+  'if (!facts.binary || !(it->binary == *facts.binary)) {' \
+  'if (!facts.binary) {' \
+  '^unit:Adopt'
+mutant adopt-recheck-against-latest shim/learn/adopt.cpp \
+  'if (previous && previous->arm == v.current && !previous->replaces.empty()) l.replaces = previous->replaces;' \
+  '' \
+  '^unit:Adopt'
+mutant adopt-other-cpu shim/learn/adopt.cpp \
+  'if (v.cpu != this_cpu) {' \
+  'if (false) {' \
+  '^unit:Adopt'
+mutant adopt-recheck-never-drops shim/learn/adopt.cpp \
+  'if (again && !again->holds()) {' \
+  'if (false) {' \
+  '^unit:Adopt'
+mutant recommend-min-signatures shim/learn/recommend.cpp \
+  'c.current_runs < rule.min_runs || c.signatures < rule.min_signatures)' \
+  'c.current_runs < rule.min_runs)' \
+  '^unit:(Recommend|Adopt)'
+mutant adopt-while-off shim/learn/adopt.cpp \
+  'if (!adopt_on) {' \
+  'if (false) {' \
+  '^unit:Adopt'
+mutant outputs-record-differing-also-identical shim/bench/outputs_record.cpp \
+  'return std::find(by.differing.begin(), by.differing.end(), x) != by.differing.end();' \
+  'return false;' \
+  '^unit:(Bench|Recommend|Log line)'

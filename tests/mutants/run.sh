@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The mutation check (issue 27; not in CI): plants each small bug of tests/mutants/list.sh, one
+# at a time, in a scratch copy of the source tree, rebuilds only what the named tests need, runs
+# only those tests, and reports the bugs no test caught (survivors). A planted bug is exact text
+# replaced by other text: an entry whose text is no longer in its file (moved, reworded) is
+# reported "not found", never counted as caught, so the list cannot silently go stale.
+#
+#   tests/mutants/run.sh [--scratch DIR] [--keep] [ID...]
+#   tests/mutants/run.sh --check     (only: is each entry's text in this tree, once?)
+#
+# --scratch DIR: where the copy and its build live (created if missing, reused if it holds one:
+#   a second run rebuilds only what changed). Default: a new directory under ${TMPDIR:-/tmp},
+#   removed at the end unless --keep.
+# ID...: only these entries (default: all). Exit status: 0 when every entry was caught, 1 when
+# any survived or was not found, 2 when the copy could not be set up or built.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+scratch="" keep=0 check=0 only=()
+while (($#)); do
+  case $1 in
+    --scratch) scratch=$2; shift 2 ;;
+    --keep) keep=1; shift ;;
+    --check) check=1; shift ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run.sh: unknown option $1 (expected --scratch DIR, --keep or entry ids)" >&2; exit 2 ;;
+    *) only+=("$1"); shift ;;
+  esac
+done
+ids=() files=() originals=() replacements=() patterns=()
+# One entry: ID FILE ORIGINAL REPLACEMENT PATTERN (a ctest -R regex naming the tests that must
+# catch it). Called by list.sh.
+mutant() {
+  if (($# != 5)); then echo "run.sh: mutant $1: expected 5 fields, got $#" >&2; exit 2; fi
+  ids+=("$1") files+=("$2") originals+=("$3") replacements+=("$4") patterns+=("$5")
+}
+source "$here/list.sh"
+
+# Where an entry's original text is in `text` (the file's content): "" once, else why not.
+placement() {
+  local text=$1 orig=$2 rest
+  rest=${text#*"$orig"}
+  if [[ $rest == "$text" ]]; then echo "the original text is not in the file"
+  elif [[ $rest == *"$orig"* ]]; then echo "the original text is in the file more than once"
+  fi
+}
+read_text() { text=$(cat -- "$1"; printf x); text=${text%x}; }
+if ((check)); then
+  bad=0
+  for i in "${!ids[@]}"; do
+    if [[ ! -f $src/${files[i]} ]]; then why="no file ${files[i]}"
+    else read_text "$src/${files[i]}"; why=$(placement "$text" "${originals[i]}"); fi
+    [[ -n $why ]] && { echo "[${ids[i]}] ${files[i]}: $why"; bad=1; }
+  done
+  ((bad)) || echo "${#ids[@]} entries, each text found once"
+  exit $bad
+fi
+
+made_scratch=0
+[[ -n $scratch ]] && scratch=$(realpath -m -- "$scratch")
+if [[ -z $scratch ]]; then
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/edashim-mutants.XXXXXX") || exit 2
+  made_scratch=1
+fi
+copy=$scratch/src
+build=$copy/build
+log=$scratch/mutants.log
+cleanup() { ((made_scratch && !keep)) && rm -rf -- "$scratch"; }
+trap cleanup EXIT
+
+# The copy: tracked and untracked-but-not-ignored files of the tree as they are now (the
+# uncommitted edits too), never the build directories. Files the copy has and the tree no
+# longer has are left: harmless for a build that lists its sources.
+mkdir -p "$copy" || exit 2
+(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$copy" -xpf - || {
+  echo "run.sh: cannot copy $src to $copy" >&2
+  exit 2
+}
+# The same relative layout as a checkout's build/ (CCACHE_BASEDIR makes ccache's keys relative):
+# the first build of a copy is mostly cache hits.
+export CCACHE_BASEDIR=$scratch
+jobs=${MUTANTS_JOBS:-2}
+cmake -S "$copy" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache >"$log" 2>&1 || { echo "run.sh: configure failed, see $log" >&2; exit 2; }
+# What every e2e suite of the list runs besides edashim: its helper programs.
+e2e_targets=(edashim edashim-cli edashim_probe helper_tool bench_tool fault_tool malloc_counter spawn_timer)
+echo "building the copy in $build ..."
+nice cmake --build "$build" -j"$jobs" --target unit_tests "${e2e_targets[@]}" >>"$log" 2>&1 ||
+  { echo "run.sh: the unmutated copy does not build, see $log" >&2; exit 2; }
+
+wanted() {
+  ((${#only[@]} == 0)) && return 0
+  local w
+  for w in "${only[@]}"; do [[ $w == "$1" ]] && return 0; done
+  return 1
+}
+
+# The named tests, stopping at the first failure. A failing e2e test keeps its sandbox for
+# inspection and names it: this mutant's failures are expected, so those (by exact path) go.
+run_tests() {
+  local out=$scratch/ctest.out rc kept
+  ctest --test-dir "$build" -R "$1" --stop-on-failure >"$out" 2>&1
+  rc=$?
+  cat "$out" >>"$log"
+  while read -r kept; do
+    [[ $kept == /tmp/edashim-e2e-* && -d $kept ]] && rm -rf -- "$kept"
+  done < <(sed -n 's/.*; sandbox kept at \(.*\))$/\1/p' "$out")
+  rm -f -- "$out"
+  return $rc
+}
+
+caught=() survived=() missing=() broken=()
+for i in "${!ids[@]}"; do
+  id=${ids[i]} file=$copy/${files[i]} orig=${originals[i]} repl=${replacements[i]} pattern=${patterns[i]}
+  wanted "$id" || continue
+  if [[ ! -f $file ]]; then
+    missing+=("$id (no file ${files[i]})")
+    echo "[$id] not found: no file ${files[i]}"
+    continue
+  fi
+  read_text "$file"
+  why=$(placement "$text" "$orig")
+  if [[ -n $why ]]; then
+    missing+=("$id (${files[i]}: $why)")
+    echo "[$id] not found: ${files[i]}: $why"
+    continue
+  fi
+  rest=${text#*"$orig"}
+  printf '%s' "${text%%"$orig"*}$repl$rest" >"$file"
+  targets=()
+  [[ $pattern == *unit:* ]] && targets+=(unit_tests)
+  [[ $pattern == *e2e* ]] && targets+=("${e2e_targets[@]}")
+  ((${#targets[@]})) || targets=(unit_tests "${e2e_targets[@]}")
+  echo "== $id: ${files[i]}" >>"$log"
+  if ! nice cmake --build "$build" -j"$jobs" --target "${targets[@]}" >>"$log" 2>&1; then
+    # A mutant that does not compile tests nothing: the entry needs fixing.
+    broken+=("$id")
+    echo "[$id] does not build (see $log): fix the entry"
+  else
+    count=$(ctest --test-dir "$build" -N -R "$pattern" | sed -n 's/^Total Tests: //p')
+    if [[ ${count:-0} == 0 ]]; then
+      broken+=("$id")
+      echo "[$id] the pattern '$pattern' names no test: fix the entry"
+    elif run_tests "$pattern"; then
+      survived+=("$id")
+      echo "[$id] SURVIVED: ${files[i]}, no test of '$pattern' failed"
+    else
+      caught+=("$id")
+      echo "[$id] caught"
+    fi
+  fi
+  printf '%s' "$text" >"$file"
+done
+# The copy as it was, so that a later --scratch run starts from the unmutated tree.
+nice cmake --build "$build" -j"$jobs" --target unit_tests "${e2e_targets[@]}" >>"$log" 2>&1
+
+total=$((${#caught[@]} + ${#survived[@]} + ${#missing[@]} + ${#broken[@]}))
+echo
+echo "$total mutants: ${#caught[@]} caught, ${#survived[@]} survived, ${#missing[@]} not found, ${#broken[@]} broken entries"
+for s in "${survived[@]}"; do echo "  survived: $s"; done
+for s in "${missing[@]}"; do echo "  not found: $s"; done
+for s in "${broken[@]}"; do echo "  broken: $s"; done
+((keep || !made_scratch)) && echo "(log: $log)"
+((${#survived[@]} + ${#missing[@]} + ${#broken[@]} == 0))
