@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -17,6 +18,20 @@
 #include "paths/layout.hpp"
 
 int main(int argc, char** argv) {
+  // Started by the exec hook (probe/hook.c) in place of a tool called by any path inside a run:
+  // that path is the tool, argv[0] stays as its caller set it.
+  if (const char* route = std::getenv(pipeline::kRouteVar); route && *route) {
+    pipeline::Invocation inv;
+    inv.explicit_path = route;
+    inv.tool = util::basename(inv.explicit_path);
+    inv.routed = true;
+    ::unsetenv(pipeline::kRouteVar);
+    inv.argv.assign(argv, argv + argc);
+    if (inv.argv.empty()) inv.argv.push_back(inv.explicit_path);
+    run::keep_argument_area(argc, argv);
+    pipeline::select_from(inv);
+    return pipeline::run_tool(inv);
+  }
   // The link that was executed says which tool this is; argv[0] is the tool's, passed on as is.
   std::string name = pipeline::invoked_name(reinterpret_cast<const char*>(::getauxval(AT_EXECFN)),
                                             argc > 0 ? argv[0] : nullptr);

@@ -75,7 +75,7 @@ std::string panel(const std::vector<ArmStats>& arms, Figure fig, double top, dou
   std::string s;
   s += "<text x='" + f(left) + "' y='" + f(top - 10) + "' class='h'>" + esc(heading) + "</text>\n";
   double bottom = top + row_h * double(arms.size());
-  auto ticks = nice_ticks(ax.lo, ax.hi);
+  auto ticks = util::nice_ticks(ax.lo, ax.hi);
   for (double t : ticks) {
     if (t < ax.lo || t > ax.hi) continue;
     double x = ax.map(t);
@@ -161,44 +161,6 @@ std::vector<double> density(const std::vector<double>& xs, const std::vector<dou
   return out;
 }
 
-std::string xml_text(std::string_view text) {
-  std::string clean = util::printable(text), out;
-  out.reserve(clean.size());
-  for (std::size_t i = 0; i < clean.size(); ++i) {
-    char c = clean[i];
-    // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not XML characters: a parser stops at them.
-    if (c == '\xEF' && i + 2 < clean.size() && clean[i + 1] == '\xBF' && (clean[i + 2] == '\xBE' || clean[i + 2] == '\xBF')) {
-      out += clean[i + 2] == '\xBE' ? "\\xEF\\xBF\\xBE" : "\\xEF\\xBF\\xBF";
-      i += 2;
-      continue;
-    }
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::vector<double> nice_ticks(double lo, double hi, int target) {
-  std::vector<double> out;
-  if (!(hi > lo)) return {lo};
-  double raw = (hi - lo) / target;
-  double mag = std::pow(10, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (raw <= m * mag) {
-      step = m * mag;
-      break;
-    }
-  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
-  return out;
-}
-
 std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& title, const std::string& subtitle) {
   const double width = 960, left = 250, right = width - 30, row_t = 64, row_m = 40;
   double top1 = 86, bottom1 = top1 + row_t * double(arms.size());
@@ -244,12 +206,12 @@ std::string plot_tradeoff(const std::vector<TradeoffPoint>& pts, double budget, 
   s += "<text x='20' y='28' class='t'>" + esc(title) + "</text>\n";
   s += "<text x='20' y='48' class='st'>lower is faster, left uses less memory; both relative to the baseline profile; "
        "dashed line: RSS budget; VM: peak virtual size / baseline</text>\n";
-  for (double t : nice_ticks(ax.lo, ax.hi)) {
+  for (double t : util::nice_ticks(ax.lo, ax.hi)) {
     if (t < ax.lo || t > ax.hi) continue;
     s += "<line x1='" + f(ax.map(t)) + "' y1='" + f(top) + "' x2='" + f(ax.map(t)) + "' y2='" + f(bottom) + "' class='grid'/>\n";
     s += "<text x='" + f(ax.map(t)) + "' y='" + f(bottom + 16) + "' class='tick'>" + num_label(t) + "</text>\n";
   }
-  for (double t : nice_ticks(ay.lo, ay.hi)) {
+  for (double t : util::nice_ticks(ay.lo, ay.hi)) {
     if (t < ay.lo || t > ay.hi) continue;
     s += "<line x1='" + f(left) + "' y1='" + f(ay.map(t)) + "' x2='" + f(right) + "' y2='" + f(ay.map(t)) + "' class='grid'/>\n";
     s += "<text x='" + f(left - 8) + "' y='" + f(ay.map(t) + 4) + "' class='tick' style='text-anchor:end'>" + num_label(t) +

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bench/analysis.hpp"
+#include "util/svg_text.hpp"
 
 namespace bench {
 
@@ -26,13 +27,5 @@ std::string plot_tradeoff(const std::vector<TradeoffPoint>& points, double max_r
 // Gaussian kernel density at `at`, bandwidth by Silverman's rule of thumb (numbers only, for
 // drawing; exposed for tests).
 std::vector<double> density(const std::vector<double>& xs, const std::vector<double>& at);
-
-// Text from anywhere (a log another program wrote) as XML character data or an attribute
-// value: control characters and invalid UTF-8 as util::printable's \xNN, the characters XML
-// forbids (U+FFFE, U+FFFF) likewise, and < > & " ' as entities.
-std::string xml_text(std::string_view text);
-
-// Round tick positions covering [lo, hi] (steps of 1, 2 or 5 times a power of ten).
-std::vector<double> nice_ticks(double lo, double hi, int target = 6);
 
 }  // namespace bench

@@ -35,6 +35,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
     std::printf("  %-20s reaches malloc%s\n", "preload", plan.allocator_library.empty() ? " (nothing to preload)" : "");
   } else if (p.blocker == "address-space-limit") {
     std::printf("  %-20s left out: %s\n", "preload", p.reason.c_str());
+  } else if (p.blocker == "foreign-loader") {
+    std::printf("  %-20s nothing preloaded: %s\n", "preload", p.reason.c_str());
   } else {
     std::printf("  %-20s CANNOT serve malloc: %s\n", "preload", p.reason.c_str());
   }
@@ -59,7 +61,15 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
     std::printf("  %-20s off (%s)\n", "probe",
                 !plan.loaded.settings.probe.value ? "probe = false"
                 : p.blocker == "sanitizer"        ? "nothing may load ahead of the sanitizer's runtime"
+                : p.blocker == "foreign-loader"   ? "it cannot load under this loader either"
                                                   : "libedashim_probe.so not found");
+  // The exec hook shares the probe's library (probe/hook.c).
+  std::printf("  %-20s %s\n", "exec hook",
+              !plan.hook_library.empty()
+                  ? "on: tools with a profile of their own started inside this run get it and their own log line; "
+                    "programs under a loader edashim's libraries cannot load in get nothing of edashim's"
+              : p.blocker == "foreign-loader" ? "off: it cannot load under this loader either"
+                                              : "off (nothing preloaded, or libedashim_probe.so not found)");
   std::printf("  %-20s %s\n", "inspection", p.cached ? "from the cache (file unchanged since last time)" : "read the file now");
 }
 

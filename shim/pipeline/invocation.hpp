@@ -14,6 +14,7 @@ struct Invocation {
   std::string explicit_path;       // `edashim run -- ./tool`: this file, no PATH search
   config::Selection chosen;        // profile and allocator from a flag or the environment
   bool strict = false;             // configuration errors stop the run (edashim run --strict)
+  bool routed = false;             // sent by the exec hook (probe/hook.c): a run of its own inside a run
 };
 
 // Profile and allocator for `inv`: a command-line flag when given, else EDASHIM_PROFILE and
@@ -24,6 +25,13 @@ void select_from(Invocation& inv, const std::string& profile_flag = "", const st
 inline constexpr const char* kChainVar = "__EDASHIM_CHAIN";
 // The file libedashim_probe.so appends its records to (read by probe/probe.c).
 inline constexpr const char* kProbeVar = "__EDASHIM_PROBE";
+// Set by the exec hook (probe/hook.c) when it starts edashim in place of a tool: the tool's path.
+inline constexpr const char* kRouteVar = "__EDASHIM_ROUTE";
+// For the hook: the shim to route tools through, and the tools (colon-separated names) to route.
+inline constexpr const char* kExeVar = "__EDASHIM_EXE";
+inline constexpr const char* kToolsVar = "__EDASHIM_TOOLS";
+// Chain length at which a run stops routing and calls it a loop.
+inline constexpr size_t kMaxChain = 16;
 
 // The name a run stands in for: the file name of the path the kernel executed (`executed`,
 // getauxval(AT_EXECFN)), not argv[0], which the caller may set to anything (`exec -a`,

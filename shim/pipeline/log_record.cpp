@@ -88,6 +88,10 @@ void write_verification(util::JsonWriter& record, const Plan& plan, bool probed,
     v.note += " (" + p.reason + "; the probe cannot load either)";
   record.field(logkey::allocator_verified, v.verified);
   record.field(logkey::verification, v.note);
+  // Processes the exec hook left without the allocator: a loader edashim's libraries cannot load under.
+  record.key(logkey::not_applied).begin_array();
+  for (const auto& n : run::not_applied(probe_records)) record.value("allocator not applied to " + n);
+  record.end_array();
 }
 
 // Where a run's temporary names live: the tool's TMPDIR (a scratch directory), the caller's,

@@ -1,5 +1,6 @@
 #include "pipeline/plan.hpp"
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "alloc/registry.hpp"
 #include "alloc/version.hpp"
 #include "config/log_path.hpp"
+#include "paths/layout.hpp"
 #include "pipeline/preflight.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
@@ -49,6 +51,19 @@ std::vector<std::string> current_environment() {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
   return env;
+}
+
+std::vector<std::string> tool_names_of_profiles(const std::vector<std::string>& files) {
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    if (f.size() <= 5 || f.compare(f.size() - 5, 5, ".toml") != 0 || f == "all.toml") continue;
+    std::string name = f.substr(0, f.size() - 5);
+    // A name the hook could not match as one entry of a colon list, or a hidden file.
+    if (name[0] == '.' || name.find_first_of(":=/ \t\n") != std::string::npos) continue;
+    out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 namespace {
@@ -152,6 +167,17 @@ void check_options(Plan& plan) {
   }
 }
 
+// The tools with a shipped profile of their own (defaults/NAME.toml but all.toml): what the exec
+// hook routes through edashim, by file name.
+std::string routed_tools(const std::string& shipped_dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir((shipped_dir + "/defaults").c_str())) {
+    while (dirent* e = ::readdir(d)) names.push_back(e->d_name);
+    ::closedir(d);
+  }
+  return util::join(tool_names_of_profiles(names), ":");
+}
+
 // 6. Where the run goes: log, probe, scratch.
 void choose_destinations(Plan& plan, const paths::Files& files, const std::vector<std::string>& env) {
   const auto& s = plan.loaded.settings;
@@ -160,6 +186,15 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
   if (s.probe.value && util::exists(files.probe_library) && !plan.tool_path.empty() &&
       plan.preflight.blocker != "sanitizer")
     plan.probe_library = files.probe_library;
+  // The exec hook shares the probe's library; nothing of edashim's goes where it cannot load.
+  if (util::exists(files.probe_library) && !plan.tool_path.empty() && plan.preflight.blocker != "sanitizer" &&
+      plan.preflight.blocker != "foreign-loader")
+    plan.hook_library = files.probe_library;
+  if (plan.preflight.blocker == "foreign-loader") plan.probe_library.clear();
+  // A profile or allocator asked for by name (a flag, EDASHIM_PROFILE, EDASHIM_ALLOCATOR; bench's
+  // arms) is for the whole tree, as before routing: nothing below is routed to a profile of its own.
+  bool chosen = !plan.inv.chosen.profile.empty() || !plan.inv.chosen.allocator.empty();
+  plan.routed_tools = chosen ? "" : routed_tools(files.shipped_dir);
   if (!s.scratch.value) return;
   // A temporary directory the user set is theirs (it may be on a disk for a reason, or be
   // where they look for what a tool leaves): only an explicit "override" replaces it.
@@ -211,11 +246,16 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   in.allocator_library = plan.allocator_library;
   in.options_family = plan.options_family;
   in.probe_library = plan.probe_library;
+  in.hook_library = plan.hook_library;
   in.scratch_dir = scratch_dir;
   std::string chain = run::lookup(env, kChainVar).value_or("");
   std::string self = util::self_exe();
   in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
   if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
+  if (!plan.hook_library.empty()) {
+    in.markers.emplace_back(kExeVar, paths::layout().shim);
+    in.markers.emplace_back(kToolsVar, plan.routed_tools);
+  }
   return run::build_environment(in);
 }
 

@@ -28,6 +28,9 @@ struct Plan {
   std::string log_path;            // empty: off; {host} expanded (log_path_of)
   std::string host;                // gethostname, when the log path named {host}; else read for the record
   std::string probe_library;
+  std::string hook_library;        // the exec hook (the probe's library), preloaded with anything else
+  std::string routed_tools;        // "yosys:yosys-abc:...": the tools the hook routes to their own profile
+                                   // (none when a profile or allocator was chosen for the whole tree)
   std::string scratch_base;        // the user's own base in the tmpfs (run::own_base); empty: no scratch
   std::string scratch_note;
   bool scratch_refused = false;    // that base is another user's or a link: a run says scratch_note on stderr
@@ -76,5 +79,8 @@ struct CurrentLog {
   std::vector<config::Problem> problems;  // the configuration's errors (a run would not log then)
 };
 CurrentLog current_log(const paths::Files& files, const std::vector<std::string>& env);
+
+// Pure: the tool names of a profiles/defaults directory's file names (NAME.toml, not all.toml).
+std::vector<std::string> tool_names_of_profiles(const std::vector<std::string>& files);
 
 }  // namespace pipeline

@@ -7,6 +7,8 @@
 
 #include "alloc/allocators.hpp"
 #include "paths/files.hpp"
+#include "paths/layout.hpp"
+#include "probe/loader_check.h"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -42,6 +44,33 @@ void check_address_space_limit(Plan& plan) {
                           "fail where it runs without edashim";
 }
 
+// A program started by a loader other than the system's (a bundle's own glibc, musl, ld.so run
+// by hand) gets nothing of edashim's unless its libraries can be shown to load there: a preload
+// that cannot load stops the program before main, where it starts fine directly.
+void check_loader(Plan& plan) {
+  auto& p = plan.preflight;
+  std::string target = p.binary.empty() ? plan.tool_path : p.binary;
+  bool explicit_run = edh_is_loader_name(util::basename(target).c_str());
+  std::string loader = explicit_run ? target : p.facts.kind == "dynamic" ? p.facts.interpreter : "";
+  const char* sys = edh_system_loader();
+  if (loader.empty() || (sys && loader == sys)) return;
+  if (auto a = util::file_id(loader), b = sys ? util::file_id(sys) : std::nullopt; a && b && *a == *b) return;
+  std::string ours = plan.allocator_library.empty() ? paths::layout().probe
+                                                    : plan.allocator_library + ":" + paths::layout().probe;
+  std::vector<const char*> argv;
+  for (const auto& a : plan.inv.argv) argv.push_back(a.c_str());
+  argv.push_back(nullptr);
+  if (argv.size() < 2) argv.insert(argv.begin(), "");
+  edh_verdict v{};
+  if (loader.size() >= sizeof v.loader) return;
+  loader.copy(v.loader, loader.size());
+  if (edh_loads_there(v.loader, argv.data(), explicit_run, ours.c_str(), &v)) return;
+  p.blocker = "foreign-loader";
+  p.reason = std::string("it is started by the loader ") + v.loader + ", and edashim's libraries need " + v.missing +
+             " where that loader's libc has " + (v.has[0] ? v.has : "none") +
+             ": nothing is preloaded, or the tool would stop before main";
+}
+
 void choose_fallback(Plan& plan) {
   if (plan.allocator_library.empty() || !plan.preflight.inspected || plan.preflight.preload_reaches()) return;
   // The preload would do nothing (or nothing but initialise a second allocator): leave it out
@@ -51,7 +80,7 @@ void choose_fallback(Plan& plan) {
   // A sanitizer's malloc is its own, and under an address-space limit the tool runs as it
   // would without edashim: no tunables either.
   const auto& blocker = plan.preflight.blocker;
-  if (blocker == "sanitizer" || blocker == "address-space-limit") {
+  if (blocker == "sanitizer" || blocker == "address-space-limit" || blocker == "foreign-loader") {
     plan.options_family.clear();
     return;
   }
@@ -76,7 +105,8 @@ void inspect_tool(Plan& plan, const std::vector<std::string>& env) {
   if (!plan.tool_path.empty()) {
     plan.preflight =
         tool::inspect(plan.tool_path, run::lookup(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"), fact_cache());
-    if (plan.preflight.inspected) check_address_space_limit(plan);
+    if (plan.preflight.inspected) check_loader(plan);
+    if (plan.preflight.inspected && plan.preflight.blocker != "foreign-loader") check_address_space_limit(plan);
     choose_fallback(plan);
   }
   check_fallback_options(plan);
@@ -91,6 +121,7 @@ std::string fallback_effect(const Plan& plan) {
   if (p.blocker == "secure-exec") return "glibc ignores malloc tunables in secure-execution mode: expect no effect on it";
   if (p.blocker == "sanitizer") return "the sanitizer's runtime serves malloc";
   if (p.blocker == "address-space-limit") return "glibc's malloc serves it, as without edashim";
+  if (p.blocker == "foreign-loader") return "it runs as it would without edashim";
   if (p.blocker == "own-malloc") return "its own allocator serves malloc: the tunables reach only what still uses glibc's malloc";
   return "";
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -58,12 +59,21 @@ void honour_switch(const Invocation& inv) {
 // add nothing, but record ourselves so that a copy of edashim can never be taken for the real
 // tool twice. Returns only for a loop.
 int run_nested(const Invocation& inv, const std::string& chain) {
-  if (util::split(chain, ':').size() > 16) {
-    say("loop: edashim has started itself 16 times (" + chain + "); check PATH for copies of edashim named " + inv.tool);
+  if (util::split(chain, ':').size() > kMaxChain) {
+    say("loop: edashim has started itself " + std::to_string(kMaxChain) + " times (" + chain + "); check PATH for copies of edashim named " + inv.tool);
     return 126;
   }
   ::setenv(kChainVar, (chain + ":" + util::self_exe()).c_str(), 1);
   exec_plain(inv);
+}
+
+// A tool with a profile of its own, called inside another run (through its link on PATH, or
+// routed by the exec hook by any path), runs with that profile, from the environment the run
+// above it was given, not with the allocator it would inherit.
+bool has_own_profile(const Invocation& inv, const std::vector<std::string>& env) {
+  if (inv.routed) return true;
+  auto tools = util::split(run::lookup(env, kToolsVar).value_or(""), ':');
+  return std::find(tools.begin(), tools.end(), inv.tool) != tools.end();
 }
 
 // Says what is wrong with the configuration; a broken one runs the plain tool (or stops a
@@ -215,7 +225,10 @@ std::vector<std::string> without_valgrind_preload(std::vector<std::string> env) 
 int run_tool(const Invocation& inv) {
   honour_switch(inv);
   auto env = current_environment();
-  if (auto chain = run::lookup(env, kChainVar); chain && !chain->empty()) return run_nested(inv, *chain);
+  if (auto chain = run::lookup(env, kChainVar); chain && !chain->empty()) {
+    if (!has_own_profile(inv, env) || util::split(*chain, ':').size() > kMaxChain) return run_nested(inv, *chain);
+    env = run::without_inherited(env);
+  }
 
   auto files = paths::Files::discover();
   Plan plan = make_plan(inv, files, env);

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <map>
 
-#include "bench/svg.hpp"
+#include "util/svg_text.hpp"
 #include "report/aggregate.hpp"
 #include "run/flow_id.hpp"
 #include "stats/summary.hpp"
@@ -155,7 +155,7 @@ std::vector<std::size_t> assign_lanes(const std::vector<FlowRun>& runs, std::vec
 }  // namespace
 
 std::string flow_svg(const FlowSummary& f) {
-  using bench::xml_text;
+  using util::xml_text;
   std::vector<Lane> lanes;
   auto lane_of = assign_lanes(f.runs, lanes);
   std::vector<std::string> allocators;
@@ -175,16 +175,16 @@ std::string flow_svg(const FlowSummary& f) {
   s += "<style>.h{font-size:15px;font-weight:bold}.tick{text-anchor:middle;fill:#555}.lane{text-anchor:end}"
        ".grid{stroke:#ddd}.axis{stroke:#555}</style>\n";
   s += "<rect width='100%' height='100%' fill='white'/>\n";
-  s += "<text x='10' y='22' class='h'>edashim flow " + xml_text(f.flow) + ": " + std::to_string(f.runs.size()) +
+  s += "<text x='10' y='22' class='h'>edashim flow " + util::xml_text(f.flow) + ": " + std::to_string(f.runs.size()) +
        (f.runs.size() == 1 ? " run, " : " runs, ") + seconds(f.wall()) + "</text>\n";
   double lx = 10;  // legend: one swatch per allocator
   for (const auto& a : allocators) {
     s += "<rect x='" + num(lx) + "' y='36' width='12' height='12' fill='" + color(a) + "'/>";
-    std::string label = xml_text(a.empty() ? "(none)" : a);
+    std::string label = util::xml_text(a.empty() ? "(none)" : a);
     s += "<text x='" + num(lx + 16) + "' y='46'>" + label + "</text>\n";
     lx += 30 + 7.0 * double(std::min<std::size_t>(label.size(), 40));
   }
-  for (double t : bench::nice_ticks(0, span)) {
+  for (double t : util::nice_ticks(0, span)) {
     if (t < 0 || t > span) continue;
     double x = x_of(f.start + t);
     s += "<line x1='" + num(x) + "' y1='" + num(top) + "' x2='" + num(x) + "' y2='" + num(bottom) + "' class='grid'/>";
@@ -194,15 +194,15 @@ std::string flow_svg(const FlowSummary& f) {
   for (std::size_t l = 0; l < lanes.size(); ++l)
     if (lanes[l].first_of_tool)
       s += "<text x='" + num(left - 8) + "' y='" + num(top + lane_h * double(l) + 14) + "' class='lane'>" +
-           xml_text(cut(lanes[l].tool, 40)) + "</text>\n";
+           util::xml_text(cut(lanes[l].tool, 40)) + "</text>\n";
   for (std::size_t i = 0; i < f.runs.size(); ++i) {
     const auto& r = f.runs[i];
     double x = x_of(r.start), w = std::max(1.0, x_of(r.start + r.wall) - x);
     std::string verified = !r.verified ? "not said" : *r.verified ? "verified" : "not verified";
     // Each part escaped on its own: the line break between them is the title's, not the log's.
-    std::string title = xml_text(r.tool + ": " + (r.allocator.empty() ? "(none)" : r.allocator) + " (" + verified +
+    std::string title = util::xml_text(r.tool + ": " + (r.allocator.empty() ? "(none)" : r.allocator) + " (" + verified +
                                  "), " + seconds(r.wall) + (r.ok ? "" : ", failed")) +
-                        "&#10;" + xml_text(cut(r.command));
+                        "&#10;" + util::xml_text(cut(r.command));
     s += "<rect x='" + num(x) + "' y='" + num(top + lane_h * double(lane_of[i]) + 3) + "' width='" + num(w) +
          "' height='" + num(lane_h - 6) + "' fill='" + color(r.allocator) + "'" +
          (r.ok ? "" : " stroke='#c00' stroke-width='1.5'") + "><title>" + title + "</title></rect>\n";

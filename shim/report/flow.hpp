@@ -71,7 +71,7 @@ std::vector<FlowToolRow> flow_tool_rows(const std::vector<FlowRun>& runs, double
 
 // A standalone SVG timeline: a lane per tool (more when its runs overlap), a bar per run from
 // its start to its end, coloured by allocator, the tool and its command in the bar's <title>.
-// Everything from the log goes through bench::xml_text.
+// Everything from the log goes through util::xml_text.
 std::string flow_svg(const FlowSummary& f);
 
 // The default name of the timeline's file: flow-ID.svg (IDs are checked, so no '/').

@@ -51,7 +51,53 @@ namespace {
 
 bool is_probe(const std::string& path) { return util::starts_with(path.substr(path.rfind('/') + 1), "libedashim_probe"); }
 
+// Preload: the caller's own libraries first, as they are (a sanitizer runtime must stay first,
+// and a malloc interposer of theirs must see the calls it sees without edashim), then the
+// allocator, then the probe; nothing that is already there. The exec hook is the probe's
+// library: it comes with anything else edashim preloads.
+std::vector<std::string> preload_additions(const EnvInputs& in, const std::vector<std::string>& entries) {
+  auto present = [&](const std::string& lib) { return std::find(entries.begin(), entries.end(), lib) != entries.end(); };
+  std::vector<std::string> added;
+  if (!in.allocator_library.empty() && !present(in.allocator_library)) added.push_back(in.allocator_library);
+  bool probe_there = std::any_of(entries.begin(), entries.end(), is_probe);
+  if (!in.probe_library.empty() && !probe_there) added.push_back(in.probe_library);
+  if (!added.empty() && !in.hook_library.empty() && !probe_there && !present(in.hook_library) &&
+      std::find(added.begin(), added.end(), in.hook_library) == added.end())
+    added.push_back(in.hook_library);
+  return added;
+}
+
+// The variables edashim adds that the caller did not have: what a routed child takes out again
+// to start from the caller's environment (the hook's bookkeeping, kSetVar).
+std::string added_names(const std::vector<std::pair<std::string, std::optional<std::string>>>& sets,
+                        const std::vector<std::string>& current) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : sets)
+    if (value && name != "LD_PRELOAD" && name != kOursVar && !lookup(current, name)) names.push_back(name);
+  return util::join(names, ":");
+}
+
 }  // namespace
+
+std::vector<std::string> without_inherited(const std::vector<std::string>& env) {
+  auto ours = split_preload(lookup(env, kOursVar).value_or(""));
+  auto added = util::split(lookup(env, kSetVar).value_or(""), ':');
+  for (const char* marker : {kOursVar, kSetVar, "__EDASHIM_PROBE", "__EDASHIM_ROUTE"}) added.push_back(marker);
+  std::vector<std::string> out;
+  for (const auto& e : env) {
+    std::string name = e.substr(0, e.find('='));
+    if (std::find(added.begin(), added.end(), name) != added.end()) continue;
+    if (name != "LD_PRELOAD" || ours.empty()) {
+      out.push_back(e);
+      continue;
+    }
+    std::vector<std::string> kept;
+    for (const auto& lib : split_preload(e.substr(11)))
+      if (std::find(ours.begin(), ours.end(), lib) == ours.end()) kept.push_back(lib);
+    if (!kept.empty()) out.push_back("LD_PRELOAD=" + util::join(kept, ":"));
+  }
+  return out;
+}
 
 EnvPlan build_environment(const EnvInputs& in) {
   const config::Settings& s = *in.settings;
@@ -84,19 +130,12 @@ EnvPlan build_environment(const EnvInputs& in) {
   };
   std::vector<std::string> front;  // variables that must come first (mimalloc 2.0 reads only 256)
 
-  // Preload: the caller's own libraries first, as they are (a sanitizer runtime must stay
-  // first, and a malloc interposer of theirs must see the calls it sees without edashim), then
-  // the allocator, then the probe; nothing that is already there.
   auto user_preload = effective_preload(in.current);
-  auto entries = split_preload(user_preload.value_or(""));
-  auto present = [&](const std::string& lib) { return std::find(entries.begin(), entries.end(), lib) != entries.end(); };
-  std::vector<std::string> added;
-  if (!in.allocator_library.empty() && !present(in.allocator_library)) added.push_back(in.allocator_library);
-  if (!in.probe_library.empty() && std::none_of(entries.begin(), entries.end(), is_probe))
-    added.push_back(in.probe_library);
+  auto added = preload_additions(in, split_preload(user_preload.value_or("")));
   if (!added.empty()) {
     std::string mine = user_preload.value_or("");
     set("LD_PRELOAD", mine + (split_preload(mine).empty() ? "" : ":") + util::join(added, ":"));
+    if (!in.hook_library.empty()) set(kOursVar, util::join(added, ":"));
   }
 
   // The chosen family's options, written as that family reads them (alloc/registry).
@@ -117,6 +156,8 @@ EnvPlan build_environment(const EnvInputs& in) {
   if (!in.scratch_dir.empty())
     for (const char* v : {"TMPDIR", "TMP", "TEMP"}) set(v, in.scratch_dir);
   for (const auto& [name, value] : s.env) from_profile(name, value.value);
+  if (!in.hook_library.empty())
+    if (auto names = added_names(sets, in.current); !names.empty()) set(kSetVar, names);
   for (const auto& [name, value] : in.markers) set(name, value);
 
   // Assemble: front variables, then the caller's environment in its order with our changes,
@@ -151,7 +192,12 @@ EnvPlan build_environment(const EnvInputs& in) {
   for (const auto& [name, value] : sets)
     if (value && std::find(placed.begin(), placed.end(), name) == placed.end()) plan.env.push_back(entry(name, *value));
 
+  // The hook's own bookkeeping says nothing about the run: not listed as changes.
+  auto bookkeeping = [](const std::string& n) {
+    return n == kOursVar || n == kSetVar || n == "__EDASHIM_TOOLS" || n == "__EDASHIM_EXE";
+  };
   for (const auto& [name, value] : sets) {
+    if (bookkeeping(name)) continue;
     auto before = name == "LD_PRELOAD" ? user_preload : lookup(in.current, name);
     if (before != value) plan.changes.push_back({name, before, value});
   }

@@ -19,6 +19,7 @@ struct EnvInputs {
   std::string allocator_library;     // to preload; empty: none (system, or not found)
   std::string options_family;        // which options table applies: "mimalloc", ..., "glibc", or ""
   std::string probe_library;         // empty: no probe
+  std::string hook_library;          // the exec hook (probe/hook.c): preloaded whenever anything else is
   std::string scratch_dir;           // empty: TMPDIR untouched
   std::vector<std::pair<std::string, std::string>> markers;  // edashim's own variables
 };
@@ -49,6 +50,16 @@ std::optional<std::string> effective_preload(const std::vector<std::string>& env
 // The entry of the caller's LD_PRELOAD that chooses the allocator (a known allocator library, or
 // a sanitizer runtime that serves malloc), or "". Then edashim adds no allocator of its own.
 std::string preloaded_allocator(const std::vector<std::string>& env);
+
+// The variables through which edashim tells the exec hook (probe/hook.c) what is its own: the
+// LD_PRELOAD entries it added, and the variables it added that were not set before.
+inline constexpr const char* kOursVar = "__EDASHIM_OURS";
+inline constexpr const char* kSetVar = "__EDASHIM_SET";
+
+// The caller's environment as it was before the edashim run above this one changed it, as far as
+// that run's markers tell: its LD_PRELOAD entries and the variables it added are taken out, and so
+// are its own markers (probe file, route). A tool routed to its own profile starts from this.
+std::vector<std::string> without_inherited(const std::vector<std::string>& env);
 
 // LD_PRELOAD entries (ld.so splits on both ':' and ' ').
 std::vector<std::string> split_preload(const std::string& value);

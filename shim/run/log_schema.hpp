@@ -58,6 +58,7 @@ inline constexpr std::string_view vm_peak_kb = "vm_peak_kb"; // in a process's r
 inline constexpr std::string_view vm_hwm_kb = "vm_hwm_kb";   // in a process's record: its VmHWM, or null
 inline constexpr std::string_view allocator_verified = "allocator_verified";
 inline constexpr std::string_view verification = "verification";
+inline constexpr std::string_view not_applied = "not_applied";  // processes started without edashim's libraries, and why
 // Only when edashim could not start the tool itself and exec'd it in its own place instead
 // (then the times and status are absent: status null).
 inline constexpr std::string_view fallback = "fallback";

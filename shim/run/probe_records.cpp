@@ -63,6 +63,19 @@ std::vector<ProbedProcess> parse_probe_records(std::string_view text) {
   return out;
 }
 
+std::vector<std::string> not_applied(std::string_view text) {
+  std::vector<std::string> out;
+  for (const auto& line : util::split(text, '\n')) {
+    auto f = util::split(line, '\t');
+    if (f.size() != 6 || f[0] != "L" || !number(f[1])) continue;
+    auto program = util::tsv_unescape(f[2]), loader = util::tsv_unescape(f[3]);
+    auto missing = util::tsv_unescape(f[4]), has = util::tsv_unescape(f[5]);
+    if (!program || !loader || !missing || !has) continue;
+    out.push_back(*program + ": loader " + *loader + ", needs " + *missing + ", has " + (has->empty() ? "none" : *has));
+  }
+  return out;
+}
+
 std::string malloc_provider(const ProbedProcess& p) {
   if (p.malloc_object == p.exe) return "executable";
   if (auto family = alloc::allocator_of_library(p.malloc_object); !family.empty()) return family;

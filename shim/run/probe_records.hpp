@@ -20,6 +20,11 @@ struct ProbedProcess {
 // Pure: records in file order to processes in order of appearance. Damaged lines are skipped.
 std::vector<ProbedProcess> parse_probe_records(std::string_view text);
 
+// Pure: the processes the exec hook started without edashim's libraries because their loader
+// could not load them (L records, probe/hook.c), in file order, as
+// "PROGRAM: loader L, needs GLIBC_2.34, has GLIBC_2.31".
+std::vector<std::string> not_applied(std::string_view text);
+
 // Who served malloc: an allocator name ("jemalloc"), "glibc" for libc.so.*, "executable"
 // when the program's own malloc did, else the object's file name.
 std::string malloc_provider(const ProbedProcess& p);

@@ -52,6 +52,11 @@ recommend() { "$BIN" report --recommend --log "$1" --tool yosys; }
 test_recommend_names_the_faster_arm_refuses_thin_and_mixed_evidence_and_adopt_applies_it() {
   setup
   build_log
+  # yosys' ABC runs are lines of their own (issue 26, berkeley-abc's profile): this test is
+  # about yosys' lines, and counts them.
+  python3 -c "import json,sys
+rs=[l for l in open(sys.argv[1]) if json.loads(l)['tool'] == 'yosys']
+open(sys.argv[1], 'w').writelines(rs)" "$LOG"
   local slow='system[mmap_threshold=48]'
   expect_eq "$(python3 -c "
 import json,sys
@@ -134,7 +139,7 @@ PY
 
   # The same verdict for scripts.
   expect_eq "$("$BIN" report --recommend --log "$LOG" --json 2> /dev/null | python3 -c "
-import json,sys; v=json.load(sys.stdin)['verdicts'][0]; print(v['tool'], v['recommended'], v['candidates'][0]['meets_rule'])")" \
+import json,sys; v=[v for v in json.load(sys.stdin)['verdicts'] if v['tool'] == 'yosys'][0]; print(v['tool'], v['recommended'], v['candidates'][0]['meets_rule'])")" \
     "yosys jemalloc True" "--json"
 }
 

@@ -140,7 +140,7 @@ TEST_CASE("Bench: the plot is an SVG with one row per arm", "[bench]") {
   std::size_t circles = 0;
   for (auto p = svg.find("<circle"); p != std::string::npos; p = svg.find("<circle", p + 1)) ++circles;
   CHECK(circles == 8);
-  auto ticks = bench::nice_ticks(0.93, 2.07);
+  auto ticks = util::nice_ticks(0.93, 2.07);
   std::vector<double> expect{1.0, 1.2, 1.4, 1.6, 1.8, 2.0};
   REQUIRE(ticks.size() == expect.size());
   for (std::size_t i = 0; i < ticks.size(); ++i) CHECK(ticks[i] == Approx(expect[i]));

@@ -183,12 +183,12 @@ TEST_CASE("Flow: \"last\" is the flow whose run ended last, records and bad ids 
   CHECK(last.id() == "B");
 }
 
-TEST_CASE("Flow: bench::xml_text escapes markup, controls, invalid UTF-8 and XML's non-characters", "[flow][svg]") {
-  CHECK(bench::xml_text("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&apos;");
-  CHECK(bench::xml_text("\x1b[31m") == "\\x1B[31m");
-  CHECK(bench::xml_text("\xff") == "\\xFF");
-  CHECK(bench::xml_text("\xef\xbf\xbf.\xef\xbf\xbe") == "\\xEF\\xBF\\xBF.\\xEF\\xBF\\xBE");
-  CHECK(bench::xml_text("caf\xc3\xa9 \xe2\x98\x83") == "caf\xc3\xa9 \xe2\x98\x83");  // text stays text
+TEST_CASE("Flow: util::xml_text escapes markup, controls, invalid UTF-8 and XML's non-characters", "[flow][svg]") {
+  CHECK(util::xml_text("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&apos;");
+  CHECK(util::xml_text("\x1b[31m") == "\\x1B[31m");
+  CHECK(util::xml_text("\xff") == "\\xFF");
+  CHECK(util::xml_text("\xef\xbf\xbf.\xef\xbf\xbe") == "\\xEF\\xBF\\xBF.\\xEF\\xBF\\xBE");
+  CHECK(util::xml_text("caf\xc3\xa9 \xe2\x98\x83") == "caf\xc3\xa9 \xe2\x98\x83");  // text stays text
 }
 
 TEST_CASE("Flow: the SVG timeline has a bar per run with its tool and command, and nothing raw from the log", "[flow][svg]") {

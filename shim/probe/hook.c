@@ -1,0 +1,406 @@
+/* The exec hook, part of libedashim_probe.so, which edashim preloads whenever it preloads
+ * anything (with the probe's records on or off). Before a process of an edashim run starts a
+ * program (the exec family, posix_spawn, posix_spawnp) it decides:
+ *  - route: the program's file name is a tool edashim has a profile for (__EDASHIM_TOOLS): it is
+ *    started through edashim (__EDASHIM_EXE) with __EDASHIM_ROUTE naming the original path,
+ *    argv unchanged, so the tool gets its own profile and log line;
+ *  - strip: the program is started by a loader edashim's libraries cannot be shown to load
+ *    under (another glibc older than they need, musl, another class): edashim's entries
+ *    (__EDASHIM_OURS) leave LD_PRELOAD, the user's stay, and a record says why;
+ *  - pass: everything else, untouched. EDASHIM=off in the environment passes everything.
+ *
+ * Rules (this runs in vfork children and in any program): no malloc, no stdio, stack buffers
+ * only; errno and the return value are exactly those of the real call. Which functions, and
+ * resolving the real ones with dlsym(RTLD_NEXT), follow Bear's intercept library. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader_check.h"
+
+#define CAP 4096
+#define MAX_ENV 4096  /* the new environment is a stack array: 32 KiB at most; larger ones pass untouched */
+#define MAX_ARGS 65536
+
+extern char** environ;
+
+typedef int (*execve_fn)(const char*, char* const[], char* const[]);
+typedef int (*spawn_fn)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                        char* const[], char* const[]);
+
+static execve_fn real_execve_p, real_execvpe_p;
+static spawn_fn real_spawn_p, real_spawnp_p;
+
+/* Resolved at load, in the constructor: never in a fork()ed child, where dlsym could wait
+ * forever for the loader's lock held by another thread of the parent at the fork. (A first
+ * call before the constructor ran, from another library's constructor, resolves then.) */
+static void* real_of(void** slot, const char* name) {
+  if (!*slot) *slot = dlsym(RTLD_NEXT, name);
+  return *slot;
+}
+
+__attribute__((constructor)) static void edashim_hook_start(void) {
+  int saved = errno;
+  real_of((void**)&real_execve_p, "execve");
+  real_of((void**)&real_execvpe_p, "execvpe");
+  real_of((void**)&real_spawn_p, "posix_spawn");
+  real_of((void**)&real_spawnp_p, "posix_spawnp");
+  errno = saved;
+}
+
+enum kind { K_EXECVE, K_EXECVPE, K_SPAWN, K_SPAWNP };
+
+struct call {
+  enum kind kind;
+  const char* file;
+  char* const* argv;
+  char* const* envp;
+  pid_t* pid;
+  const posix_spawn_file_actions_t* actions;
+  const posix_spawnattr_t* attr;
+};
+
+static int call_real(const struct call* c, enum kind kind, const char* file, char* const* envp) {
+  switch (kind) {
+    case K_EXECVE:
+      if (!real_of((void**)&real_execve_p, "execve")) break;
+      return real_execve_p(file, c->argv, envp);
+    case K_EXECVPE:
+      if (!real_of((void**)&real_execvpe_p, "execvpe")) break;
+      return real_execvpe_p(file, c->argv, envp);
+    case K_SPAWN:
+      if (!real_of((void**)&real_spawn_p, "posix_spawn")) return ENOSYS;
+      return real_spawn_p(c->pid, file, c->actions, c->attr, c->argv, envp);
+    case K_SPAWNP:
+      if (!real_of((void**)&real_spawnp_p, "posix_spawnp")) return ENOSYS;
+      return real_spawnp_p(c->pid, file, c->actions, c->attr, c->argv, envp);
+  }
+  errno = ENOSYS;
+  return -1;
+}
+
+static const char* env_get(char* const* env, const char* name) {
+  size_t n = strlen(name);
+  for (; env && *env; ++env)
+    if (strncmp(*env, name, n) == 0 && (*env)[n] == '=') return *env + n + 1;
+  return NULL;
+}
+
+static const char* base_of(const char* path) {
+  const char* s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* EDASHIM=off (0, false, no): nothing of edashim applies to this exec. */
+static int switched_off(const char* v) {
+  if (!v) return 0;
+  return !strcasecmp(v, "off") || !strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no");
+}
+
+/* `name` is one of the colon-separated entries of `list`. */
+static int in_list(const char* list, const char* name, size_t n) {
+  for (const char* p = list; *p;) {
+    const char* e = strchr(p, ':');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && strncmp(p, name, n) == 0) return 1;
+    if (!e) break;
+    p = e + 1;
+  }
+  return 0;
+}
+
+static int same_file(const char* a, const char* b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int join(char* out, size_t cap, const char* a, size_t an, const char* b) {
+  size_t bn = strlen(b);
+  if (an + 1 + bn + 1 > cap) return 0;
+  memcpy(out, a, an);
+  out[an] = '/';
+  memcpy(out + an + 1, b, bn + 1);
+  return 1;
+}
+
+/* What execvp would run for `file`: a PATH search like glibc's (the caller's PATH). */
+static int path_search(const char* file, char* out) {
+  const char* path = env_get(environ, "PATH");
+  if (!path) path = "/bin:/usr/bin";
+  for (const char* p = path;;) {
+    const char* e = strchr(p, ':');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    struct stat st;
+    if (join(out, CAP, len ? p : ".", len ? len : 1, file) && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+        access(out, X_OK) == 0)
+      return 1;
+    if (!e) return 0;
+    p = e + 1;
+  }
+}
+
+/* Copies `env` into `out`, leaving out entries named like `drop` ("NAME="), and appends
+ * `extra` when not NULL. */
+static void copy_env(char* const* env, char** out, const char* drop, char* extra) {
+  size_t k = 0, n = drop ? strlen(drop) : 0;
+  for (; env && *env; ++env)
+    if (!drop || strncmp(*env, drop, n) != 0) out[k++] = *env;
+  if (extra) out[k++] = extra;
+  out[k] = NULL;
+}
+
+/* LD_PRELOAD's value without the entries listed in `ours`, into out; 0 when it does not fit. */
+static int strip_preload(const char* value, const char* ours, char* out, size_t cap) {
+  size_t len = 0;
+  for (const char* p = value; *p;) {
+    while (*p == ':' || *p == ' ') ++p;
+    const char* e = p;
+    while (*e && *e != ':' && *e != ' ') ++e;
+    size_t n = (size_t)(e - p);
+    if (n && !in_list(ours, p, n)) {
+      if (len + n + 2 > cap) return 0;
+      if (len) out[len++] = ':';
+      memcpy(out + len, p, n);
+      len += n;
+    }
+    p = e;
+  }
+  out[len] = 0;
+  return 1;
+}
+
+/* A record line for the probe's file (probe/probe.c describes the format):
+ *   L <pid> <program> <loader> <missing version> <what it has> */
+static void record_not_applied(char* const* env, const char* program, const struct edh_verdict* v) {
+  const char* file = env_get(env, "__EDASHIM_PROBE");
+  if (!file || file[0] != '/') return;
+  char line[3 * CAP];
+  size_t len = 0;
+  const char* parts[5] = {program, v->loader, v->missing, v->has, NULL};
+  line[len++] = 'L';
+  line[len++] = '\t';
+  char num[24];
+  int k = 0;
+  unsigned long pid = (unsigned long)getpid();
+  do num[k++] = (char)('0' + pid % 10), pid /= 10;
+  while (pid);
+  while (k) line[len++] = num[--k];
+  for (int i = 0; parts[i]; ++i) {
+    line[len++] = '\t';
+    for (const char* s = parts[i]; *s && len + 4 < sizeof line; ++s) {
+      char c = *s;
+      if (c == '\\' || c == '\t' || c == '\n') {
+        line[len++] = '\\';
+        c = c == '\t' ? 't' : c == '\n' ? 'n' : '\\';
+      }
+      line[len++] = c;
+    }
+  }
+  line[len++] = '\n';
+  int fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  if (write(fd, line, len) < 0) {
+  }
+  close(fd);
+}
+
+enum decision { PASS, ROUTE, STRIP };
+
+struct work {
+  char resolved[CAP];
+  char route[CAP + 32];
+  char preload[CAP * 2 + 16];
+  struct edh_verdict v;
+  const char* exe;
+};
+
+/* The first bytes of a file, read once: the headers and PT_INTERP are almost always there, and
+ * a pread per program header cost ~15 system calls on every exec. */
+struct head {
+  int fd;
+  long len;
+  char buf[2048];
+};
+
+static long read_head(void* ctx, unsigned long long off, void* buf, unsigned long n) {
+  struct head* h = (struct head*)ctx;
+  if (h->len >= 0 && off + n <= (unsigned long long)h->len) {
+    memcpy(buf, h->buf + off, n);
+    return (long)n;
+  }
+  return edh_read_fd(&h->fd, off, buf, n);
+}
+
+/* The loader that would start `target`: 1 with it in v->loader, 0 for none to look at. */
+static int loader_of(const char* target, int* explicit_run, struct edh_verdict* v) {
+  *explicit_run = edh_is_loader_name(base_of(target));
+  if (*explicit_run) {
+    if (strlen(target) >= sizeof v->loader) return 0;
+    strcpy(v->loader, target);
+    return 1;
+  }
+  struct head h;
+  h.fd = open(target, O_RDONLY | O_CLOEXEC);
+  if (h.fd < 0) return 0;
+  h.len = edh_read_fd(&h.fd, 0, h.buf, sizeof h.buf);
+  int kind = edh_exec_kind(read_head, &h, v->loader, sizeof v->loader);
+  close(h.fd);
+  return kind == EDH_DYNAMIC;
+}
+
+static enum decision decide(const char* target, char* const* argv, char* const* env, char** newenv, struct work* w) {
+  const char* ours = env_get(env, "__EDASHIM_OURS");
+  if (!ours || switched_off(env_get(env, "EDASHIM"))) return PASS;
+  const char* base = base_of(target);
+  const char* tools = env_get(env, "__EDASHIM_TOOLS");
+  w->exe = env_get(env, "__EDASHIM_EXE");
+  if (tools && w->exe && w->exe[0] == '/' && in_list(tools, base, strlen(base)) && !same_file(target, w->exe)) {
+    size_t n = strlen(target);
+    if (n + 17 > sizeof w->route) return PASS;
+    memcpy(w->route, "__EDASHIM_ROUTE=", 16);
+    memcpy(w->route + 16, target, n + 1);
+    copy_env(env, newenv, "__EDASHIM_ROUTE=", w->route);
+    return ROUTE;
+  }
+  int explicit_run = 0;
+  if (!loader_of(target, &explicit_run, &w->v)) return PASS;
+  const char* sys = edh_system_loader();
+  if ((sys && (strcmp(w->v.loader, sys) == 0 || same_file(w->v.loader, sys))) ||
+      edh_loads_there(w->v.loader, (const char* const*)argv, explicit_run, ours, &w->v))
+    return PASS;
+  const char* preload = NULL;
+  for (char* const* e = env; *e; ++e)
+    if (strncmp(*e, "LD_PRELOAD=", 11) == 0) preload = *e + 11;  /* ld.so reads the last */
+  if (!preload) return PASS;
+  memcpy(w->preload, "LD_PRELOAD=", 11);
+  if (!strip_preload(preload, ours, w->preload + 11, sizeof w->preload - 11)) return PASS;
+  copy_env(env, newenv, "LD_PRELOAD=", w->preload[11] ? w->preload : NULL);
+  /* The program named is the one after the loader's options when a loader is run by hand. */
+  const char* program = target;
+  if (explicit_run)
+    for (int i = 1; argv[i]; ++i) {
+      if (strcmp(argv[i], "--library-path") == 0 || strcmp(argv[i], "--inhibit-rpath") == 0 ||
+          strcmp(argv[i], "--preload") == 0 || strcmp(argv[i], "--argv0") == 0 || strcmp(argv[i], "--audit") == 0) {
+        if (!argv[++i]) break;
+        continue;
+      }
+      if (argv[i][0] == '-' && argv[i][1] == '-') continue;
+      program = argv[i];
+      break;
+    }
+  record_not_applied(env, program, &w->v);
+  return STRIP;
+}
+
+static int intercept(const struct call* c) {
+  int saved = errno;
+  char* const empty[] = {NULL};
+  char* const* env = c->envp ? c->envp : empty;
+  size_t n = 0;
+  while (env[n] && n <= MAX_ENV) ++n;
+  if (n > MAX_ENV || !c->file || !c->argv || !env_get(env, "__EDASHIM_OURS"))
+    return errno = saved, call_real(c, c->kind, c->file, c->envp);
+  char* newenv[n + 2];
+  struct work w;
+  const char* target = c->file;
+  int search = (c->kind == K_EXECVPE || c->kind == K_SPAWNP) && !strchr(c->file, '/');
+  if (search) {
+    if (!c->file[0] || !path_search(c->file, w.resolved)) return errno = saved, call_real(c, c->kind, c->file, c->envp);
+    target = w.resolved;
+  }
+  enum decision d = decide(target, c->argv, env, newenv, &w);
+  errno = saved;
+  if (d == ROUTE) {
+    int spawn = c->kind == K_SPAWN || c->kind == K_SPAWNP;
+    int r = call_real(c, spawn ? K_SPAWN : K_EXECVE, w.exe, newenv);
+    if (spawn && r == 0) return 0;
+    errno = saved;  /* edashim could not be started: the program as asked for */
+    return call_real(c, c->kind, c->file, c->envp);
+  }
+  return call_real(c, c->kind, c->file, d == STRIP ? newenv : c->envp);
+}
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  struct call c = {K_EXECVE, path, argv, envp, NULL, NULL, NULL};
+  return intercept(&c);
+}
+
+EXPORT int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
+
+EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  struct call c = {K_EXECVPE, file, argv, envp, NULL, NULL, NULL};
+  return intercept(&c);
+}
+
+EXPORT int execvp(const char* file, char* const argv[]) { return execvpe(file, argv, environ); }
+
+EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                       const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  struct call c = {K_SPAWN, path, argv, envp, pid, actions, attr};
+  return intercept(&c);
+}
+
+EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                        const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  struct call c = {K_SPAWNP, file, argv, envp, pid, actions, attr};
+  return intercept(&c);
+}
+
+/* The execl family: arguments gathered on the stack, then the execv* path above. */
+static size_t count_args(const char* first, va_list ap) {
+  size_t n = 1;
+  if (!first) return 0;
+  while (va_arg(ap, const char*) && n < MAX_ARGS) ++n;
+  return n;
+}
+
+#define GATHER(argv, arg0, ap, n)                          \
+  char* argv[(n) + 1];                                     \
+  do {                                                     \
+    size_t i_ = 0;                                         \
+    if (n) argv[i_++] = (char*)(arg0);                     \
+    for (; i_ < (n); ++i_) argv[i_] = va_arg(ap, char*);   \
+    argv[i_] = NULL;                                       \
+  } while (0)
+
+EXPORT int execl(const char* path, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  size_t n = count_args(arg, ap);
+  va_end(ap);
+  va_start(ap, arg);
+  GATHER(argv, arg, ap, n);
+  va_end(ap);
+  return execve(path, argv, environ);
+}
+
+EXPORT int execlp(const char* file, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  size_t n = count_args(arg, ap);
+  va_end(ap);
+  va_start(ap, arg);
+  GATHER(argv, arg, ap, n);
+  va_end(ap);
+  return execvpe(file, argv, environ);
+}
+
+EXPORT int execle(const char* path, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  size_t n = count_args(arg, ap);
+  va_end(ap);
+  va_start(ap, arg);
+  GATHER(argv, arg, ap, n);
+  char* const* envp = va_arg(ap, char* const*);
+  va_end(ap);
+  return execve(path, argv, envp);
+}

@@ -1,0 +1,391 @@
+/* See loader_check.h. Everything is bounds-checked: the files are someone else's. */
+#define _GNU_SOURCE
+#include "loader_check.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define EDH_MACHINE EM_X86_64
+#define EDH_LOADER "/lib64/ld-linux-x86-64.so.2"
+#elif defined(__aarch64__)
+#define EDH_MACHINE EM_AARCH64
+#define EDH_LOADER "/lib/ld-linux-aarch64.so.1"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define EDH_MACHINE EM_RISCV
+#define EDH_LOADER "/lib/ld-linux-riscv64-lp64d.so.1"
+#else
+#define EDH_MACHINE EM_NONE
+#define EDH_LOADER NULL
+#endif
+
+const char* edh_system_loader(void) { return EDH_LOADER; }
+
+long edh_read_fd(void* ctx, unsigned long long off, void* buf, unsigned long n) {
+  int fd = *(int*)ctx;
+  long got = 0;
+  while ((unsigned long)got < n) {
+    ssize_t r = pread(fd, (char*)buf + got, n - (unsigned long)got, (off_t)(off + (unsigned long long)got));
+    if (r < 0) return -1;
+    if (r == 0) break;
+    got += r;
+  }
+  return got;
+}
+
+static int read_exact(edh_read_fn rd, void* ctx, unsigned long long off, void* buf, unsigned long n) {
+  return rd(ctx, off, buf, n) == (long)n;
+}
+
+/* The header fields both classes share, widened. */
+struct hdr {
+  int is64;
+  unsigned machine;
+  unsigned long long phoff, shoff;
+  unsigned phnum, phentsize, shnum, shentsize;
+};
+
+static int read_header(edh_read_fn rd, void* ctx, struct hdr* h, unsigned char* ident) {
+  Elf64_Ehdr e64;
+  if (rd(ctx, 0, &e64, sizeof e64) < (long)sizeof(Elf32_Ehdr)) return 0;
+  memcpy(ident, e64.e_ident, EI_NIDENT);
+  if (memcmp(e64.e_ident, ELFMAG, SELFMAG) != 0 || e64.e_ident[EI_DATA] != ELFDATA2LSB) return 0;
+  if (e64.e_ident[EI_CLASS] == ELFCLASS64) {
+    h->is64 = 1;
+    h->machine = e64.e_machine;
+    h->phoff = e64.e_phoff;
+    h->shoff = e64.e_shoff;
+    h->phnum = e64.e_phnum;
+    h->phentsize = e64.e_phentsize;
+    h->shnum = e64.e_shnum;
+    h->shentsize = e64.e_shentsize;
+    return h->phentsize == sizeof(Elf64_Phdr) && (h->shnum == 0 || h->shentsize == sizeof(Elf64_Shdr));
+  }
+  if (e64.e_ident[EI_CLASS] == ELFCLASS32) {
+    Elf32_Ehdr e32;
+    memcpy(&e32, &e64, sizeof e32);
+    h->is64 = 0;
+    h->machine = e32.e_machine;
+    h->phoff = e32.e_phoff;
+    h->shoff = e32.e_shoff;
+    h->phnum = e32.e_phnum;
+    h->phentsize = e32.e_phentsize;
+    h->shnum = e32.e_shnum;
+    h->shentsize = e32.e_shentsize;
+    return h->phentsize == sizeof(Elf32_Phdr) && (h->shnum == 0 || h->shentsize == sizeof(Elf32_Shdr));
+  }
+  return 0;
+}
+
+int edh_exec_kind(edh_read_fn rd, void* ctx, char* interp, size_t cap) {
+  unsigned char ident[EI_NIDENT];
+  struct hdr h;
+  if (cap) interp[0] = 0;
+  char two[2];
+  if (rd(ctx, 0, two, 2) == 2 && two[0] == '#' && two[1] == '!') return EDH_SCRIPT;
+  if (!read_header(rd, ctx, &h, ident)) return EDH_OTHER;
+  if (h.phnum > 256) return EDH_OTHER;
+  for (unsigned i = 0; i < h.phnum; ++i) {
+    unsigned long long type, off, size;
+    if (h.is64) {
+      Elf64_Phdr p;
+      if (!read_exact(rd, ctx, h.phoff + (unsigned long long)i * sizeof p, &p, sizeof p)) return EDH_OTHER;
+      type = p.p_type, off = p.p_offset, size = p.p_filesz;
+    } else {
+      Elf32_Phdr p;
+      if (!read_exact(rd, ctx, h.phoff + (unsigned long long)i * sizeof p, &p, sizeof p)) return EDH_OTHER;
+      type = p.p_type, off = p.p_offset, size = p.p_filesz;
+    }
+    if (type != PT_INTERP) continue;
+    if (size < 2 || size > cap) return EDH_OTHER;
+    if (!read_exact(rd, ctx, off, interp, (unsigned long)size) || interp[size - 1] != 0) {
+      interp[0] = 0;
+      return EDH_OTHER;
+    }
+    return EDH_DYNAMIC;
+  }
+  return EDH_STATIC;
+}
+
+int edh_is_loader_name(const char* base) {
+  /* ld-linux-x86-64.so.2, ld-2.31.so, ld-musl-x86_64.so.1: "ld-" and, after it, ".so". */
+  return strncmp(base, "ld-", 3) == 0 && strstr(base + 3, ".so") != NULL;
+}
+
+int edh_is_musl_loader(const char* base) { return strncmp(base, "ld-musl-", 8) == 0; }
+
+static unsigned long long num_at(const char* s) {
+  unsigned long long v = 0;
+  while (*s >= '0' && *s <= '9') v = v * 10 + (unsigned long long)(*s++ - '0');
+  return v;
+}
+
+int edh_version_cmp(const char* a, const char* b) {
+  const char* pa = strchr(a, '_');
+  const char* pb = strchr(b, '_');
+  pa = pa ? pa + 1 : a;
+  pb = pb ? pb + 1 : b;
+  while (*pa || *pb) {
+    unsigned long long x = num_at(pa), y = num_at(pb);
+    if (x != y) return x < y ? -1 : 1;
+    while (*pa >= '0' && *pa <= '9') ++pa;
+    while (*pb >= '0' && *pb <= '9') ++pb;
+    if (*pa == '.') ++pa;
+    else if (*pa) return *pb ? strcmp(pa, pb) : 1;
+    if (*pb == '.') ++pb;
+    else if (*pb && !*pa) return -1;
+  }
+  return 0;
+}
+
+/* A section header, widened. */
+struct sec {
+  unsigned type, link;
+  unsigned long long off, size, info;
+};
+
+static int read_section(edh_read_fn rd, void* ctx, const struct hdr* h, unsigned i, struct sec* s) {
+  if (i >= h->shnum) return 0;
+  if (h->is64) {
+    Elf64_Shdr x;
+    if (!read_exact(rd, ctx, h->shoff + (unsigned long long)i * sizeof x, &x, sizeof x)) return 0;
+    s->type = x.sh_type, s->link = x.sh_link, s->off = x.sh_offset, s->size = x.sh_size, s->info = x.sh_info;
+  } else {
+    Elf32_Shdr x;
+    if (!read_exact(rd, ctx, h->shoff + (unsigned long long)i * sizeof x, &x, sizeof x)) return 0;
+    s->type = x.sh_type, s->link = x.sh_link, s->off = x.sh_offset, s->size = x.sh_size, s->info = x.sh_info;
+  }
+  return 1;
+}
+
+/* The section of `type` and its string table; 0 when absent. */
+static int find_versions(edh_read_fn rd, void* ctx, const struct hdr* h, unsigned type, struct sec* s, struct sec* str) {
+  if (h->shnum > 4096) return 0;
+  for (unsigned i = 0; i < h->shnum; ++i)
+    if (read_section(rd, ctx, h, i, s) && s->type == type) return read_section(rd, ctx, h, s->link, str);
+  return 0;
+}
+
+/* A NUL-terminated string at `at` of the string table, into buf; 0 when out of bounds. */
+static int read_name(edh_read_fn rd, void* ctx, const struct sec* str, unsigned long long at, char* buf, size_t cap) {
+  if (at >= str->size || cap < 2) return 0;
+  unsigned long long left = str->size - at;
+  unsigned long n = (unsigned long)(left < cap - 1 ? left : cap - 1);
+  long got = rd(ctx, str->off + at, buf, n);
+  if (got <= 0) return 0;
+  buf[got] = 0;
+  return memchr(buf, 0, (size_t)got) != NULL || (unsigned long long)got == left;
+}
+
+static int has_word(const char* list, const char* w) {
+  size_t n = strlen(w);
+  for (const char* p = list; (p = strstr(p, w)) != NULL; p += n)
+    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0)) return 1;
+  return 0;
+}
+
+static void append_word(char* out, size_t cap, const char* w) {
+  size_t len = strlen(out), n = strlen(w);
+  if (has_word(out, w) || len + n + 2 > cap) return;
+  if (len) out[len++] = ' ';
+  memcpy(out + len, w, n + 1);
+}
+
+int edh_needed_glibc(edh_read_fn rd, void* ctx, char* out, size_t cap) {
+  unsigned char ident[EI_NIDENT];
+  struct hdr h;
+  struct sec s, str;
+  if (!read_header(rd, ctx, &h, ident)) return -1;
+  if (!find_versions(rd, ctx, &h, SHT_GNU_verneed, &s, &str)) return 0;
+  unsigned long long off = 0;
+  for (unsigned files = 0; files < 256 && off + sizeof(Elf64_Verneed) <= s.size; ++files) {
+    Elf64_Verneed vn; /* the same layout in both classes */
+    if (!read_exact(rd, ctx, s.off + off, &vn, sizeof vn)) return -1;
+    char file[64];
+    int is_libc = read_name(rd, ctx, &str, vn.vn_file, file, sizeof file) && strncmp(file, "libc.so", 7) == 0;
+    unsigned long long aux = off + vn.vn_aux;
+    for (unsigned j = 0; is_libc && j < vn.vn_cnt && j < 256 && aux + sizeof(Elf64_Vernaux) <= s.size; ++j) {
+      Elf64_Vernaux va;
+      char name[64];
+      if (!read_exact(rd, ctx, s.off + aux, &va, sizeof va)) return -1;
+      if (read_name(rd, ctx, &str, va.vna_name, name, sizeof name) && strncmp(name, "GLIBC_", 6) == 0)
+        append_word(out, cap, name);
+      if (!va.vna_next) break;
+      aux += va.vna_next;
+    }
+    if (!vn.vn_next) break;
+    off += vn.vn_next;
+  }
+  return 0;
+}
+
+int edh_libc_covers(edh_read_fn rd, void* ctx, const char* needs, char* missing, size_t mcap, char* best,
+                    size_t bcap) {
+  unsigned char ident[EI_NIDENT];
+  struct hdr h;
+  struct sec s, str;
+  char defined[2048];
+  defined[0] = 0;
+  if (mcap) missing[0] = 0;
+  if (bcap) best[0] = 0;
+  if (!read_header(rd, ctx, &h, ident) || h.is64 != (sizeof(void*) == 8) || h.machine != EDH_MACHINE) return -1;
+  if (find_versions(rd, ctx, &h, SHT_GNU_verdef, &s, &str)) {
+    unsigned long long off = 0;
+    for (unsigned k = 0; k < 512 && off + sizeof(Elf64_Verdef) <= s.size; ++k) {
+      Elf64_Verdef vd;
+      Elf64_Verdaux va;
+      char name[64];
+      if (!read_exact(rd, ctx, s.off + off, &vd, sizeof vd)) return -1;
+      if (vd.vd_cnt && read_exact(rd, ctx, s.off + off + vd.vd_aux, &va, sizeof va) &&
+          read_name(rd, ctx, &str, va.vda_name, name, sizeof name) && strncmp(name, "GLIBC_", 6) == 0 &&
+          name[6] >= '0' && name[6] <= '9') {
+        append_word(defined, sizeof defined, name);
+        if (bcap && (!best[0] || edh_version_cmp(name, best) > 0) && strlen(name) < bcap) strcpy(best, name);
+      }
+      if (!vd.vd_next) break;
+      off += vd.vd_next;
+    }
+  }
+  int ok = 1;
+  for (const char* p = needs; *p;) {
+    while (*p == ' ') ++p;
+    const char* e = p;
+    while (*e && *e != ' ') ++e;
+    char w[64];
+    size_t n = (size_t)(e - p);
+    if (n && n < sizeof w) {
+      memcpy(w, p, n);
+      w[n] = 0;
+      /* The highest missing version is the one worth naming. */
+      if (!has_word(defined, w) && n < mcap && (!missing[0] || edh_version_cmp(w, missing) > 0)) memcpy(missing, w, n + 1);
+      else if (!has_word(defined, w)) ok = 0;
+    }
+    p = e;
+  }
+  return ok && !(mcap && missing[0]);
+}
+
+/* The file-system part: which libc a loader would use, read through descriptors. */
+#define CAP EDH_PATH_CAP
+
+static int join(char* out, size_t cap, const char* a, size_t an, const char* b) {
+  size_t bn = strlen(b);
+  if (an + 1 + bn + 1 > cap) return 0;
+  memcpy(out, a, an);
+  out[an] = '/';
+  memcpy(out + an + 1, b, bn + 1);
+  return 1;
+}
+
+static const char* base_of(const char* path) {
+  const char* s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+
+static void read_path_needs(const char* ours, char* needs, size_t cap) {
+  for (const char* p = ours; *p;) {
+    const char* e = strchr(p, ':');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    char lib[CAP];
+    if (n && n < sizeof lib) {
+      memcpy(lib, p, n);
+      lib[n] = 0;
+      int fd = open(lib, O_RDONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        edh_needed_glibc(edh_read_fd, &fd, needs, cap);
+        close(fd);
+      }
+    }
+    if (!e) break;
+    p = e + 1;
+  }
+}
+
+/* Whether a libc in `dir` covers `needs`: 1 yes, 0 no, -1 none there. */
+static int libc_in(const char* dir, size_t n, const char* needs, struct edh_verdict* v) {
+  char path[CAP];
+  if (!join(path, sizeof path, dir, n, "libc.so.6")) return -1;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  int r = edh_libc_covers(edh_read_fd, &fd, needs, v->missing, sizeof v->missing, v->has, sizeof v->has);
+  close(fd);
+  return r < 0 ? 0 : r;
+}
+
+/* The directory of the loader's real file (one level of symbolic link followed), into out. */
+static size_t loader_dir(const char* loader, char* out) {
+  char link[CAP];
+  ssize_t n = readlink(loader, link, sizeof link - 1);
+  const char* f = loader;
+  if (n > 0) {
+    link[n] = 0;
+    if (link[0] == '/') {
+      f = link;
+    } else {
+      const char* s = strrchr(loader, '/');
+      size_t d = s ? (size_t)(s - loader) : 0;
+      if (d + 1 + (size_t)n + 1 > CAP) return 0;
+      memcpy(out, loader, d);
+      out[d] = '/';
+      memcpy(out + d + 1, link, (size_t)n + 1);
+      const char* t = strrchr(out, '/');
+      return (size_t)(t - out);
+    }
+  }
+  const char* s = strrchr(f, '/');
+  size_t d = s ? (size_t)(s - f) : 0;
+  if (d >= CAP) return 0;
+  memmove(out, f, d);
+  out[d] = 0;
+  return d;
+}
+
+/* 1 when edashim's libraries can be shown to load under `loader` (argv: for --library-path). */
+int edh_loads_there(const char* loader, const char* const* argv, int explicit_run, const char* ours,
+                       struct edh_verdict* v) {
+  if (edh_is_musl_loader(base_of(loader))) {
+    strcpy(v->has, "musl");
+    strcpy(v->missing, "glibc");
+    return 0;
+  }
+  char needs[1024];
+  needs[0] = 0;
+  read_path_needs(ours, needs, sizeof needs);
+  /* Until a libc says otherwise, what is missing is the newest version needed. */
+  v->missing[0] = v->has[0] = 0;
+  for (const char* p = needs; *p;) {
+    while (*p == ' ') ++p;
+    const char* e = p;
+    while (*e && *e != ' ') ++e;
+    size_t n = (size_t)(e - p);
+    char w[64];
+    if (n && n < sizeof w) {
+      memcpy(w, p, n);
+      w[n] = 0;
+      if (!v->missing[0] || edh_version_cmp(w, v->missing) > 0) memcpy(v->missing, w, n + 1);
+    }
+    p = e;
+  }
+  if (explicit_run)
+    for (int i = 1; argv[i] && argv[i + 1] && i < 64; ++i) {
+      if (strcmp(argv[i], "--library-path") != 0) continue;
+      for (const char* p = argv[i + 1]; *p;) {
+        const char* e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int r = n ? libc_in(p, n, needs, v) : -1;
+        if (r >= 0) return r;
+        if (!e) break;
+        p = e + 1;
+      }
+      break;
+    }
+  char dir[CAP];
+  size_t d = loader_dir(loader, dir);
+  int r = d ? libc_in(dir, d, needs, v) : -1;
+  if (r < 0) strcpy(v->has, "no libc.so.6 beside it");
+  return r > 0;
+}
+

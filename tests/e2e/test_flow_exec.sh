@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# End-to-end tests of the exec hook (issue 26): a flow run as `edashim run -- FLOW` reaches tools
+# called by absolute path, each with its own profile and log line; nothing edashim preloads goes
+# where the program's loader cannot load it; the hook changes nothing else. Every test compares
+# with the same command run directly (EDASHIM=off).
+source "$(dirname "$0")/lib.sh"
+
+need() { for t in "$@"; do command -v "$t" > /dev/null || skip "$t not installed (see install/packages.txt)"; done; }
+
+# log_rows EXPR: EXPR evaluated on every log line (bound to j), one output line each.
+log_rows() {
+  python3 -c "import json,sys
+for l in open(sys.argv[1]).read().splitlines():
+    j = json.loads(l); print($1)" "$LOG"
+}
+
+design() {
+  printf 'module t(input [3:0] a, b, output [3:0] y); assign y = a * b; endmodule\n' > t.v
+  printf 'read_verilog t.v\nsynth -top t\nwrite_json %s\n' "$1" > synth.ys
+}
+
+# The lines of a flow that ran yosys (which runs ABC) by absolute path under make or Python.
+check_yosys_flow() {
+  local top=$1
+  # One line for the flow's top, one for yosys, one per ABC run, each with its own profile.
+  expect_eq "$(log_rows 'j["tool"]' | sort -u | tr '\n' ' ')" "berkeley-abc $top yosys " "tools logged"
+  # (The top's own verdict is its own business: Python's executable serves its own malloc.)
+  expect_eq "$(log_rows 'j["tool"], j["allocator"]["requested"], j["exit_code"]' | grep "^$top " | sort -u)" "$top system 0" "the top runs plain"
+  expect_eq "$(log_rows '"" if j["tool"] == "'"$top"'" else (j["allocator"]["requested"], j["allocator_verified"], j["exit_code"])' | grep . | sort | uniq -c | awk '{$1=$1};1' | tr '\n' '|')" \
+    "$(( $(log_rows 'j["tool"]' | grep -c abc) + 1 )) ('jemalloc', True, 0)|" "yosys and ABC: their profiles' allocator, verified"
+  expect_eq "$(log_rows 'j["path"] if j["tool"] == "yosys" else ""' | grep .)" "/usr/bin/yosys" "yosys by its own path"
+  expect_contains "$(log_rows 'j["allocator"]["library"] if j["tool"] == "yosys" else ""' | grep .)" "libjemalloc.so" "yosys got jemalloc"
+  # ABC ran in its own run, not inside yosys' tree with yosys' allocator.
+  expect_not_contains "$(log_rows '[p["exe"] for p in j["processes"]] if j["tool"] == "yosys" else ""')" "abc" "ABC not in yosys' run"
+  expect_eq "$(log_rows 'j["argv"][0] if j["tool"] == "yosys" else ""' | grep .)" "/usr/bin/yosys" "argv[0] unchanged"
+}
+
+test_makefile_calling_yosys_by_absolute_path_gives_yosys_its_profile() {
+  need yosys make
+  design out.json
+  printf 'all:\n\t/usr/bin/yosys -q -s synth.ys\n' > Makefile
+  EDASHIM=off make -s > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  mv out.json direct.json
+  [ ! -e "$LOG" ] || fail "EDASHIM=off left a log line"
+  "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output"
+  cmp direct.json out.json || fail "netlist differs"
+  check_yosys_flow make
+}
+
+test_python_script_calling_yosys_by_absolute_path_gives_yosys_its_profile() {
+  need yosys python3
+  design out.json
+  cat > flow.py <<'PY'
+import subprocess, sys
+r = subprocess.run(["/usr/bin/yosys", "-q", "-s", "synth.ys"])
+print("yosys exited", r.returncode)
+sys.exit(r.returncode)
+PY
+  local py; py=$(command -v python3)
+  EDASHIM=off "$py" flow.py > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  mv out.json direct.json
+  "$BIN" run -- "$py" flow.py > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output"
+  cmp direct.json out.json || fail "netlist differs"
+  check_yosys_flow "$(basename "$py")"
+}
+
+# An OSS-CAD-Suite-like bundle: its own loader and libc in lib/, the binary in libexec/, and the
+# bundle's wrapper in bin/ that runs the loader by hand. The same glibc as the system's: the
+# allocator loads there, so it is applied and verified.
+make_bundle() {
+  local top=$1
+  mkdir -p "$top/lib" "$top/libexec" "$top/bin"
+  cp /usr/bin/yosys "$top/libexec/yosys"
+  cp -L /lib64/ld-linux-x86-64.so.2 "$top/lib/"
+  ldd /usr/bin/yosys | awk '$3 ~ /^\// {print $3}' | while read -r l; do cp -L "$l" "$top/lib/"; done
+  cat > "$top/bin/yosys" <<SH
+#!/usr/bin/env bash
+top=\$(cd "\$(dirname "\$0")/.." && pwd)
+exec \$top/lib/ld-linux-x86-64.so.2 --inhibit-cache --inhibit-rpath "" --library-path \$top/lib \$top/libexec/yosys "\$@"
+SH
+  chmod +x "$top/bin/yosys"
+}
+
+test_bundle_with_its_own_loader_runs_with_the_allocator_verified() {
+  need yosys make
+  make_bundle "$SB/bundle"
+  printf 'module t(input [3:0] a, b, output [3:0] y); assign y = a * b; endmodule\n' > t.v
+  printf 'all:\n\t%s -q -p "read_verilog t.v; synth -noabc -top t; write_json out.json"\n' "$SB/bundle/bin/yosys" > Makefile
+  EDASHIM=off make -s > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  mv out.json direct.json
+  "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output"
+  cmp direct.json out.json || fail "netlist differs"
+  expect_eq "$(log_rows 'j["tool"], j["path"], j["allocator"]["requested"], j["allocator_verified"], j["not_applied"]' | head -1)" \
+    "yosys $SB/bundle/bin/yosys jemalloc True []" "the bundle's yosys, verified"
+  expect_contains "$(log_rows '[p["malloc"] for p in j["processes"] if p["exe"].endswith("ld-linux-x86-64.so.2")]' | head -1)" \
+    "libjemalloc" "malloc from jemalloc in the process the bundle's loader started"
+}
+
+# A program built with musl, started by a wrapper that runs musl's loader by hand, through its
+# link: it starts and ends exactly as directly, nothing preloaded, and the log line says why.
+test_musl_tool_behind_its_loader_starts_as_directly_with_the_reason_logged() {
+  need musl-gcc
+  [ -x /lib/ld-musl-x86_64.so.1 ] || skip "no /lib/ld-musl-x86_64.so.1 (musl)"
+  cat > hello.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char** argv) {
+  const char* p = getenv("LD_PRELOAD");
+  printf("hello from musl, %d args, LD_PRELOAD=[%s]\n", argc, p ? p : "");
+  exit(3);
+}
+C
+  musl-gcc -o "$SB/real/hello-musl" hello.c || fail "musl-gcc failed"
+  printf '#!/bin/sh\nexec /lib/ld-musl-x86_64.so.1 --library-path /usr/lib/x86_64-linux-musl %s "$@"\n' \
+    "$SB/real/hello-musl" > "$SB/real/musltool"
+  chmod +x "$SB/real/musltool"
+  shim musltool
+  local direct st_direct via st_via
+  st_direct=0; direct=$(EDASHIM=off musltool a b 2>&1) || st_direct=$?
+  st_via=0; via=$(musltool a b 2>&1) || st_via=$?
+  expect_eq "$st_direct" 3 "direct status"
+  expect_eq "$via" "$direct" "same output, nothing preloaded"
+  expect_eq "$st_via" "$st_direct" "same status"
+  expect_eq "$(last_log "$LOG" 'j["tool"], j["exit_code"]')" "musltool 3" "logged"
+  expect_eq "$(last_log "$LOG" 'j["not_applied"]')" \
+    "['allocator not applied to $SB/real/hello-musl: loader /lib/ld-musl-x86_64.so.1, needs glibc, has musl']" "the reason"
+}
+
+# An ELF whose PT_INTERP is a copy of the loader with no libc beside it: run through its link
+# (pre-flight) and from a script (the hook), it starts as directly with nothing preloaded.
+make_foreign() {
+  mkdir -p "$SB/ldcopy"
+  cp -L /lib64/ld-linux-x86-64.so.2 "$SB/ldcopy/ld-linux-x86-64.so.2"
+  cat > foreign.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  const char* p = getenv("LD_PRELOAD");
+  printf("foreign loader, LD_PRELOAD=[%s]\n", p ? p : "");
+  exit(5);
+}
+C
+  gcc -o "$SB/real/foreign" -Wl,--dynamic-linker="$SB/ldcopy/ld-linux-x86-64.so.2" foreign.c || fail "gcc failed"
+}
+
+test_foreign_pt_interp_starts_as_directly_with_nothing_preloaded() {
+  need gcc
+  make_foreign
+  printf '#!/bin/sh\n%s\necho "after: $?"\n' "$SB/real/foreign" > "$SB/real/callsforeign"
+  chmod +x "$SB/real/callsforeign"
+  shim foreign callsforeign
+  local direct st_direct via st_via
+  st_direct=0; direct=$(EDASHIM=off foreign 2>&1) || st_direct=$?
+  expect_eq "$direct $st_direct" "foreign loader, LD_PRELOAD=[] 5" "direct"
+  # The program itself (pre-flight): nothing preloaded, the reason in explain and the log.
+  st_via=0; via=$(foreign 2>&1) || st_via=$?
+  expect_eq "$via $st_via" "$direct $st_direct" "through its link"
+  expect_eq "$(last_log "$LOG" 'j["preflight"]["blocker"]')" "foreign-loader" "pre-flight's verdict"
+  expect_contains "$("$BIN" explain foreign)" "started by the loader $SB/ldcopy/ld-linux-x86-64.so.2" "explain says why"
+  # Started from a script edashim preloads into: the hook takes edashim's libraries out.
+  st_direct=0; direct=$(EDASHIM=off callsforeign 2>&1) || st_direct=$?
+  st_via=0; via=$(callsforeign 2>&1) || st_via=$?
+  expect_eq "$via $st_via" "$direct $st_direct" "from a script"
+  expect_eq "$(last_log "$LOG" 'j["not_applied"]')" \
+    "['allocator not applied to $SB/real/foreign: loader $SB/ldcopy/ld-linux-x86-64.so.2, needs GLIBC_2.34, has no libc.so.6 beside it']" \
+    "the reason"
+}
+
+# make -j4 starts recipes with posix_spawn (GNU make 4.3) and some through /bin/sh: with the hook
+# in make and every shell, the same files, output and status as directly, a failing command's
+# error included (errno through the hook).
+test_make_j4_spawning_many_recipes_gives_the_same_results() {
+  need make gcc
+  {
+    printf 'N := $(shell seq 1 300)\nall: $(addprefix out/,$(N)) bad\n'
+    printf 'out/%%: | out\n\techo $* $$(( $* * 7 )) > $@\n'
+    printf 'out:\n\tmkdir -p out\n'
+    printf 'bad:\n\t./badinterp --flag\n'
+  } > Makefile
+  # make checks that a command exists before it spawns it: a program whose loader is missing
+  # gets past that and fails in posix_spawn (ENOENT), whose error make reports.
+  printf '#include <stdlib.h>\nint main(void) { exit(0); }\n' > badinterp.c
+  gcc -o badinterp -Wl,--dynamic-linker=/nonexistent/ld-linux-x86-64.so.2 badinterp.c || fail "gcc failed"
+  local direct st_direct via st_via
+  st_direct=0; EDASHIM=off make -k -j4 -s > direct.out 2>&1 || st_direct=$?
+  direct=$(sort direct.out)
+  cat out/* | sort > direct.txt
+  rm -rf out
+  st_via=0; "$BIN" run -- make -k -j4 -s > hook.out 2>&1 || st_via=$?
+  via=$(sort hook.out)
+  cat out/* | sort > hook.txt
+  expect_contains "$direct" "badinterp: No such file or directory" "the failed spawn's error"
+  expect_eq "$via" "$direct" "same output and error messages"
+  expect_eq "$st_via" "$st_direct" "same status"
+  expect_eq "$st_direct" 2 "make's status for the failed recipe"
+  cmp direct.txt hook.txt || fail "recipes' files differ"
+  expect_eq "$(wc -l < hook.txt)" 300 "every recipe ran"
+  # The hook was there: make's tree was probed (the probe and the hook are one library).
+  [ "$(last_log "$LOG" 'len(j["processes"])')" -gt 300 ] || fail "make's children not probed: $(last_log "$LOG" 'len(j["processes"])')"
+}
+
+# EDASHIM=off inside a flow: the tools under it run as called, with no line of their own.
+test_edashim_off_under_a_flow_leaves_every_exec_untouched() {
+  need yosys make gcc
+  design out.json
+  make_foreign
+  # The foreign-loader program still loads what it inherits here (its loader is a copy of the
+  # system's): with the hook off, its LD_PRELOAD is make's, untouched.
+  printf 'all:\n\tEDASHIM=off /usr/bin/yosys -q -s synth.ys\n\t-@EDASHIM=off %s\n' "$SB/real/foreign" > Makefile
+  "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_contains "$(grep 'foreign loader' hook.out)" "libedashim_probe.so]" "the exec left as it was"
+  expect_eq "$(log_rows 'j["tool"]')" "make" "only make's line"
+  expect_eq "$(log_rows '",".join(sorted(set(p["exe"] for p in j["processes"])))')" \
+    "$SB/real/foreign,/usr/bin/berkeley-abc,/usr/bin/dash,/usr/bin/make,/usr/bin/yosys" "yosys and ABC ran inside make's run, as called"
+}
+
+run_suite "$@"

@@ -1,0 +1,155 @@
+// The pure parts of the exec hook (issue 26): the loader check over bytes (probe/loader_check.c),
+// what a routed run takes out of the environment it inherits, the tools routed, and L records.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "pipeline/plan.hpp"
+#include "probe/loader_check.h"
+#include "run/environment.hpp"
+#include "run/probe_records.hpp"
+
+namespace {
+
+long read_mem(void* ctx, unsigned long long off, void* buf, unsigned long n) {
+  const auto& s = *static_cast<const std::string*>(ctx);
+  if (off >= s.size()) return 0;
+  unsigned long k = std::min<unsigned long>(n, s.size() - off);
+  std::memcpy(buf, s.data() + off, k);
+  return long(k);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+int kind_of(std::string bytes, std::string& interp) {
+  char buf[4096];
+  int k = edh_exec_kind(read_mem, &bytes, buf, sizeof buf);
+  interp = buf;
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("Loader names: glibc's and musl's, run by hand, are recognised, other libraries are not", "[hook]") {
+  CHECK(edh_is_loader_name("ld-linux-x86-64.so.2"));
+  CHECK(edh_is_loader_name("ld-2.31.so"));
+  CHECK(edh_is_loader_name("ld-musl-x86_64.so.1"));
+  CHECK(edh_is_musl_loader("ld-musl-x86_64.so.1"));
+  CHECK_FALSE(edh_is_musl_loader("ld-linux-x86-64.so.2"));
+  CHECK_FALSE(edh_is_loader_name("libc.so.6"));
+  CHECK_FALSE(edh_is_loader_name("ld"));       // the linker
+  CHECK_FALSE(edh_is_loader_name("ld-wrapper"));
+}
+
+TEST_CASE("GLIBC versions compare by number, not as text", "[hook]") {
+  CHECK(edh_version_cmp("GLIBC_2.34", "GLIBC_2.4") > 0);
+  CHECK(edh_version_cmp("GLIBC_2.2.5", "GLIBC_2.3") < 0);
+  CHECK(edh_version_cmp("GLIBC_2.3.4", "GLIBC_2.3") > 0);
+  CHECK(edh_version_cmp("GLIBC_2.31", "GLIBC_2.31") == 0);
+}
+
+TEST_CASE("A script, a dynamic ELF with its PT_INTERP, and bytes that are neither", "[hook]") {
+  std::string interp;
+  CHECK(kind_of("#!/bin/sh\necho\n", interp) == EDH_SCRIPT);
+  CHECK(kind_of("just text", interp) == EDH_OTHER);
+  CHECK(kind_of("", interp) == EDH_OTHER);
+  auto sh = slurp("/bin/sh");
+  REQUIRE(sh.size() > 64);
+  CHECK(kind_of(sh, interp) == EDH_DYNAMIC);
+  CHECK(interp == edh_system_loader());
+  // Truncated after the headers: the PT_INTERP string is out of bounds, nothing is made up.
+  CHECK(kind_of(sh.substr(0, 300), interp) != EDH_DYNAMIC);
+  CHECK(kind_of(sh.substr(0, 40), interp) == EDH_OTHER);
+}
+
+TEST_CASE("What the probe needs of libc, and a libc that has it or lacks it", "[hook]") {
+  auto probe = slurp(EDASHIM_PROBE_LIBRARY);
+  REQUIRE(!probe.empty());
+  char needs[1024] = "";
+  REQUIRE(edh_needed_glibc(read_mem, &probe, needs, sizeof needs) == 0);
+  CHECK(std::string(needs).find("GLIBC_2.2.5") != std::string::npos);
+  // The system's libc defines all of them.
+  auto libc = slurp("/lib/x86_64-linux-gnu/libc.so.6");
+  if (libc.empty()) libc = slurp("/lib64/libc.so.6");
+  REQUIRE(!libc.empty());
+  char missing[64], best[64];
+  CHECK(edh_libc_covers(read_mem, &libc, needs, missing, sizeof missing, best, sizeof best) == 1);
+  CHECK(std::string(best).rfind("GLIBC_2.", 0) == 0);
+  // A version no glibc has yet: named as missing, the newest the libc has said.
+  CHECK(edh_libc_covers(read_mem, &libc, "GLIBC_2.2.5 GLIBC_9.99 GLIBC_9.1", missing, sizeof missing, best,
+                        sizeof best) == 0);
+  CHECK(std::string(missing) == "GLIBC_9.99");
+  // Not a libc of this machine: no verdict from it.
+  std::string text = "not an ELF";
+  CHECK(edh_libc_covers(read_mem, &text, needs, missing, sizeof missing, best, sizeof best) == -1);
+  // A truncated libc: the version section cannot be read, so nothing is shown to be there.
+  auto cut = libc.substr(0, 4096);
+  CHECK(edh_libc_covers(read_mem, &cut, "GLIBC_2.2.5", missing, sizeof missing, best, sizeof best) == 0);
+}
+
+TEST_CASE("A routed run starts from the caller's environment: the run above's preloads and variables out", "[hook]") {
+  std::vector<std::string> env{"PATH=/bin",
+                               "LD_PRELOAD=/mine/libasan.so:/usr/lib/libjemalloc.so.2:/p/libedashim_probe.so",
+                               "__EDASHIM_OURS=/usr/lib/libjemalloc.so.2:/p/libedashim_probe.so",
+                               "__EDASHIM_SET=MALLOC_CONF:TMPDIR",
+                               "MALLOC_CONF=background_thread:true",
+                               "TMPDIR=/dev/shm/x",
+                               "__EDASHIM_PROBE=/run/p/records",
+                               "__EDASHIM_ROUTE=/usr/bin/yosys",
+                               "__EDASHIM_CHAIN=/bin/edashim",
+                               "HOME=/h"};
+  auto out = run::without_inherited(env);
+  CHECK(out == std::vector<std::string>{"PATH=/bin", "LD_PRELOAD=/mine/libasan.so", "__EDASHIM_CHAIN=/bin/edashim",
+                                        "HOME=/h"});
+  // Only edashim's: nothing left, no empty LD_PRELOAD.
+  auto none = run::without_inherited({"LD_PRELOAD=/p/libedashim_probe.so", "__EDASHIM_OURS=/p/libedashim_probe.so"});
+  CHECK(none.empty());
+}
+
+TEST_CASE("The hook comes with anything edashim preloads, and its bookkeeping says what was added", "[hook]") {
+  config::Settings s;
+  s.env["FOO"].value = std::string("1");
+  run::EnvInputs in;
+  in.settings = &s;
+  in.current = {"PATH=/bin", "FOO=", "LD_PRELOAD=/mine.so"};
+  in.allocator_library = "/usr/lib/libjemalloc.so.2";
+  in.hook_library = "/p/libedashim_probe.so";
+  auto plan = run::build_environment(in);
+  CHECK(run::lookup(plan.env, "LD_PRELOAD") == "/mine.so:/usr/lib/libjemalloc.so.2:/p/libedashim_probe.so");
+  CHECK(run::lookup(plan.env, run::kOursVar) == "/usr/lib/libjemalloc.so.2:/p/libedashim_probe.so");
+  // FOO was set (empty), so it is not edashim's to take out again.
+  CHECK(run::lookup(plan.env, run::kSetVar) == std::nullopt);
+  for (const auto& c : plan.changes) CHECK(c.name != run::kOursVar);
+  // Nothing else preloaded: no hook either, the environment as it was.
+  in.allocator_library.clear();
+  auto plain = run::build_environment(in);
+  CHECK(run::lookup(plain.env, "LD_PRELOAD") == "/mine.so");
+  CHECK(run::lookup(plain.env, run::kOursVar) == std::nullopt);
+}
+
+TEST_CASE("The tools routed are the shipped profiles' names, not all.toml nor odd names", "[hook]") {
+  CHECK(pipeline::tool_names_of_profiles({"yosys.toml", "all.toml", ".", "..", "vpr.toml", "README", "a:b.toml",
+                                          ".hidden.toml", "yosys-abc.toml"}) ==
+        std::vector<std::string>{"vpr", "yosys", "yosys-abc"});
+}
+
+TEST_CASE("L records become the log line's list of processes left without the allocator", "[hook]") {
+  std::string text =
+      "S\t10\t1\t/bin/sh\t/lib/libc.so.6\n"
+      "L\t11\t/opt/t\\tool\t/lib/ld-musl-x86_64.so.1\tglibc\tmusl\n"
+      "L\tx\tbad\tline\tGLIBC_2.34\t\n"
+      "L\t12\t/opt/b/yosys\t/opt/b/lib/ld-linux-x86-64.so.2\tGLIBC_2.34\tGLIBC_2.31\n";
+  CHECK(run::not_applied(text) ==
+        std::vector<std::string>{"/opt/t\tool: loader /lib/ld-musl-x86_64.so.1, needs glibc, has musl",
+                                 "/opt/b/yosys: loader /opt/b/lib/ld-linux-x86-64.so.2, needs GLIBC_2.34, has GLIBC_2.31"});
+  // The probe's own records are not disturbed by L lines.
+  CHECK(run::parse_probe_records(text).size() == 1);
+}
