@@ -331,6 +331,14 @@ nlohmann::json hyperfine_results(const Spec& spec, const Outcome& o, const std::
   return out;
 }
 
+// The paired analysis ("paired") and its per-node breakdown ("by_node").
+void add_paired(nlohmann::json& j, const Paired& paired) {
+  j["paired"] = paired_json(paired);
+  j["by_node"] = {{"hosts", groups_json(paired, paired.by_host, true)},
+                  {"cpus", groups_json(paired, paired.by_cpu, false)},
+                  {"warnings", paired.warnings}};
+}
+
 }  // namespace
 
 std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms) {
@@ -423,11 +431,7 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
   j["results"] = hyperfine_results(spec, o, arms);
   auto note = vm_note(arms);
   j["peak_vm_note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
-  auto paired = analyse_paired(spec, o);
-  j["paired"] = paired_json(paired);
-  j["by_node"] = {{"hosts", groups_json(paired, paired.by_host, true)},
-                  {"cpus", groups_json(paired, paired.by_cpu, false)},
-                  {"warnings", paired.warnings}};
+  add_paired(j, analyse_paired(spec, o));
   return j.dump(2);
 }
 

@@ -181,6 +181,14 @@ std::string run_shell(const std::string& command, const std::string& dir, const 
   return why + ": " + tail_line(log);
 }
 
+// --prepare before a run, in its directory: "" when it succeeded or there is none, else why.
+std::string prepare_failure(const Spec& spec, const std::string& workdir, const std::vector<std::string>& env,
+                            const std::string& rundir) {
+  if (spec.prepare.empty()) return "";
+  auto bad = run_shell(spec.prepare, workdir, env, rundir + "/prepare.out");
+  return bad.empty() ? "" : "--prepare failed, " + bad;
+}
+
 // The 1-minute load average; NaN when /proc/loadavg cannot be read.
 double load_average() {
   auto text = util::read_file("/proc/loadavg", 256);
@@ -325,6 +333,15 @@ struct Session::Impl {
   std::vector<std::size_t> env_bytes;
   std::mutex log_mu;  // keep_log appends, from several runs at once
   std::atomic<bool> log_refused{false};  // said once, not per run
+
+  // A measured run's line into keep_log, marked as this bench's (mark_bench_line).
+  void keep(const std::string& line, const Job& job) {
+    std::string err, marked = mark_bench_line(line, spec.experiment, spec.arms[std::size_t(job.arm)], job.round);
+    std::lock_guard lock(log_mu);
+    if (!run::append_log_line(spec.keep_log, marked, err, {}, util::SharedDirs{spec.keep_log_shared}) &&
+        !log_refused.exchange(true))
+      std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), err.c_str());
+  }
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -386,13 +403,11 @@ Run Session::execute(const Job& job, std::string* log_line) {
       }
     if (!util::is_directory(workdir)) util::make_dirs(workdir, 0700);
   }
-  if (!spec.prepare.empty())
-    if (auto bad = run_shell(spec.prepare, workdir, s.base_env, rundir + "/prepare.out"); !bad.empty()) {
-      r.failure = "--prepare failed, " + bad;
-      if (!s.fresh.empty()) util::remove_tree(workdir);
-      util::remove_tree(rundir);
-      return r;
-    }
+  if (r.failure = prepare_failure(spec, workdir, s.base_env, rundir); !r.failure.empty()) {
+    if (!s.fresh.empty()) util::remove_tree(workdir);
+    util::remove_tree(rundir);
+    return r;
+  }
   std::vector<std::string> env = s.base_env;
   env.push_back("EDASHIM_LOG=" + rundir + "/log.jsonl");
   env.push_back(s.pads[std::size_t(job.arm)]);
@@ -438,13 +453,7 @@ Run Session::execute(const Job& job, std::string* log_line) {
                                    : "exit status " + std::to_string(rec.exit_code.value_or(WEXITSTATUS(status)));
       r.failure = why + ": " + tail_line(err_path);
     }
-    if (!job.warmup && !spec.keep_log.empty()) {
-      std::string err, marked = mark_bench_line(line, spec.experiment, spec.arms[std::size_t(job.arm)], job.round);
-      std::lock_guard lock(impl_->log_mu);
-      if (!run::append_log_line(spec.keep_log, marked, err, {}, util::SharedDirs{spec.keep_log_shared}) &&
-          !impl_->log_refused.exchange(true))
-        std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), err.c_str());
-    }
+    if (!job.warmup && !spec.keep_log.empty()) impl_->keep(line, job);
     if (log_line) *log_line = line;
   }
   const std::regex* filter = s.stdout_filter ? &*s.stdout_filter : nullptr;
@@ -477,6 +486,31 @@ std::vector<Job> round_jobs(const Spec& spec, int round) {
   return jobs;
 }
 
+namespace {
+
+// --setup or --cleanup (`what`), once, where bench runs: "" when it succeeded or there is none.
+std::string hook(const char* what, const std::string& command, const Session& session) {
+  if (command.empty()) return "";
+  auto bad = run_shell(command, current_dir(), base_environment(), session.work_dir() + "/" + what + ".out");
+  return bad.empty() ? "" : std::string("--") + what + " failed, " + bad + (what[0] == 's' ? "; nothing was measured" : "");
+}
+
+// The measured runs that finished into `out`, in schedule order; failed warm-ups counted.
+void keep_measured(const std::vector<Job>& jobs, const std::vector<Run>& results, std::size_t started, Outcome& out) {
+  std::size_t warm_failed = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (j >= started && out.interrupted) break;
+    if (jobs[j].warmup) {
+      if (!results[j].ok) ++warm_failed;
+      continue;
+    }
+    out.runs.push_back(results[j]);
+  }
+  if (warm_failed) out.warnings.push_back(std::to_string(warm_failed) + " warm-up run(s) failed");
+}
+
+}  // namespace
+
 std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error) {
   auto checked = check(spec, preview, error);
   if (!checked) return std::nullopt;
@@ -490,11 +524,7 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   out.logical_cpus = int(std::max(1u, std::thread::hardware_concurrency()));
   out.load_before = load_average();
 
-  if (!spec.setup.empty())
-    if (auto bad = run_shell(spec.setup, current_dir(), base_environment(), session->work_dir() + "/setup.out"); !bad.empty()) {
-      error = "--setup failed, " + bad + "; nothing was measured";
-      return std::nullopt;
-    }
+  if (error = hook("setup", spec.setup, *session); !error.empty()) return std::nullopt;
   // The whole schedule: warm-up rounds, then measured rounds, each round shuffled.
   const std::vector<Job> jobs = jobs_of(spec);
   std::vector<Run> results(jobs.size());
@@ -551,20 +581,8 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   ::sigaction(SIGTERM, &old_term, nullptr);
   out.interrupted = g_interrupted;
   out.load_after = load_average();
-  if (!spec.cleanup.empty())
-    if (auto bad = run_shell(spec.cleanup, current_dir(), base_environment(), session->work_dir() + "/cleanup.out"); !bad.empty())
-      out.warnings.push_back("--cleanup failed, " + bad);
-
-  std::size_t warm_failed = 0;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    if (j >= next && out.interrupted) break;
-    if (jobs[j].warmup) {
-      if (!results[j].ok) ++warm_failed;
-      continue;
-    }
-    out.runs.push_back(results[j]);
-  }
-  if (warm_failed) out.warnings.push_back(std::to_string(warm_failed) + " warm-up run(s) failed");
+  if (auto bad = hook("cleanup", spec.cleanup, *session); !bad.empty()) out.warnings.push_back(bad);
+  keep_measured(jobs, results, next, out);
   return out;
 }
 

@@ -244,8 +244,7 @@ int doctor(const std::string& dir_arg) {
     }
   }
   for (const auto& [path, state] : files) std::printf("           %s  %s\n", path.c_str(), state.c_str());
-  // Not trusting a project file is the user's choice and the safe default, not a fault: a note,
-  // so that doctor exits 0 in a clone whose file they chose not to trust (a CI step runs doctor).
+  // Not trusting a project file is the user's choice, not a fault: a note (CI steps run doctor).
   for (const auto& f : untrusted)
     r.note(f + " is not trusted, so its restricted settings (library paths, [env], path, log, allocator options that "
                "write files or abort) are ignored; to use them, read it, then: edashim trust " + util::shell_quote(f));

@@ -57,6 +57,7 @@ std::optional<bench::Outcome> run_step(const Options& o, const bench::Spec& spec
 }
 
 constexpr double kDefaultRssRatio = 1.05;
+constexpr const char* kLocalOnly = "--setup, --prepare and --cleanup are for a local tune: a farm's tasks do not run them";
 
 bench::Budget budget_of(const Options& o) {
   bench::Budget b{o.max_rss_ratio, o.max_vm_ratio};
@@ -71,6 +72,7 @@ bench::Budget budget_of(const Options& o) {
 std::string default_budget_from_current(const Options& o, double current_rss_ratio, bench::Budget& budget) {
   if (o.max_rss_ratio || o.max_vm_ratio || !(current_rss_ratio > 0)) return "";
   budget.max_rss_ratio = kDefaultRssRatio * current_rss_ratio;
+  std::cerr << "edashim tune: budget: peak RSS <= " << bench::ratio(*budget.max_rss_ratio) << " baseline (the default)\n";
   return "budget: peak RSS <= " + bench::ratio(*budget.max_rss_ratio) + " baseline, that is " +
          util::fixed(kDefaultRssRatio, 2) + " x the current setting's " + bench::ratio(current_rss_ratio) +
          " (the default; --max-rss-ratio sets another)";
@@ -164,6 +166,36 @@ std::string tune_json(const Options& o, const std::string& allocator, const benc
   return json_text(j) + "\n";
 }
 
+std::string kept_summary(const std::vector<Step>& steps);
+
+// The summary from the steps the table shows, then, when nothing qualifies to be written (no
+// snippet), why, against baseline. True when that is tune's end.
+bool say_summary(const std::vector<Step>& steps, const std::string& setting, const std::string& verdict,
+                 const std::string& snippet, const std::string& write) {
+  std::cout << kept_summary(steps) << "\n";
+  if (!snippet.empty()) return false;
+  std::cout << wrap("Result: " + setting + " is " + verdict + ". No profile " +
+                        (write.empty() ? "change." : "written to " + write + "."), 100) << "\n";
+  return true;
+}
+
+// --export-json's file, written whole or not at all.
+bool export_json(const std::string& file, const std::string& json) {
+  bool ok = util::write_file_atomic(file, json);
+  std::cerr << "edashim tune: " << (ok ? "JSON written to " : "cannot write ") << file << "\n";
+  return ok;
+}
+
+// The line above the table: the budget and the rule that keeps a value, wrapped.
+std::string tune_header(const bench::Budget& budget, bool budget_default) {
+  return wrap("Trade-off (each step interleaved with baseline; budget: " + budget.describe() +
+                  (budget_default ? " (the default: 1.05 x the current setting's)" : "") +
+                  "; a value is kept only when faster than the current setting with p < " + util::fixed(bench::kAlpha, 2) +
+                  " and the CI of the median ratio below 1, or, while the current setting is over budget, when it is "
+                  "the fastest within it or else the closest to it; peak VM: the largest VmPeak over a run's processes):",
+              100);
+}
+
 // What each step kept, from the same steps as the table's "<-": "Kept: jemalloc.narenas=4 (step
 // 1); the current setting of jemalloc.dirty_decay_ms (step 2)".
 std::string kept_summary(const std::vector<Step>& steps) {
@@ -207,8 +239,7 @@ int run_tune(Options& o) {
     if (auto bad = check_destination(option, path); !bad.empty()) return usage(bad);
 
   if (auto bad = check_farm_options(o.farm, o.spec, "tune"); !bad.empty()) return usage(bad);
-  if (o.farm.executor != "local" && !(o.spec.setup + o.spec.prepare + o.spec.cleanup).empty())
-    return usage("--setup, --prepare and --cleanup are for a local tune: a farm's tasks do not run them");
+  if (o.farm.executor != "local" && !(o.spec.setup + o.spec.prepare + o.spec.cleanup).empty()) return usage(kLocalOnly);
 
   std::string tmp = "/tmp";
   if (const char* t = std::getenv("TMPDIR"); t && *t) tmp = t;
@@ -292,10 +323,7 @@ int run_tune(Options& o) {
         std::cerr << "edashim tune: warning: step " << i + 1 << ": " << note
                   << "; a candidate without the figure counts as over the --max-vm-ratio budget\n";
     }
-    if (i == 0 && !step.candidates.empty()) {
-      budget_note = default_budget_from_current(o, step.candidates[0].rss_ratio, budget);
-      if (!budget_note.empty()) std::cerr << "edashim tune: " << budget_note << "\n";
-    }
+    if (i == 0 && !step.candidates.empty()) budget_note = default_budget_from_current(o, step.candidates[0].rss_ratio, budget);
     step.chosen = bench::choose(step.candidates, budget, step.within);
     if (!step.chosen) {
       std::cerr << "edashim tune: no run of " << step.option << " succeeded; stopping\n";
@@ -329,13 +357,7 @@ int run_tune(Options& o) {
                         bench::ratio(cand.rss_ratio), bench::ratio(cand.vm_ratio), budget.holds(cand) ? "yes" : "no",
                         c == 0 ? "-" : cand.vs_current.why, steps[i].chosen == c ? "<-" : ""});
     }
-  std::cout << wrap("Trade-off (each step interleaved with baseline; budget: " + budget.describe() +
-                        (budget_note.empty() ? "" : " (the default: 1.05 x the current setting's)") +
-                        "; a value is kept only when faster than the current setting with p < " + util::fixed(bench::kAlpha, 2) +
-                        " and the CI of the median ratio below 1, or, while the current setting is over budget, when it is "
-                        "the fastest within it or else the closest to it; peak VM: the largest VmPeak over a run's "
-                        "processes):", 100)
-            << "\n\n" << util::render_text(t) << "\n";
+  std::cout << tune_header(budget, !budget_note.empty()) << "\n\n" << util::render_text(t) << "\n";
   if (!vm_why.empty()) std::cout << "Peak VM \"-\": " << vm_why << ".\n\n";
 
   // The final setting against baseline, from the last step, where it was measured with every
@@ -372,16 +394,10 @@ int run_tune(Options& o) {
       rc = rc ? rc : 1;
     }
   }
-  if (!o.export_json.empty()) {
-    bool will_write = rc == 0 && !snippet.empty() && !o.write.empty();
-    std::string json = tune_json(o, allocator, budget, !budget_note.empty(), steps, verdict, setting, will_write);
-    if (util::write_file_atomic(o.export_json, json)) {
-      std::cerr << "edashim tune: JSON written to " << o.export_json << "\n";
-    } else {
-      std::cerr << "edashim tune: cannot write " << o.export_json << "\n";
-      rc = rc ? rc : 1;
-    }
-  }
+  if (!o.export_json.empty() &&
+      !export_json(o.export_json, tune_json(o, allocator, budget, !budget_note.empty(), steps, verdict, setting,
+                                            rc == 0 && !snippet.empty() && !o.write.empty())))
+    rc = rc ? rc : 1;
   if (rc) return rc;
   if (!o.write_ended.empty() && !setting.empty()) {
     // Where the search ended, whatever the verdict: what a lean search confirms on other
@@ -394,13 +410,7 @@ int run_tune(Options& o) {
     }
     std::cout << "The setting the search ended on is in " << o.write_ended << "\n";
   }
-  std::cout << kept_summary(steps) << "\n";
-  if (snippet.empty()) {
-    std::cout << wrap("Result: " + allocator + (fixed.empty() ? "" : " with the kept values") + " is " + verdict +
-                          ". No profile " + (o.write.empty() ? "change." : "written to " + o.write + "."), 100)
-              << "\n";
-    return 0;
-  }
+  if (say_summary(steps, allocator + (fixed.empty() ? "" : " with the kept values"), verdict, snippet, o.write)) return 0;
   if (o.write.empty()) {
     std::cout << "Profile snippet:\n\n" << snippet;
   } else if (util::write_file_atomic(o.write, snippet)) {
