@@ -181,6 +181,15 @@ std::string run_shell(const std::string& command, const std::string& dir, const 
   return why + ": " + tail_line(log);
 }
 
+// The run's own line in its log: the inner edashim writes it when the tool has ended, so it is
+// the last; lines before it are the tool's children's, routed through edashim (yosys' ABC).
+std::string run_line(const std::string& log) {
+  auto text = util::read_file(log).value_or("");
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  auto nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
 // --prepare before a run, in its directory: "" when it succeeded or there is none, else why.
 std::string prepare_failure(const Spec& spec, const std::string& workdir, const std::vector<std::string>& env,
                             const std::string& rundir) {
@@ -441,8 +450,7 @@ Run Session::execute(const Job& job, std::string* log_line) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  auto line = util::read_file(rundir + "/log.jsonl").value_or("");
-  while (!line.empty() && line.back() == '\n') line.pop_back();
+  std::string line = run_line(rundir + "/log.jsonl");
   report::RunRecord& rec = r.record;
   if (line.empty() || !report::parse_run_line(line, rec)) {
     r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);

@@ -72,10 +72,11 @@ bench::Budget budget_of(const Options& o) {
 std::string default_budget_from_current(const Options& o, double current_rss_ratio, bench::Budget& budget) {
   if (o.max_rss_ratio || o.max_vm_ratio || !(current_rss_ratio > 0)) return "";
   budget.max_rss_ratio = kDefaultRssRatio * current_rss_ratio;
-  std::cerr << "edashim tune: budget: peak RSS <= " << bench::ratio(*budget.max_rss_ratio) << " baseline (the default)\n";
-  return "budget: peak RSS <= " + bench::ratio(*budget.max_rss_ratio) + " baseline, that is " +
-         util::fixed(kDefaultRssRatio, 2) + " x the current setting's " + bench::ratio(current_rss_ratio) +
-         " (the default; --max-rss-ratio sets another)";
+  std::string note = "budget: peak RSS <= " + bench::ratio(*budget.max_rss_ratio) + " baseline, that is " +
+                     util::fixed(kDefaultRssRatio, 2) + " x the current setting's " + bench::ratio(current_rss_ratio) +
+                     " (the default; --max-rss-ratio sets another)";
+  std::cerr << "edashim tune: " << note << "\n";
+  return note;
 }
 
 using bench::wrap;
