@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "report/aggregate.hpp"
+
 namespace bench {
 namespace {
 
@@ -20,6 +22,16 @@ std::string p_value(double p) {
 }
 
 }  // namespace
+
+double sample_sd(const std::vector<double>& xs) {
+  if (xs.size() < 2) return std::nan("");
+  double mean = 0;
+  for (double x : xs) mean += x;
+  mean /= double(xs.size());
+  double ss = 0;
+  for (double x : xs) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / double(xs.size() - 1));
+}
 
 std::string ratio(double r) {
   if (std::isnan(r)) return "-";
@@ -70,7 +82,9 @@ std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples)
       continue;
     }
     ++arm.ok;
+    if (arm.arm_id.empty()) arm.arm_id = r.record.arm;
     arm.wall.push_back(r.record.wall_s);
+    arm.user_sys.push_back(r.record.user_s + r.record.sys_s);
     arm.rss_kb.push_back(r.record.max_rss_kb);
     if (r.record.vm_peak_kb) arm.vm_kb.push_back(*r.record.vm_peak_kb);
     if (!r.record.probed) ++arm.unprobed;
@@ -79,6 +93,7 @@ std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples)
   for (std::size_t a = 0; a < arms.size(); ++a) {
     auto& arm = arms[a];
     arm.wall_s = stats::summarize(arm.wall);
+    arm.wall_sd = sample_sd(arm.wall);
     arm.rss_median_kb = arm.rss_kb.empty() ? nan : stats::median(arm.rss_kb);
     arm.vm_median_kb = arm.vm_kb.empty() ? nan : stats::median(arm.vm_kb);
     if (known[a]) arm.verified_share = double(verified[a]) / double(known[a]);
@@ -109,11 +124,13 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
   util::Table t;
   auto fx = [](double v) { return util::fixed(v, 3); };
   if (compact) {
-    t.headers = {"arm", "ok", "failed", "mean s", "median s", "p5 s", "p95 s", "p (faster)", "median ratio 95% CI",
+    // p5/p95 are in the CSV; the terminal shows the spread as hyperfine does (sigma, min-max).
+    t.headers = {"arm", "ok", "failed", "mean s", "median s", "σ s", "min - max s", "p (faster)", "median ratio 95% CI",
                  "peak RSS MB", "peak VM MB", "verified"};
   } else {
     t.headers = {"arm", "ok", "failed", "mean_s", "median_s", "p5_s", "p95_s", "mean_ratio", "median_ratio", "p5_ratio",
-                 "p95_ratio", "p_faster", "p_method", "ci95_lo", "ci95_hi", "peak_rss_mb", "rss_ratio", "peak_vm_mb", "vm_ratio", "verified"};
+                 "p95_ratio", "p_faster", "p_method", "ci95_lo", "ci95_hi", "peak_rss_mb", "rss_ratio", "peak_vm_mb", "vm_ratio", "verified",
+                 "stddev_s", "min_s", "max_s"};
   }
   if (compare) t.headers.push_back("outputs");
   t.right_aligned.assign(t.headers.size(), true);
@@ -128,8 +145,8 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
       auto both = [&](double v, double r) { return fx(v) + (first ? "" : " (" + ratio(r) + ")"); };
       row.push_back(both(s.wall_s.mean, s.mean_ratio));
       row.push_back(both(s.wall_s.median, s.median_ratio));
-      row.push_back(both(s.wall_s.p5, s.p5_ratio));
-      row.push_back(both(s.wall_s.p95, s.p95_ratio));
+      row.push_back(std::isnan(s.wall_sd) ? "-" : fx(s.wall_sd));
+      row.push_back(s.ok ? fx(s.wall_s.min) + " - " + fx(s.wall_s.max) : "-");
       row.push_back(s.test ? p_value(s.test->p) + (s.test->exact ? " exact" : "") : "-");
       row.push_back(s.median_ratio_ci ? util::fixed(s.median_ratio_ci->lo, 3) + " - " + util::fixed(s.median_ratio_ci->hi, 3)
                                       : "-");
@@ -150,6 +167,9 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
       row.push_back(std::isnan(s.vm_median_kb) ? "" : util::fixed(s.vm_median_kb / 1024, 2));
       row.push_back(std::isnan(s.vm_ratio) ? "" : util::fixed(s.vm_ratio, 4));
       row.push_back(s.verified_share ? util::fixed(*s.verified_share, 3) : "");
+      row.push_back(std::isnan(s.wall_sd) ? "" : util::fixed(s.wall_sd, 6));
+      row.push_back(s.ok ? util::fixed(s.wall_s.min, 6) : "");
+      row.push_back(s.ok ? util::fixed(s.wall_s.max, 6) : "");
     }
     if (compare) row.push_back(s.outputs_summary);
     t.rows.push_back(std::move(row));
@@ -275,6 +295,52 @@ util::Table outputs_table(const Spec& spec, const std::vector<ArmStats>& arms) {
   return t;
 }
 
+namespace {
+
+// hyperfine's --export-json entries (results[]: command, mean, stddev, median, user, system, min,
+// max, times, exit_codes), so its plotting scripts read ours; times are the successful runs',
+// exit_codes every measured run's (null when killed or unrecorded). Our own figures stay in arms[].
+nlohmann::json hyperfine_results(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms) {
+  auto out = nlohmann::json::array();
+  std::string cmd = report::command_line(spec.command);
+  for (std::size_t a = 0; a < arms.size(); ++a) {
+    const auto& s = arms[a];
+    auto codes = nlohmann::json::array();
+    for (const auto& r : o.runs)
+      if (r.arm == int(a)) codes.push_back(r.record.exit_code ? nlohmann::json(*r.record.exit_code) : nlohmann::json(nullptr));
+    double user = 0, sys = 0;
+    for (const auto& r : o.runs)
+      if (r.arm == int(a) && r.ok) user += r.record.user_s, sys += r.record.sys_s;
+    double n = double(s.ok);
+    nlohmann::json e;
+    e["command"] = s.name + ": " + cmd;
+    e["mean"] = s.ok ? num(s.wall_s.mean) : nlohmann::json(nullptr);
+    e["stddev"] = num(s.wall_sd);
+    e["median"] = s.ok ? num(s.wall_s.median) : nlohmann::json(nullptr);
+    e["user"] = s.ok ? num(user / n) : nlohmann::json(nullptr);
+    e["system"] = s.ok ? num(sys / n) : nlohmann::json(nullptr);
+    e["min"] = s.ok ? num(s.wall_s.min) : nlohmann::json(nullptr);
+    e["max"] = s.ok ? num(s.wall_s.max) : nlohmann::json(nullptr);
+    e["times"] = s.wall;
+    e["exit_codes"] = codes;
+    e["parameters"] = {{"arm", s.name}, {"profile", s.profile}};
+    e["memory_usage_byte"] = nlohmann::json::array();
+    for (double kb : s.rss_kb) e["memory_usage_byte"].push_back(std::llround(kb * 1024));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// The paired analysis ("paired") and its per-node breakdown ("by_node").
+void add_paired(nlohmann::json& j, const Paired& paired) {
+  j["paired"] = paired_json(paired);
+  j["by_node"] = {{"hosts", groups_json(paired, paired.by_host, true)},
+                  {"cpus", groups_json(paired, paired.by_cpu, false)},
+                  {"warnings", paired.warnings}};
+}
+
+}  // namespace
+
 std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms) {
   nlohmann::json j;
   j["command"] = spec.command;
@@ -362,13 +428,10 @@ std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<Arm
     }
     out.push_back(std::move(arm));
   }
+  j["results"] = hyperfine_results(spec, o, arms);
   auto note = vm_note(arms);
   j["peak_vm_note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
-  auto paired = analyse_paired(spec, o);
-  j["paired"] = paired_json(paired);
-  j["by_node"] = {{"hosts", groups_json(paired, paired.by_host, true)},
-                  {"cpus", groups_json(paired, paired.by_cpu, false)},
-                  {"warnings", paired.warnings}};
+  add_paired(j, analyse_paired(spec, o));
   return j.dump(2);
 }
 

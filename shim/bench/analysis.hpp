@@ -17,10 +17,13 @@ namespace bench {
 
 struct ArmStats {
   std::string name, profile;
+  std::string arm_id;  // the arm as its first successful run's log line names it ("jemalloc[narenas=4]")
   std::size_t ok = 0, failed = 0;
   std::vector<std::string> failures;  // one line per failed run
   std::vector<double> wall, rss_kb;   // successful runs, in run order
   stats::Summary wall_s;
+  double wall_sd = 0;                 // sample standard deviation (n - 1), NaN below two runs
+  std::vector<double> user_sys;       // successful runs' user + system CPU seconds, in run order
   // Each statistic divided by the first arm's same statistic (1 for the first arm).
   double mean_ratio = 1, median_ratio = 1, p5_ratio = 1, p95_ratio = 1;
   // Against the first arm (absent for the first arm): H1 "this arm's times are smaller".
@@ -69,6 +72,9 @@ std::string bench_json(const Spec& spec, const Outcome& outcome, const std::vect
 // Why some arm shows no peak virtual size ("-"), said once; "" when every arm with a
 // successful run has one.
 std::string vm_note(const std::vector<ArmStats>& arms);
+
+// Sample standard deviation (n - 1 in the denominator, as hyperfine); NaN below two values.
+double sample_sd(const std::vector<double>& xs);
 
 // Ratio as "0.85x", "-" for NaN.
 std::string ratio(double r);

@@ -1,6 +1,7 @@
 #include "bench/outputs_record.hpp"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "run/log_schema.hpp"
 #include "util/json_writer.hpp"
@@ -45,6 +46,15 @@ std::string outputs_record_line(const std::string& tool, const std::string& path
   w.field(logkey::differing_arms, by.differing);
   w.end_object();
   return w.str();
+}
+
+std::string mark_bench_line(const std::string& line, const std::string& experiment, const Arm& arm, int round) {
+  auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return line;
+  j["bench"] = {{"experiment", experiment}, {"arm", arm.name}, {"round", round + 1}};
+  if (!arm.profile.empty() && (!j.contains("explore") || j["explore"].is_null()))
+    j["explore"] = {{"ran", arm.profile}, {"instead_of", nullptr}, {"by", "bench"}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace bench

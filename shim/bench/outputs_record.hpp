@@ -23,4 +23,12 @@ OutputsByAllocator outputs_by_allocator(const Outcome& outcome, const std::vecto
 std::string outputs_record_line(const std::string& tool, const std::string& path, const std::string& cpu, double start_unix,
                                 const OutputsByAllocator& by);
 
+// A bench run's log line as bench keeps it in a run log (issue 28 item 1): the inner run's own
+// line plus "bench": {"experiment", "arm", "round"}. An arm that names a profile (-p) was not the
+// tool's current choice, so its "explore" is set to {"ran": PROFILE, "instead_of": null, "by":
+// "bench"} as an explored run's is, and report --recommend never takes it for the choice in use;
+// the current-choice arm (no -p) keeps its null. A line that is not a JSON object is returned as
+// it is.
+std::string mark_bench_line(const std::string& line, const std::string& experiment, const Arm& arm, int round);
+
 }  // namespace bench

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "bench/svg.hpp"
+#include "bench/verdict.hpp"
 #include "report/aggregate.hpp"
 #include "util/fs.hpp"
 
@@ -84,18 +85,21 @@ std::string render_report(const Spec& spec, const Outcome& o, const std::vector<
                      " warm-up, " + (o.rounds.empty() ? std::to_string(spec.jobs) + " at a time" : std::string("a round per farm task")) +
                      (spec.fresh_copy.empty() ? "" : ", fresh copy on " + spec.on) + "; " + o.machine;
   std::string s = head + "\n\n" + render(bench_table(arms, spec.compare, true)) + "\n";
-  s += "Ratios are to the first arm (" + (arms.empty() ? std::string() : arms[0].name) +
-       "). p (faster): one-sided Mann-Whitney U, H1: the arm's times are smaller. CI: bootstrap 95% of the median "
-       "ratio. Failed runs are excluded. Peak RSS: the tool's (its largest process's) resident high-water mark; "
-       "peak VM: the largest VmPeak (virtual size) over its processes; both medians over the runs.\n";
-  if (auto note = vm_note(arms); !note.empty()) s += "Peak VM \"-\": " + note + ".\n";
+  // Prose wrapped for an 100-column terminal (Markdown reflows it anyway).
+  auto prose = [md](const std::string& text) { return (md ? text : wrap(text, 100)) + "\n"; };
+  s += prose("Ratios are to the first arm (" + (arms.empty() ? std::string() : arms[0].name) +
+             "). p (faster): one-sided Mann-Whitney U, H1: the arm's times are smaller. CI: bootstrap 95% of the median "
+             "ratio. \u03c3: standard deviation (n - 1). Failed runs are excluded. Peak RSS: the tool's (its largest "
+             "process's) resident high-water mark; peak VM: the largest VmPeak (virtual size) over its processes; both "
+             "medians over the runs.");
+  if (auto note = vm_note(arms); !note.empty()) s += prose("Peak VM \"-\": " + note + ".");
   if (arms.size() > 1) {
     auto paired = analyse_paired(spec, o);
     s += "\nPaired by round (each arm against " + arms[0].name + " in the same round, on the same node):\n\n" +
          render(paired_table(paired)) + "\n";
-    s += "Paired ratio: median over rounds of the arm's time / " + arms[0].name +
-         "'s time. CI: bootstrap 95%, resampling rounds. Wilcoxon p: one-sided signed-rank on the rounds' log ratios, "
-         "H1: the arm is faster. A round where either run failed or is missing is left out.\n";
+    s += prose("Paired ratio: median over rounds of the arm's time / " + arms[0].name +
+               "'s time. CI: bootstrap 95%, resampling rounds. Wilcoxon p: one-sided signed-rank on the rounds' log "
+               "ratios, H1: the arm is faster. A round where either run failed or is missing is left out.");
     if (several_nodes(paired)) {
       s += "\nBy node (paired ratio, pairs in parentheses):\n\n" + render(hosts_table(paired)) + "\n" +
            render(cpus_table(paired));
@@ -103,17 +107,21 @@ std::string render_report(const Spec& spec, const Outcome& o, const std::vector<
     }
   }
   if (spec.compare) {
-    s += "\nOutputs, over each arm's successful runs (identical: one content in every run; varies: more than one; "
-         "missing: no run left it)";
-    if (!spec.stdout_filter.empty()) s += "; lines matching /" + spec.stdout_filter + "/ left out of stdout";
-    s += ":\n\n" + render(outputs_table(spec, arms));
+    std::string head = "Outputs, over each arm's successful runs (identical: one content in every run; varies: more than "
+                       "one; missing: no run left it)";
+    if (!spec.stdout_filter.empty()) head += "; lines matching /" + spec.stdout_filter + "/ left out of stdout";
+    s += "\n" + prose(head + ":") + "\n" + render(outputs_table(spec, arms));
   }
+  std::string tool = spec.command.empty() ? "" : util::basename(spec.command[0]);
+  if (auto verdict = render_verdict(decide(spec, arms, tool)); !verdict.empty()) s += "\n" + verdict;
   return s;
 }
 
 bool present(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms, const Exports& x,
              std::ostream& out, std::ostream& err) {
   for (const auto& w : o.warnings) err << "edashim bench: warning: " << w << "\n";
+  for (const auto& w : noise_warnings(arms, o.load_before, o.load_after, o.logical_cpus, spec.jobs))
+    err << "edashim bench: warning: " << w << "\n";
   for (const auto& a : arms) {
     // A broken command fails every run the same way: three lines say it, thirty bury the table.
     for (std::size_t i = 0; i < a.failures.size() && i < 3; ++i)

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <thread>
 
 #include "bench/outputs.hpp"
+#include "bench/outputs_record.hpp"
 #include "report/log_line.hpp"
 #include "run/runlog.hpp"
 #include "stats/bootstrap.hpp"
@@ -94,7 +96,7 @@ std::string copy_source(const Spec& spec, const std::string& file) {
 // edashim's internal markers (__EDASHIM_*): none of the caller's may reach a run.
 bool stripped(const std::string& name) {
   return name == "EDASHIM" || name == "EDASHIM_PROFILE" || name == "EDASHIM_ALLOCATOR" || name == "EDASHIM_LOG" ||
-         name == kPadVar || util::starts_with(name, "__EDASHIM");
+         name == "EDASHIM_EXPLORE" || name == kPadVar || util::starts_with(name, "__EDASHIM");
 }
 
 // The environment every run starts from: ours, without the stripped variables.
@@ -104,6 +106,8 @@ std::vector<std::string> base_environment() {
     std::string kv = *e;
     if (!stripped(kv.substr(0, kv.find('=')))) env.push_back(kv);
   }
+  // An arm measures one choice: the "current" arm (no -p) must not explore another allocator.
+  env.push_back("EDASHIM_EXPLORE=0");
   return env;
 }
 
@@ -147,6 +151,64 @@ std::string tail_line(const std::string& path) {
   return last.size() > 200 ? last.substr(0, 200) + "..." : last;
 }
 
+// Runs `command` with /bin/sh -c in `dir`, untimed, its output to `log` (stdin /dev/null);
+// "" when it exited 0, else what happened with the log's last line.
+std::string run_shell(const std::string& command, const std::string& dir, const std::vector<std::string>& env,
+                      const std::string& log) {
+  std::vector<std::string> args{"/bin/sh", "-c", command};
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> e = env;
+  for (auto& kv : e) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  ::posix_spawn_file_actions_init(&fa);
+  ::posix_spawn_file_actions_addchdir_np(&fa, dir.c_str());
+  ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, "/bin/sh", &fa, nullptr, argv.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return std::string("cannot start /bin/sh: ") + std::strerror(rc);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                        : "exit status " + std::to_string(WEXITSTATUS(status));
+  return why + ": " + tail_line(log);
+}
+
+// The run's own line in its log: the inner edashim writes it when the tool has ended, so it is
+// the last; lines before it are the tool's children's, routed through edashim (yosys' ABC).
+std::string run_line(const std::string& log) {
+  auto text = util::read_file(log).value_or("");
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  auto nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+// --prepare before a run, in its directory: "" when it succeeded or there is none, else why.
+std::string prepare_failure(const Spec& spec, const std::string& workdir, const std::vector<std::string>& env,
+                            const std::string& rundir) {
+  if (spec.prepare.empty()) return "";
+  auto bad = run_shell(spec.prepare, workdir, env, rundir + "/prepare.out");
+  return bad.empty() ? "" : "--prepare failed, " + bad;
+}
+
+// The 1-minute load average; NaN when /proc/loadavg cannot be read.
+double load_average() {
+  auto text = util::read_file("/proc/loadavg", 256);
+  if (!text) return std::nan("");
+  try {
+    return std::stod(*text);
+  } catch (...) {
+    return std::nan("");
+  }
+}
+
 std::string fmt_duration(double s) {
   char buf[32];
   if (s >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", int(s / 3600), int(s / 60) % 60);
@@ -156,6 +218,14 @@ std::string fmt_duration(double s) {
 }
 
 }  // namespace
+
+std::vector<std::string> selection_args(const std::string& profile) {
+  if (profile.empty()) return {};
+  // "system" is glibc's malloc with the tool's own settings, as explore_profiles means it; the
+  // `baseline` profile also turns scratch and the probe's extras off.
+  if (profile == kSystemArm) return {"-a", "system"};
+  return {"-p", profile};
+}
 
 std::string copy_target(const std::string& file) {
   if (!file.empty() && file[0] == '/') return util::basename(file);
@@ -271,6 +341,16 @@ struct Session::Impl {
   std::vector<std::string> command, base_env, pads;
   std::vector<std::size_t> env_bytes;
   std::mutex log_mu;  // keep_log appends, from several runs at once
+  std::atomic<bool> log_refused{false};  // said once, not per run
+
+  // A measured run's line into keep_log, marked as this bench's (mark_bench_line).
+  void keep(const std::string& line, const Job& job) {
+    std::string err, marked = mark_bench_line(line, spec.experiment, spec.arms[std::size_t(job.arm)], job.round);
+    std::lock_guard lock(log_mu);
+    if (!run::append_log_line(spec.keep_log, marked, err, {}, util::SharedDirs{spec.keep_log_shared}) &&
+        !log_refused.exchange(true))
+      std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), err.c_str());
+  }
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -281,6 +361,7 @@ Session::~Session() {
 }
 
 const std::vector<std::size_t>& Session::env_bytes() const { return impl_->env_bytes; }
+const std::string& Session::work_dir() const { return impl_->work; }
 
 std::unique_ptr<Session> Session::open(const Spec& spec, const Checked& checked, std::string& error) {
   auto s = std::make_unique<Impl>(spec);
@@ -331,10 +412,17 @@ Run Session::execute(const Job& job, std::string* log_line) {
       }
     if (!util::is_directory(workdir)) util::make_dirs(workdir, 0700);
   }
+  if (r.failure = prepare_failure(spec, workdir, s.base_env, rundir); !r.failure.empty()) {
+    if (!s.fresh.empty()) util::remove_tree(workdir);
+    util::remove_tree(rundir);
+    return r;
+  }
   std::vector<std::string> env = s.base_env;
   env.push_back("EDASHIM_LOG=" + rundir + "/log.jsonl");
   env.push_back(s.pads[std::size_t(job.arm)]);
-  std::vector<std::string> args{s.self, "run", "--strict", "-p", spec.arms[std::size_t(job.arm)].profile, "--"};
+  std::vector<std::string> args{s.self, "run", "--strict"};
+  for (const auto& a : selection_args(spec.arms[std::size_t(job.arm)].profile)) args.push_back(a);
+  args.push_back("--");
   args.insert(args.end(), s.command.begin(), s.command.end());
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
@@ -362,8 +450,7 @@ Run Session::execute(const Job& job, std::string* log_line) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  auto line = util::read_file(rundir + "/log.jsonl").value_or("");
-  while (!line.empty() && line.back() == '\n') line.pop_back();
+  std::string line = run_line(rundir + "/log.jsonl");
   report::RunRecord& rec = r.record;
   if (line.empty() || !report::parse_run_line(line, rec)) {
     r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);
@@ -374,11 +461,7 @@ Run Session::execute(const Job& job, std::string* log_line) {
                                    : "exit status " + std::to_string(rec.exit_code.value_or(WEXITSTATUS(status)));
       r.failure = why + ": " + tail_line(err_path);
     }
-    if (!job.warmup && !spec.keep_log.empty()) {
-      std::string err;
-      std::lock_guard lock(impl_->log_mu);
-      run::append_log_line(spec.keep_log, line, err);
-    }
+    if (!job.warmup && !spec.keep_log.empty()) impl_->keep(line, job);
     if (log_line) *log_line = line;
   }
   const std::regex* filter = s.stdout_filter ? &*s.stdout_filter : nullptr;
@@ -411,6 +494,31 @@ std::vector<Job> round_jobs(const Spec& spec, int round) {
   return jobs;
 }
 
+namespace {
+
+// --setup or --cleanup (`what`), once, where bench runs: "" when it succeeded or there is none.
+std::string hook(const char* what, const std::string& command, const Session& session) {
+  if (command.empty()) return "";
+  auto bad = run_shell(command, current_dir(), base_environment(), session.work_dir() + "/" + what + ".out");
+  return bad.empty() ? "" : std::string("--") + what + " failed, " + bad + (what[0] == 's' ? "; nothing was measured" : "");
+}
+
+// The measured runs that finished into `out`, in schedule order; failed warm-ups counted.
+void keep_measured(const std::vector<Job>& jobs, const std::vector<Run>& results, std::size_t started, Outcome& out) {
+  std::size_t warm_failed = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (j >= started && out.interrupted) break;
+    if (jobs[j].warmup) {
+      if (!results[j].ok) ++warm_failed;
+      continue;
+    }
+    out.runs.push_back(results[j]);
+  }
+  if (warm_failed) out.warnings.push_back(std::to_string(warm_failed) + " warm-up run(s) failed");
+}
+
+}  // namespace
+
 std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error) {
   auto checked = check(spec, preview, error);
   if (!checked) return std::nullopt;
@@ -421,7 +529,10 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   auto session = Session::open(spec, *checked, error);
   if (!session) return std::nullopt;
   out.env_bytes = session->env_bytes();
+  out.logical_cpus = int(std::max(1u, std::thread::hardware_concurrency()));
+  out.load_before = load_average();
 
+  if (error = hook("setup", spec.setup, *session); !error.empty()) return std::nullopt;
   // The whole schedule: warm-up rounds, then measured rounds, each round shuffled.
   const std::vector<Job> jobs = jobs_of(spec);
   std::vector<Run> results(jobs.size());
@@ -477,17 +588,9 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
   out.interrupted = g_interrupted;
-
-  std::size_t warm_failed = 0;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    if (j >= next && out.interrupted) break;
-    if (jobs[j].warmup) {
-      if (!results[j].ok) ++warm_failed;
-      continue;
-    }
-    out.runs.push_back(results[j]);
-  }
-  if (warm_failed) out.warnings.push_back(std::to_string(warm_failed) + " warm-up run(s) failed");
+  out.load_after = load_average();
+  if (auto bad = hook("cleanup", spec.cleanup, *session); !bad.empty()) out.warnings.push_back(bad);
+  keep_measured(jobs, results, next, out);
   return out;
 }
 

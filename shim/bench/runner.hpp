@@ -60,6 +60,7 @@ class Session {
   // Runs one job (thread-safe); `log_line`, when given, receives the inner run's log line.
   Run execute(const Job& job, std::string* log_line = nullptr);
   const std::vector<std::size_t>& env_bytes() const;  // per arm, after padding
+  const std::string& work_dir() const;                 // the session's own directory (removed with it)
 
  private:
   struct Impl;
@@ -71,6 +72,10 @@ class Session {
 // the command's own relative references still work), absolute ones keep their name. A farm's
 // snapshot of the inputs has the same shape, so its tasks copy from there as a local bench does.
 std::string copy_target(const std::string& file);
+
+// The inner `edashim run` options that select an arm's profile: {"-p", P}; none for the
+// current choice (""); {"-a", "system"} for "system".
+std::vector<std::string> selection_args(const std::string& profile);
 
 // Physical cores (distinct package/core pairs), falling back to the logical count.
 int physical_cores();

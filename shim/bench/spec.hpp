@@ -5,6 +5,7 @@
 // Previewer bound to the run pipeline.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,10 +14,13 @@
 
 namespace bench {
 
+// An arm's profile that is glibc's malloc under the tool's own settings (`edashim run -a system`).
+inline constexpr const char* kSystemArm = "system";
+
 // One side of the comparison: a named profile or a profile file.
 struct Arm {
   std::string name;     // as shown in tables
-  std::string profile;  // passed to `edashim run -p`
+  std::string profile;  // passed to `edashim run -p`; "" = no -p (the tool's current choice); kSystemArm: -a system
 };
 
 // A benchmark: the arms, the command, and how to run and check it. `edashim tune` measures each
@@ -37,6 +41,12 @@ struct Spec {
   std::string stdout_filter;                 // ECMAScript regex: matching lines left out of stdout's hash
   uint64_t seed = 20261130;                  // run order and bootstrap
   std::string keep_log;  // append the measured runs' log lines here ("" = do not keep)
+  std::vector<std::string> keep_log_shared;  // the user's shared_dirs, for keep_log's owned-file check
+  std::string experiment;                    // names this bench in the lines kept ("bench": {"experiment"})
+  // hyperfine's: shell commands (/bin/sh -c) run untimed, in the directory the runs use. setup
+  // once before the first run, cleanup once after the last, prepare before every run (warm-ups
+  // too; a failed prepare fails that run). A local bench's only: a farm refuses them.
+  std::string setup, prepare, cleanup;
   bool progress = true;  // progress bar, when stderr is a terminal
 };
 
@@ -70,6 +80,10 @@ struct Outcome {
   bool interrupted = false;
   std::vector<std::string> warnings;
   std::vector<RoundState> rounds;  // farm executors only: every round's state, in round order
+  // 1-minute load averages just before the first and after the last run, and the logical CPUs
+  // (a local bench's; NaN and 0 on a farm, whose nodes' loads are not known here).
+  double load_before = std::numeric_limits<double>::quiet_NaN(), load_after = std::numeric_limits<double>::quiet_NaN();
+  int logical_cpus = 0;
 };
 
 // What `edashim run --strict -p PROFILE -- COMMAND` would do, found out without running it.

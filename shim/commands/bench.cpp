@@ -1,5 +1,7 @@
 #include "commands/bench.hpp"
 
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,12 +12,17 @@
 #include "bench/outputs_record.hpp"
 #include "bench/present.hpp"
 #include "bench/runner.hpp"
+#include "bench/verdict.hpp"
 #include "commands/bench_farm.hpp"
 #include "commands/measure.hpp"
 #include "farm/executors.hpp"
 #include "farm/round_task.hpp"
 #include "commands/report.hpp"
+#include "learn/config_edit.hpp"
 #include "learn/learned.hpp"
+#include "paths/files.hpp"
+#include "util/fs.hpp"
+#include "util/owned_file.hpp"
 #include "run/runlog.hpp"
 #include "util/machine.hpp"
 #include "util/strings.hpp"
@@ -50,6 +57,8 @@ struct Options {
   std::string collect_dir, round_dir, fingerprint;
   int round = -1;
   bool resubmit = false;
+  bool no_log = false;  // --no-log: keep no run in any log
+  bool adopt = false;   // --adopt: write a clear winner into the user's config
   // Records go to the user's own run log only from the user's own runs: a local bench, or an
   // experiment whose directory and experiment.json are the user's (anyone can forge the rest).
   bool own = true;
@@ -59,17 +68,115 @@ void say(const std::string& error) {
   for (const auto& line : util::split(error, '\n')) std::cerr << "edashim bench: " << line << "\n";
 }
 
+// --adopt: the winner's settings into the user's config through the checked merge report
+// --recommend --write uses (learn::merge_settings: the keys inserted into the file's text,
+// nothing else changed, refused where the file sets them otherwise), written only when the file
+// is still as merged against. bench::decide offers settings only for a clear win with identical
+// outputs; anything else writes nothing and says why (status 0: keeping is a result).
+int adopt(const bench::Spec& spec, const std::vector<bench::ArmStats>& arms) {
+  std::string tool = util::basename(spec.command.front());
+  auto v = bench::decide(spec, arms, tool);
+  if (v.adopt_toml.empty()) {
+    say("--adopt: nothing written: " + util::split(v.advice, '\n').front());
+    return 0;
+  }
+  auto settings = learn::adopt_settings(tool, arms[*v.winner].arm_id);
+  std::string file = paths::Files::discover().user_file;
+  std::string target = util::real_path(file).value_or(file);
+  if (std::string dir = util::dirname(target); !util::exists(target) && !util::is_directory(dir))
+    if (auto refused = util::make_owned_dir(dir, user_shared_dirs(), 0700); !refused.empty()) {
+      say("--adopt: " + refused + "; nothing written");
+      return 1;
+    }
+  auto read = [&] { return util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>(); };
+  auto existing = read();
+  if (util::exists(target) && !existing) {
+    say("--adopt: cannot read " + file + " (or it is larger than 1 MiB); nothing written");
+    return 1;
+  }
+  auto edit = learn::merge_settings(existing, file, settings, "added by edashim bench --adopt: " + arms[*v.winner].name +
+                                                                   " beat " + arms[0].name + " on " + tool);
+  if (!edit.refused.empty()) {
+    say("--adopt: not written: " + edit.refused);
+    return 1;
+  }
+  if (edit.unchanged) {
+    say("--adopt: " + file + " already says this; unchanged");
+    return 0;
+  }
+  struct stat st;
+  mode_t mode = ::stat(target.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+  if (read() != existing || !util::write_file_atomic(target, edit.text, mode)) {
+    say("--adopt: " + file + " changed meanwhile or cannot be written; nothing written: run it again");
+    return 1;
+  }
+  say("--adopt: added to " + file + " (the next run of " + tool + " uses " + arms[*v.winner].name + "):");
+  for (const auto& line : util::split(learn::render_settings(settings), '\n'))
+    if (!line.empty()) std::cerr << "  " << line << "\n";
+  return 0;
+}
+
 // The figures, exports and exit status of a finished outcome: one path for local and farm runs.
+// Status 1 when an arm has no successful run, or a compared output file no run left: neither
+// outcome can decide anything, whatever the other arms did.
 int finish(Options& o, const bench::Outcome& outcome) {
   const auto& spec = o.spec;
   auto arms = bench::analyse(spec, outcome);
   bool written = bench::present(spec, outcome, arms, o.exports, std::cout, std::cerr);
   if (spec.compare && !outcome.interrupted && o.own) record_outputs(outcome, arms);
   if (outcome.interrupted) return 130;
+  bool decided = true;
+  for (const auto& name : bench::arms_without_success(arms)) {
+    say("error: no run of " + name + " succeeded (see the failures above): the comparison means nothing");
+    decided = false;
+  }
+  for (const auto& file : bench::missing_everywhere(spec, arms)) {
+    say("error: --compare-outputs " + file + ": no run of any arm left this file (in the directory the command ran "
+        "in); name a file the command writes");
+    decided = false;
+  }
   std::size_t ok = 0;
   for (const auto& a : arms) ok += a.ok;
-  if (ok == 0) return 1;
-  return written ? 0 : 1;
+  if (ok == 0 || !decided) return 1;
+  if (!written) return 1;
+  return o.adopt ? adopt(spec, arms) : 0;
+}
+
+// A local bench's runs are evidence (issue 28): they go to the user's run log, marked as bench
+// runs (bench::mark_bench_line), where report --recommend counts them; --log FILE sends them
+// elsewhere, --no-log nowhere. Warm-up runs are never kept.
+void keep_runs(Options& o) {
+  auto& spec = o.spec;
+  spec.experiment = "local-" + std::to_string(::time(nullptr)) + "-" + std::to_string(::getpid());
+  spec.keep_log_shared = user_shared_dirs().dirs;
+  if (o.no_log) spec.keep_log.clear();
+  else if (spec.keep_log.empty()) spec.keep_log = current_log_path("bench");
+}
+
+// The arms: each -p as given (a relative profile file made absolute now, so a --fresh-copy run
+// in another directory finds the same file); without -p, baseline against the tool's current
+// choice. "" or the error.
+std::string default_arms(Options& o) {
+  auto& spec = o.spec;
+  std::string cwd;
+  if (char buf[4096]; ::getcwd(buf, sizeof buf)) cwd = buf;
+  for (const auto& p : o.profiles) {
+    std::string path = p;
+    if (p.find('/') != std::string::npos && p[0] != '/' && !cwd.empty()) path = cwd + "/" + p;
+    spec.arms.push_back({bench::arm_name(p), path});
+  }
+  if (!o.profiles.empty() || spec.command.empty()) return "";
+  std::string current = current_arm(spec.command);
+  std::string tool = util::basename(spec.command[0]);
+  if (current.empty()) return "";  // its configuration or tool has a problem: check() says which
+  if (current == "system")
+    return tool + " runs with the system allocator now: nothing to compare it with by default; name the arms, e.g. "
+           "-p baseline -p jemalloc";
+  spec.arms.push_back({"baseline", "baseline"});
+  spec.arms.push_back({current + " (current)", ""});
+  std::cerr << "edashim bench: comparing " << tool << "'s current choice (" << current
+            << ") with baseline; -p PROFILE names other arms\n";
+  return "";
 }
 
 // `bench collect DIR`: whatever has finished, analysed as a local bench's runs are; with
@@ -120,7 +227,10 @@ int run_bench(Options& o) {
   if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, o.fingerprint, user_shared_dirs(), preview_arm, std::cerr);
   if (!o.collect_dir.empty()) return run_collect(o);
   auto& spec = o.spec;
-  for (const auto& p : o.profiles) spec.arms.push_back({bench::arm_name(p), p});
+  if (auto error = default_arms(o); !error.empty()) {
+    say(error);
+    return 2;
+  }
   spec.compare = !o.compare_lists.empty();
   for (const auto& list : o.compare_lists)
     for (const auto& name : util::split(list, ','))
@@ -132,12 +242,15 @@ int run_bench(Options& o) {
   // Everything is checked before the first run: a usage error runs nothing and writes nothing.
   std::string error = bench::check_exports(o.exports);
   if (error.empty()) error = check_farm_options(o.farm, spec, "bench");
+  if (error.empty() && o.farm.executor != "local" && !(spec.setup + spec.prepare + spec.cleanup).empty())
+    error = "--setup, --prepare and --cleanup are for a local bench: a farm's tasks do not run them";
   if (!error.empty()) {
     say(error);
     return 2;
   }
-  if (spec.arms.size() < 2) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
+  if (spec.arms.size() == 1) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
   if (o.farm.executor == "local") {
+    keep_runs(o);
     auto outcome = bench::run(spec, preview_arm, error);
     if (!outcome) {
       say(error);
@@ -198,7 +311,13 @@ Subcommand add_bench_command(CLI::App& app) {
   cmd->add_option("--stdout-filter", s.stdout_filter,
                   "With --compare-outputs: remove the lines of stdout that match this regular expression before hashing");
   add_export_options(cmd, x);
-  cmd->add_option("--log", s.keep_log, "Also append the measured runs' log lines to this file (for edashim report)");
+  cmd->add_option("--log", s.keep_log,
+                  "Append the measured runs' log lines to this file instead of your run log (where report --recommend "
+                  "counts them)");
+  cmd->add_flag("--adopt", o->adopt,
+                "Write a clear winner with identical outputs (--compare-outputs) into your config "
+                "(~/.config/edashim/config.toml), as report --recommend --write does");
+  cmd->add_flag("--no-log", o->no_log, "Keep the runs in no log (they are evidence for report --recommend otherwise)");
   add_farm_options(cmd, o->farm);
   cmd->add_option("command", s.command, "TOOL [ARGS...] (after --)");
   auto* collect = cmd->add_subcommand("collect", "Analyse a farm experiment's finished rounds (--resubmit: run the unfinished again)");

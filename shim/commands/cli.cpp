@@ -31,6 +31,17 @@ pipeline::Invocation invocation_for(const std::vector<std::string>& command) {
   return inv;
 }
 
+// --help and --version end with 0; every usage error with 2, as the man page says (CLI11's own
+// codes, 105-115, would read as "killed by a signal" to some scripts).
+int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub) {
+  int code = app.exit(e);
+  // The usual cause with bench and tune: the tool's own options read as ours.
+  if (code != 0 && (sub == "bench" || sub == "tune") && dynamic_cast<const CLI::ExtrasError*>(&e))
+    std::fprintf(stderr, "edashim %s: put -- before the tool's command, so that its options stay its own: "
+                         "edashim %s -p baseline -p jemalloc -- TOOL ARGS...\n", sub.c_str(), sub.c_str());
+  return code == 0 ? 0 : 2;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -102,10 +113,7 @@ int cli_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version end with 0; every usage error with 2, as the man page says
-    // (CLI11's own codes, 105-115, would read as "killed by a signal" to some scripts).
-    int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    return usage_error(app, e, sub);
   }
 
   if (*run) {

@@ -244,10 +244,10 @@ int doctor(const std::string& dir_arg) {
     }
   }
   for (const auto& [path, state] : files) std::printf("           %s  %s\n", path.c_str(), state.c_str());
+  // Not trusting a project file is the user's choice, not a fault: a note (CI steps run doctor).
   for (const auto& f : untrusted)
-    r.problem(f + " is not trusted, so its restricted settings (library paths, [env], path, log, allocator options that "
-                  "write files or abort) are ignored",
-              "read it, then: edashim trust " + util::shell_quote(f));
+    r.note(f + " is not trusted, so its restricted settings (library paths, [env], path, log, allocator options that "
+               "write files or abort) are ignored; to use them, read it, then: edashim trust " + util::shell_quote(f));
 
   // ---- scratch space and the run log
   r.section("scratch space and run log");

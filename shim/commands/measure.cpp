@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+extern char** environ;
+
 #include "commands/profiles_cmd.hpp"
+#include "pipeline/explore.hpp"
 #include "pipeline/plan.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -10,14 +13,17 @@
 namespace commands {
 
 void add_spec_options(CLI::App* cmd, bench::Spec& s) {
-  cmd->add_option("-n,--runs", s.runs, "Measured runs per arm")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("--warmup", s.warmup, "Unmeasured runs per arm first")->check(CLI::Range(0, 1000))->capture_default_str();
+  cmd->add_option("-n,-r,--runs", s.runs, "Measured runs per arm")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("-w,--warmup", s.warmup, "Unmeasured runs per arm first")->check(CLI::Range(0, 1000))->capture_default_str();
   cmd->add_option("-j,--jobs", s.jobs, "Runs at the same time (concurrency is part of the experiment)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   cmd->add_option("--fresh-copy", s.fresh_copy, "Copy these inputs into a new directory for every run and run there");
   cmd->add_option("--on", s.on, "Where the fresh copies live")->check(CLI::IsMember({"disk", "tmpfs"}))->capture_default_str();
   cmd->add_option("--seed", s.seed, "Seed of the run order and the bootstrap")->capture_default_str();
+  cmd->add_option("--setup", s.setup, "Shell command run once before the first run (hyperfine's), untimed");
+  cmd->add_option("--prepare", s.prepare, "Shell command run before every run (hyperfine's), untimed; failing fails that run");
+  cmd->add_option("--cleanup", s.cleanup, "Shell command run once after the last run (hyperfine's), untimed");
   cmd->add_flag_function("--no-progress", [&s](std::int64_t) { s.progress = false; }, "No progress bar even on a terminal");
 }
 
@@ -27,8 +33,13 @@ bench::ArmPreview preview_arm(const std::string& profile, const std::vector<std:
   inv.tool = util::basename(command.front());
   inv.argv = command;
   if (command.front().find('/') != std::string::npos) inv.explicit_path = command.front();
-  inv.chosen.profile = profile;
-  inv.chosen.profile_origin = "--profile";
+  if (profile == bench::kSystemArm) {
+    inv.chosen.allocator = "system";
+    inv.chosen.allocator_origin = "--allocator";
+  } else if (!profile.empty()) {
+    inv.chosen.profile = profile;
+    inv.chosen.profile_origin = "--profile";
+  }
   inv.strict = true;
   auto plan = pipeline::make_plan(inv, paths::Files::discover(), env);
   bench::ArmPreview p;
@@ -60,6 +71,26 @@ bench::ArmPreview preview_arm(const std::string& profile, const std::vector<std:
                                   std::to_string(::getpid()) + "-XXXXXX";
   for (const auto& e : pipeline::plan_environment(plan, env, scratch).env) p.tool_env_bytes += e.size() + 1;
   return p;
+}
+
+std::string current_arm(const std::vector<std::string>& command) {
+  if (command.empty()) return "";
+  pipeline::Invocation inv;
+  inv.tool = util::basename(command.front());
+  inv.argv = command;
+  if (command.front().find('/') != std::string::npos) inv.explicit_path = command.front();
+  // As a bench run sees it: the caller's EDASHIM_PROFILE and EDASHIM_ALLOCATOR do not reach it.
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (!util::starts_with(kv, "EDASHIM_PROFILE=") && !util::starts_with(kv, "EDASHIM_ALLOCATOR=") &&
+        !util::starts_with(kv, "EDASHIM_EXPLORE="))
+      env.push_back(kv);
+  }
+  env.push_back("EDASHIM_EXPLORE=0");
+  auto plan = pipeline::make_plan(inv, paths::Files::discover(), env);
+  if (plan.loaded.has_errors() || plan.tool_path.empty()) return "";
+  return pipeline::arm_of(plan);
 }
 
 }  // namespace commands

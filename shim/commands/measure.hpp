@@ -17,4 +17,9 @@ void add_spec_options(CLI::App* cmd, bench::Spec& spec);
 bench::ArmPreview preview_arm(const std::string& profile, const std::vector<std::string>& command,
                               const std::vector<std::string>& env);
 
+// What `COMMAND` runs with today when nothing is chosen for it (your configuration, project
+// file, learned choice; never an exploration): its arm name ("jemalloc", "system"); "" when its
+// configuration has errors or the tool is not found (bench's own check then says why).
+std::string current_arm(const std::vector<std::string>& command);
+
 }  // namespace commands

@@ -319,20 +319,22 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
 
 util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by) {
   util::Table t;
-  t.headers = {"tool", "profile"};
+  t.headers = {"tool", "profile", "allocator"};
   if (by != report::GroupBy::none) t.headers.push_back(by_name(by));
-  for (const char* h : {"runs", "failed", "median s", "p5 s", "p95 s", "median RSS MB", "median peak VM MB", "verified", "speedup"})
+  for (const char* h : {"runs", "failed", "killed", "median s", "p5 s", "p95 s", "median RSS MB", "median peak VM MB", "verified", "speedup"})
     t.headers.push_back(h);
   t.right_aligned.assign(t.headers.size(), true);
-  t.right_aligned[0] = t.right_aligned[1] = false;
-  if (by != report::GroupBy::none) t.right_aligned[2] = false;
+  t.right_aligned[0] = t.right_aligned[1] = t.right_aligned[2] = false;
+  if (by != report::GroupBy::none) t.right_aligned[3] = false;
   for (const auto& r : rows) {
     // Texts from the log, escaped: a line another program wrote must not drive the terminal.
-    std::vector<std::string> cells{util::printable(r.tool), r.profile.empty() ? "(none)" : util::printable(r.profile)};
+    std::vector<std::string> cells{util::printable(r.tool), r.profile.empty() ? "(none)" : util::printable(r.profile),
+                                   r.arm.empty() ? "-" : util::printable(r.arm)};
     if (by != report::GroupBy::none)
       cells.push_back(r.by.empty() && by != report::GroupBy::cwd ? kUnknown : util::printable(r.by));
     cells.push_back(std::to_string(r.runs));
     cells.push_back(std::to_string(r.failures));
+    cells.push_back(std::to_string(r.killed));
     cells.push_back(util::fixed(r.wall.median, 3));
     cells.push_back(util::fixed(r.wall.p5, 3));
     cells.push_back(util::fixed(r.wall.p95, 3));
@@ -354,7 +356,9 @@ std::string report_json(const std::vector<report::GroupRow>& rows, report::Group
     if (by != report::GroupBy::none)
       j[by_name(by)] = r.by.empty() && by != report::GroupBy::cwd ? nlohmann::json(nullptr) : nlohmann::json(r.by);
     j["runs"] = r.runs;
+    j["allocator"] = r.arm.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.arm);
     j["failures"] = r.failures;
+    j["killed"] = r.killed;
     j["wall_s"] = {{"n", r.wall.n},
                    {"mean", number_or_null(r.wall.mean)},
                    {"median", number_or_null(r.wall.median)},
@@ -445,11 +449,13 @@ Subcommand add_report_command(CLI::App& app) {
   j->excludes(c)->excludes(m);
   c->excludes(m);
   cmd->footer(
-      "Columns: runs (all), failed (nonzero exit or signal; left out of the figures), median/p5/p95 wall\n"
+      "Rows: per tool, profile and allocator (what the runs ran: plain runs of each allocator apart).\n"
+      "Columns: runs (all), failed (nonzero exit), killed (ended by a signal; not the tool's failure); both left\n"
+      "out of the figures; median/p5/p95 wall\n"
       "seconds (percentiles by linear interpolation, as numpy), median peak RSS, median peak virtual\n"
       "size (each run's largest VmPeak over its processes, from the probe; \"-\" without it), share of runs whose\n"
-      "allocator was verified, and speedup = baseline median / this median, the geometric mean over the\n"
-      "commands (same argv) run under both this profile and `baseline`.\n"
+      "allocator was verified, and speedup = reference median / this median, the geometric mean over the\n"
+      "commands (same argv) run under both this row and the reference: `baseline` or any system-allocator run.\n"
       "Examples:\n"
       "  edashim report                                  everything in the log\n"
       "  edashim report --tool yosys --since 7d          yosys runs of the last week\n"

@@ -37,6 +37,12 @@ int trust(const std::string& file_arg, bool untrust) {
   std::string error;
   if (untrust) {
     if (!store.untrust(key, error)) {
+      // Untrusting a file that was never trusted leaves it as asked: not trusted. A script that
+      // untrusts before it works on a clone must not fail for that (config/trust.cpp's wording).
+      if (error == key + " was not trusted") {
+        std::fprintf(stderr, "edashim: %s was not trusted: nothing to revoke\n", key.c_str());
+        return 0;
+      }
       std::fprintf(stderr, "edashim: %s\n", error.c_str());
       return 1;
     }

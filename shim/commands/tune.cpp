@@ -7,12 +7,14 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "bench/analysis.hpp"
 #include "bench/runner.hpp"
 #include "bench/svg.hpp"
 #include "bench/sweep.hpp"
+#include "bench/verdict.hpp"
 #include "commands/bench_farm.hpp"
 #include "commands/report.hpp"
 #include "commands/measure.hpp"
@@ -31,6 +33,7 @@ struct Options {
   // Either or both; neither: peak RSS <= kDefaultRssRatio x baseline.
   std::optional<double> max_rss_ratio, max_vm_ratio;
   bool force = false;
+  std::string export_json;  // every step's candidates, the budget and the result, as JSON
   FarmOptions farm;
 };
 
@@ -54,12 +57,29 @@ std::optional<bench::Outcome> run_step(const Options& o, const bench::Spec& spec
 }
 
 constexpr double kDefaultRssRatio = 1.05;
+constexpr const char* kLocalOnly = "--setup, --prepare and --cleanup are for a local tune: a farm's tasks do not run them";
 
 bench::Budget budget_of(const Options& o) {
   bench::Budget b{o.max_rss_ratio, o.max_vm_ratio};
   if (!b.max_rss_ratio && !b.max_vm_ratio) b.max_rss_ratio = kDefaultRssRatio;
   return b;
 }
+
+// Without a budget given, the peak-RSS budget is kDefaultRssRatio times the current setting's
+// (step 1's "(current)" against baseline): an allocator that already uses 9% more than glibc
+// would otherwise start every tune over budget, and memory, not speed, would decide each step.
+// Returns the note that says so; "" when the budget was given or the figure is unknown.
+std::string default_budget_from_current(const Options& o, double current_rss_ratio, bench::Budget& budget) {
+  if (o.max_rss_ratio || o.max_vm_ratio || !(current_rss_ratio > 0)) return "";
+  budget.max_rss_ratio = kDefaultRssRatio * current_rss_ratio;
+  std::string note = "budget: peak RSS <= " + bench::ratio(*budget.max_rss_ratio) + " baseline, that is " +
+                     util::fixed(kDefaultRssRatio, 2) + " x the current setting's " + bench::ratio(current_rss_ratio) +
+                     " (the default; --max-rss-ratio sets another)";
+  std::cerr << "edashim tune: " << note << "\n";
+  return note;
+}
+
+using bench::wrap;
 
 using Settings = std::map<std::string, std::map<std::string, std::string>>;  // family -> key -> value
 
@@ -102,6 +122,102 @@ std::string check_destination(const std::string& option, const std::string& path
   return "";
 }
 
+nlohmann::json number(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+// The table and the summary as data: the same steps, the same verdict.
+std::string tune_json(const Options& o, const std::string& allocator, const bench::Budget& budget, bool budget_default,
+                      const std::vector<Step>& steps, const std::string& verdict, const std::string& setting, bool written) {
+  nlohmann::json j;
+  j["command"] = o.spec.command;
+  j["allocator"] = allocator;
+  j["runs_per_setting"] = o.spec.runs;
+  j["budget"] = {{"max_rss_ratio", budget.max_rss_ratio ? nlohmann::json(*budget.max_rss_ratio) : nlohmann::json(nullptr)},
+                 {"max_vm_ratio", budget.max_vm_ratio ? nlohmann::json(*budget.max_vm_ratio) : nlohmann::json(nullptr)},
+                 {"default_from_current_setting", budget_default},
+                 {"relative_to", "baseline"}};
+  auto& js = j["steps"] = nlohmann::json::array();
+  for (const auto& st : steps) {
+    nlohmann::json step{{"option", st.option}, {"within_budget", st.within}};
+    step["kept"] = st.chosen ? nlohmann::json(st.candidates[*st.chosen].value) : nlohmann::json(nullptr);
+    auto& cands = step["candidates"] = nlohmann::json::array();
+    for (std::size_t c = 0; c < st.candidates.size(); ++c) {
+      const auto& cand = st.candidates[c];
+      nlohmann::json jc{{"value", cand.value.empty() ? nlohmann::json(nullptr) : nlohmann::json(cand.value)},
+                        {"ok", cand.ok},
+                        {"median_s", number(cand.median_s)},
+                        {"wall_ratio", number(cand.wall_ratio)},
+                        {"rss_ratio", number(cand.rss_ratio)},
+                        {"vm_ratio", number(cand.vm_ratio)},
+                        {"in_budget", budget.holds(cand)},
+                        {"kept", st.chosen == c}};
+      if (c > 0)
+        jc["vs_current"] = {{"faster", cand.vs_current.faster},
+                            {"p", cand.vs_current.p ? nlohmann::json(*cand.vs_current.p) : nlohmann::json(nullptr)},
+                            {"ci95", cand.vs_current.ci ? nlohmann::json::array({cand.vs_current.ci->lo, cand.vs_current.ci->hi})
+                                                        : nlohmann::json(nullptr)},
+                            {"why", cand.vs_current.why}};
+      cands.push_back(std::move(jc));
+    }
+    js.push_back(std::move(step));
+  }
+  j["result"] = {{"faster_than_baseline", verdict.empty() && !setting.empty()},
+                 {"verdict", verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(verdict)},
+                 {"setting_toml", setting.empty() ? nlohmann::json(nullptr) : nlohmann::json(setting)},
+                 {"written", written}};
+  return json_text(j) + "\n";
+}
+
+std::string kept_summary(const std::vector<Step>& steps);
+
+// The summary from the steps the table shows, then, when nothing qualifies to be written (no
+// snippet), why, against baseline. True when that is tune's end.
+bool say_summary(const std::vector<Step>& steps, const std::string& setting, const std::string& verdict,
+                 const std::string& snippet, const std::string& write) {
+  std::cout << kept_summary(steps) << "\n";
+  if (!snippet.empty()) return false;
+  std::cout << wrap("Result: " + setting + " is " + verdict + ". No profile " +
+                        (write.empty() ? "change." : "written to " + write + "."), 100) << "\n";
+  return true;
+}
+
+// --export-json's file, written whole or not at all.
+bool export_json(const std::string& file, const std::string& json) {
+  bool ok = util::write_file_atomic(file, json);
+  std::cerr << "edashim tune: " << (ok ? "JSON written to " : "cannot write ") << file << "\n";
+  return ok;
+}
+
+// The line above the table: the budget and the rule that keeps a value, wrapped.
+std::string tune_header(const bench::Budget& budget, bool budget_default) {
+  return wrap("Trade-off (each step interleaved with baseline; budget: " + budget.describe() +
+                  (budget_default ? " (the default: 1.05 x the current setting's)" : "") +
+                  "; a value is kept only when faster than the current setting with p < " + util::fixed(bench::kAlpha, 2) +
+                  " and the CI of the median ratio below 1, or, while the current setting is over budget, when it is "
+                  "the fastest within it or else the closest to it; peak VM: the largest VmPeak over a run's processes):",
+              100);
+}
+
+// What each step kept, from the same steps as the table's "<-": "Kept: jemalloc.narenas=4 (step
+// 1); the current setting of jemalloc.dirty_decay_ms (step 2)".
+std::string kept_summary(const std::vector<Step>& steps) {
+  std::vector<std::string> parts, options;
+  bool all_current = !steps.empty();
+  for (const auto& st : steps) {
+    options.push_back(st.option);
+    all_current = all_current && st.chosen && st.candidates[*st.chosen].value.empty();
+  }
+  if (all_current)
+    return wrap("Kept: nothing measured beat the current setting in any step (" + util::join(options, ", ") + ").", 100, 2);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const auto& st = steps[i];
+    std::string where = " (step " + std::to_string(i + 1) + (st.within ? "" : ", over budget") + ")";
+    if (!st.chosen) parts.push_back("nothing for " + st.option + where + ": no run succeeded");
+    else if (st.candidates[*st.chosen].value.empty()) parts.push_back("the current setting of " + st.option + where);
+    else parts.push_back(st.option + "=" + st.candidates[*st.chosen].value + where);
+  }
+  return wrap("Kept: " + (parts.empty() ? std::string("nothing (no step ran)") : util::join(parts, "; ")) + ".", 100, 2);
+}
+
 int run_tune(Options& o) {
   auto usage = [](const std::string& message) {
     for (const auto& line : util::split(message, '\n')) std::cerr << "edashim tune: " << line << "\n";
@@ -119,10 +235,12 @@ int run_tune(Options& o) {
     if (!file.empty() && util::exists(file) && !o.force)
       return usage(file + " exists; choose another file or add --force to replace it");
   for (const auto& [option, path] :
-       {std::pair{"--write", o.write}, std::pair{"--plot", o.plot}, std::pair{"--write-ended", o.write_ended}})
+       {std::pair{"--write", o.write}, std::pair{"--plot", o.plot}, std::pair{"--write-ended", o.write_ended},
+        std::pair{"--export-json", o.export_json}})
     if (auto bad = check_destination(option, path); !bad.empty()) return usage(bad);
 
   if (auto bad = check_farm_options(o.farm, o.spec, "tune"); !bad.empty()) return usage(bad);
+  if (o.farm.executor != "local" && !(o.spec.setup + o.spec.prepare + o.spec.cleanup).empty()) return usage(kLocalOnly);
 
   std::string tmp = "/tmp";
   if (const char* t = std::getenv("TMPDIR"); t && *t) tmp = t;
@@ -132,7 +250,8 @@ int run_tune(Options& o) {
     return 1;
   }
   int file_no = 0;
-  const bench::Budget budget = budget_of(o);
+  bench::Budget budget = budget_of(o);
+  std::string budget_note;
   // Every step's every value is checked before the first run: an option the installed
   // allocator does not know stops tune here, not after an hour of sweeping.
   for (std::size_t i = 0; i < options.size(); ++i) {
@@ -205,6 +324,7 @@ int run_tune(Options& o) {
         std::cerr << "edashim tune: warning: step " << i + 1 << ": " << note
                   << "; a candidate without the figure counts as over the --max-vm-ratio budget\n";
     }
+    if (i == 0 && !step.candidates.empty()) budget_note = default_budget_from_current(o, step.candidates[0].rss_ratio, budget);
     step.chosen = bench::choose(step.candidates, budget, step.within);
     if (!step.chosen) {
       std::cerr << "edashim tune: no run of " << step.option << " succeeded; stopping\n";
@@ -238,11 +358,7 @@ int run_tune(Options& o) {
                         bench::ratio(cand.rss_ratio), bench::ratio(cand.vm_ratio), budget.holds(cand) ? "yes" : "no",
                         c == 0 ? "-" : cand.vs_current.why, steps[i].chosen == c ? "<-" : ""});
     }
-  std::cout << "Trade-off (each step interleaved with baseline; budget: " << budget.describe()
-            << "; a value is kept only when faster than the current setting with p < " << bench::kAlpha
-            << " and the CI of the median ratio below 1, or, while the current setting is over budget, when it is the"
-               " fastest within it or else the closest to it; peak VM: the largest VmPeak over a run's processes):\n\n"
-            << util::render_text(t) << "\n";
+  std::cout << tune_header(budget, !budget_note.empty()) << "\n\n" << util::render_text(t) << "\n";
   if (!vm_why.empty()) std::cout << "Peak VM \"-\": " << vm_why << ".\n\n";
 
   // The final setting against baseline, from the last step, where it was measured with every
@@ -279,6 +395,10 @@ int run_tune(Options& o) {
       rc = rc ? rc : 1;
     }
   }
+  if (!o.export_json.empty() &&
+      !export_json(o.export_json, tune_json(o, allocator, budget, !budget_note.empty(), steps, verdict, setting,
+                                            rc == 0 && !snippet.empty() && !o.write.empty())))
+    rc = rc ? rc : 1;
   if (rc) return rc;
   if (!o.write_ended.empty() && !setting.empty()) {
     // Where the search ended, whatever the verdict: what a lean search confirms on other
@@ -291,12 +411,7 @@ int run_tune(Options& o) {
     }
     std::cout << "The setting the search ended on is in " << o.write_ended << "\n";
   }
-  if (snippet.empty()) {
-    std::cout << "Kept: nothing measured beat the current setting (baseline): " << allocator
-              << (fixed.empty() ? "" : " with the kept values") << " is " << verdict << ". No profile "
-              << (o.write.empty() ? "change." : "written to " + o.write + ".") << "\n";
-    return 0;
-  }
+  if (say_summary(steps, allocator + (fixed.empty() ? "" : " with the kept values"), verdict, snippet, o.write)) return 0;
   if (o.write.empty()) {
     std::cout << "Profile snippet:\n\n" << snippet;
   } else if (util::write_file_atomic(o.write, snippet)) {
@@ -331,6 +446,8 @@ Subcommand add_tune_command(CLI::App& app) {
                   "Also write the setting the search ended on, whatever the verdict (its header says it), for "
                   "confirming it elsewhere");
   cmd->add_flag("--force", o->force, "Replace an existing --write or --write-ended file");
+  cmd->add_option("--export-json", o->export_json,
+                  "Write every step's candidates, the budget and the result as JSON to FILE");
   cmd->add_option("command", o->spec.command, "TOOL [ARGS...] (after --)");
   cmd->footer(
       "Each step is one interleaved bench of baseline, the current setting (the option unset, earlier steps' choices\n"

@@ -50,6 +50,8 @@ const char* group_by_name(GroupBy by) {
   return "";
 }
 
+bool is_reference(const RunRecord& r) { return r.profile == kBaselineProfile || r.arm == "system"; }
+
 void Aggregator::add(const RunRecord& r) {
   std::string cmd = command_line(r.argv);
   std::string by;
@@ -60,11 +62,16 @@ void Aggregator::add(const RunRecord& r) {
     case GroupBy::host: by = r.host; break;
     case GroupBy::cpu: by = r.cpu; break;
   }
-  Cell& c = groups_[Key{r.tool, r.profile, std::move(by)}][cmd];
+  if (is_reference(r) && r.ok()) reference_[{r.tool, by}][cmd].push_back(r.wall_s);
+  Cell& c = groups_[Key{r.tool, r.profile, r.arm, std::move(by)}][cmd];
   ++c.runs;
   if (r.allocator_verified) {
     ++c.verified_known;
     if (*r.allocator_verified) ++c.verified;
+  }
+  if (r.signal) {
+    ++c.killed;
+    return;
   }
   if (!r.ok()) {
     ++c.failures;
@@ -80,16 +87,18 @@ std::vector<GroupRow> Aggregator::rows() const {
   std::vector<GroupRow> out;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const auto& [key, commands] : groups_) {
-    const auto& [tool, profile, by] = key;
+    const auto& [tool, profile, arm, by] = key;
     GroupRow row;
     row.tool = tool;
     row.profile = profile;
+    row.arm = arm;
     row.by = by;
     std::vector<double> wall, rss, vm_peak;
     std::size_t verified = 0, known = 0;
     for (const auto& [cmd, c] : commands) {
       row.runs += c.runs;
       row.failures += c.failures;
+      row.killed += c.killed;
       verified += c.verified;
       known += c.verified_known;
       wall.insert(wall.end(), c.wall.begin(), c.wall.end());
@@ -101,19 +110,22 @@ std::vector<GroupRow> Aggregator::rows() const {
     row.median_rss_kb = rss.empty() ? nan : stats::median(std::move(rss));
     if (!vm_peak.empty()) row.median_vm_peak_kb = stats::median(std::move(vm_peak));
     if (known) row.verified_share = double(verified) / double(known);
-    if (profile == kBaselineProfile) {
+    RunRecord probe;
+    probe.profile = profile;
+    probe.arm = arm;
+    if (is_reference(probe)) {
       row.speedup = 1.0;
     } else {
       // Compare command by command, so that a profile tried on a small design is not credited
       // with a speedup against baseline runs of a large one.
-      auto base = groups_.find(Key{tool, kBaselineProfile, by});
+      auto base = reference_.find({tool, by});
       double log_sum = 0;
       std::size_t n = 0;
-      if (base != groups_.end()) {
+      if (base != reference_.end()) {
         for (const auto& [cmd, c] : commands) {
           auto b = base->second.find(cmd);
-          if (c.wall.empty() || b == base->second.end() || b->second.wall.empty()) continue;
-          log_sum += std::log(stats::median(b->second.wall) / stats::median(c.wall));
+          if (c.wall.empty() || b == base->second.end() || b->second.empty()) continue;
+          log_sum += std::log(stats::median(b->second) / stats::median(c.wall));
           ++n;
         }
       }
@@ -125,8 +137,8 @@ std::vector<GroupRow> Aggregator::rows() const {
     out.push_back(std::move(row));
   }
   std::sort(out.begin(), out.end(), [](const GroupRow& a, const GroupRow& b) {
-    auto rank = [](const GroupRow& r) { return r.profile == kBaselineProfile ? 0 : 1; };
-    return std::tuple(a.tool, a.by, rank(a), a.profile) < std::tuple(b.tool, b.by, rank(b), b.profile);
+    auto rank = [](const GroupRow& r) { return r.profile == kBaselineProfile ? 0 : r.arm == "system" ? 1 : 2; };
+    return std::tuple(a.tool, a.by, rank(a), a.profile, a.arm) < std::tuple(b.tool, b.by, rank(b), b.profile, b.arm);
   });
   return out;
 }

@@ -31,10 +31,18 @@ struct Filter {
 // The profile other rows are compared with.
 inline constexpr const char* kBaselineProfile = "baseline";
 
+// Whether a run is of the reference other rows are compared with: the baseline profile, or the
+// system allocator (glibc's malloc) run any way, as a plain run or explored.
+bool is_reference(const RunRecord& r);
+
 struct GroupRow {
   std::string tool, profile, by;       // profile "" = none; by: the cwd, command, host or CPU, per
                                        // GroupBy ("" for a host or CPU the record does not name)
-  std::size_t runs = 0, failures = 0;  // failures: nonzero exit or a signal (excluded from figures)
+  std::string arm;                     // the allocator and options the runs ran ("jemalloc",
+                                       // "system"); "" in logs older than the field
+  std::size_t runs = 0, failures = 0;  // failures: the tool exited nonzero (excluded from figures)
+  std::size_t killed = 0;              // ended by a signal (Ctrl-C, a timeout, the OOM killer): not
+                                       // the tool's failure, and excluded from figures too
   stats::Summary wall;                 // successful runs only
   double median_rss_kb = 0;            // NaN when no run succeeded
   // The median peak virtual size over the successful runs whose probe reported one; nullopt
@@ -42,8 +50,9 @@ struct GroupRow {
   std::optional<double> median_vm_peak_kb;
   std::size_t unprobed_runs = 0;       // successful runs without the probe's records
   std::optional<double> verified_share;  // over the runs whose log says; nullopt when none does
-  // baseline median / this median: the geometric mean over the commands run under both this
-  // profile and baseline (same tool, same argv, and same cwd or command when grouped by it).
+  // reference median / this median: the geometric mean over the commands run under both this
+  // row and the reference (is_reference: same tool, same argv, and same cwd or command when
+  // grouped by it).
   std::optional<double> speedup;
   std::size_t speedup_commands = 0;
 };
@@ -59,11 +68,13 @@ class Aggregator {
   struct Cell {
     std::vector<double> wall, rss, vm_peak;
     std::size_t unprobed = 0;
-    std::size_t runs = 0, failures = 0, verified = 0, verified_known = 0;
+    std::size_t runs = 0, failures = 0, killed = 0, verified = 0, verified_known = 0;
   };
-  using Key = std::tuple<std::string, std::string, std::string>;  // tool, profile, by
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;  // tool, profile, arm, by
   GroupBy by_;
   std::map<Key, std::map<std::string, Cell>> groups_;  // -> command (argv joined) -> cell
+  // The reference's successful walls: (tool, by) -> command -> walls.
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>> reference_;
 };
 
 // Why some rows show no peak virtual size ("-"), said once: "" when every row has one.

@@ -36,8 +36,8 @@ test_bench_json_has_every_run_and_report_reproduces_its_medians() {
   expect_eq "$(py "abs(j[1]['speedup_vs_baseline'] - $ratio) < 1e-9" report.json)" True "speedup = baseline/jemalloc medians"
   # The other formats and the plot.
   "$BIN" report --log bench.jsonl --csv > r.csv
-  expect_eq "$(head -1 r.csv)" "tool,profile,runs,failed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup" "csv header"
-  expect_contains "$("$BIN" report --log bench.jsonl --markdown)" "| yosys | jemalloc | 3 | 0 |" "markdown row"
+  expect_eq "$(head -1 r.csv)" "tool,profile,allocator,runs,failed,killed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup" "csv header"
+  expect_contains "$("$BIN" report --log bench.jsonl --markdown)" "| yosys | jemalloc | jemalloc | 3 | 0 | 0 |" "markdown row"
 }
 
 # --- Peak virtual size beside peak RSS (issue 17 item 1): a real yosys through jemalloc and glibc.
@@ -311,8 +311,12 @@ test_bench_writes_any_number_of_exports_and_the_table() {
 
 test_bench_verdict_per_output_file_with_stdout_filtered_or_left_out() {
   tool=("$BENCH_TOOL" timing design.route "routed")
+  rc=0
   "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --compare-outputs design.route,design.place --json \
-    -- "${tool[@]}" > plain.json 2> err.txt
+    -- "${tool[@]}" > plain.json 2> err.txt || rc=$?
+  # Still every verdict, and then status 1 (issue 28): a file no run wrote decides nothing.
+  expect_eq "$rc" 1 "a compared file no run left fails the bench"
+  expect_contains "$(cat err.txt)" "--compare-outputs design.place: no run of any arm left this file" "named"
   expect_eq "$(py '[a["outputs"]["stdout"]["verdict"] for a in j["arms"]]' plain.json)" "['varies', 'varies']" \
     "the timing line makes stdout vary"
   expect_eq "$(py '[a["outputs"]["design.route"]["verdict"] for a in j["arms"]]' plain.json)" \
@@ -341,6 +345,179 @@ test_tune_on_noise_writes_nothing_and_says_so() {
   expect_contains "$(cat out.txt)" "nothing measured beat the current setting" "says so"
   [ ! -e tuned.toml ] || fail "a profile was written: $(cat tuned.toml)"
   expect_contains "$(cat err.txt)" "-n 1" "warns that so few runs cannot show a difference"
+}
+
+
+# --- Issue 28: from a benchmark to a decision.
+test_bench_without_p_compares_the_tools_current_choice_with_baseline() {
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  # explore = 1: every unchosen run would try mimalloc; the current arm must measure the choice.
+  printf 'explore = 1.0\nexplore_profiles = ["mimalloc"]\n[tool.sh]\nallocator = "jemalloc"\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  rc=0
+  "$BIN" bench -n 2 -w 0 --log runs.jsonl --compare-outputs --json -- sh -c 'printenv LD_PRELOAD; true' > b.json 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "status: $(cat err.txt)"
+  expect_eq "$(py '[a["name"] for a in j["arms"]]' b.json)" "['baseline', 'jemalloc (current)']" "default arms"
+  expect_contains "$(cat err.txt)" "comparing sh's current choice (jemalloc) with baseline" "says what it compares"
+  expect_eq "$(py '[a["outputs_summary"] for a in j["arms"]]' b.json)" "['reference', 'differs: stdout']" "the current arm preloads"
+  expect_eq "$(python3 -c "import json; print(sorted({json.loads(l)['arm'] for l in open('runs.jsonl')}))")" \
+    "['jemalloc', 'system']" "no run explored another allocator"
+  printf '[tool.sh]\nallocator = "system"\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  rc=0
+  "$BIN" bench -n 1 -w 0 -- sh -c 'exit 0' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "nothing to compare by default"
+  expect_contains "$(cat err.txt)" "sh runs with the system allocator now" "says why"
+  expect_contains "$(cat err.txt)" "-p baseline -p jemalloc" "and what to type"
+  expect_not_contains "$(cat err.txt)" "no arm: give at least one" "no second, contradicting message"
+}
+
+test_bench_system_is_a_profile_as_in_explore_profiles() {
+  rc=0
+  "$BIN" bench -p system -p jemalloc -n 1 -w 0 --json -- sh -c 'exit 0' > s.json 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "-p system accepted: $(cat err.txt)"
+  expect_eq "$(py '[(a["name"], a["ok"]) for a in j["arms"]]' s.json)" "[('system', 1), ('jemalloc', 1)]" "system arm ran"
+}
+
+test_bench_takes_hyperfines_short_flags_and_hints_at_a_forgotten_double_dash() {
+  "$BIN" bench -p baseline -p jemalloc -r 3 -w 1 --export-json h.json -- sh -c 'exit 0' > /dev/null 2> err.txt \
+    || fail "-r/-w refused: $(cat err.txt)"
+  expect_eq "$(py '[len(a["runs"]) for a in j["arms"]]' h.json)" "[3, 3]" "-r is --runs"
+  # hyperfine's schema, beside ours.
+  expect_eq "$(py 'sorted(k for k in j["results"][1] if k in ("command","mean","stddev","median","min","max","times","exit_codes"))' h.json)" \
+    "['command', 'exit_codes', 'max', 'mean', 'median', 'min', 'stddev', 'times']" "results[] keys"
+  expect_eq "$(py '(len(j["results"][1]["times"]), j["results"][1]["exit_codes"])' h.json)" "(3, [0, 0, 0])" "times and exit codes"
+  expect_eq "$(py 'j["results"][1]["mean"] == j["arms"][1]["wall_s"]["mean"]' h.json)" True "the same figures"
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 1 sh -c 'exit 0' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "usage error"
+  expect_contains "$(cat err.txt)" "put -- before the tool's command" "the hint"
+}
+
+test_bench_closes_with_a_verdict_and_how_to_make_it_stick() {
+  # jemalloc's runs are made clearly faster: the verdict, not the timing, is under test.
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs \
+    -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac' > table.txt 2> err.txt \
+    || fail "bench failed: $(cat err.txt)"
+  expect_contains "$(cat table.txt)" "Summary" "a closing summary"
+  expect_contains "$(grep 'jemalloc ran' table.txt)" "times faster than baseline (median" "hyperfine's line"
+  expect_contains "$(cat table.txt)" "jemalloc is faster with identical outputs" "the decision"
+  expect_contains "$(cat table.txt)" "[tool.sh]" "the TOML that makes it stick"
+  expect_contains "$(cat table.txt)" 'allocator = "jemalloc"' "with the allocator"
+  expect_eq "$(sed -n '/^Ratios/,$p' table.txt | awk 'length > 100' | wc -l)" 0 "notes and summary fit 100 columns"
+  expect_contains "$(head -3 table.txt)" "σ s" "a sigma column"
+  expect_contains "$(head -3 table.txt)" "min - max s" "a min-max column"
+}
+
+test_bench_fails_on_a_compared_file_no_run_left() {
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 1 -w 0 --compare-outputs nothere.v,net.txt \
+    -- sh -c 'echo x > net.txt' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "status 1"
+  expect_contains "$(cat err.txt)" "--compare-outputs nothere.v: no run of any arm left this file" "names the file"
+  expect_not_contains "$(cat err.txt)" "--compare-outputs net.txt:" "not the file that was there"
+}
+
+test_bench_fails_when_an_arm_has_no_successful_run() {
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 2 -w 0 --json -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) exit 3;; esac' \
+    > n.json 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "status 1"
+  expect_eq "$(py '[(a["ok"], a["failed"]) for a in j["arms"]]' n.json)" "[(2, 0), (0, 2)]" "baseline ran, jemalloc failed"
+  expect_contains "$(cat err.txt)" "no run of jemalloc succeeded" "names the arm"
+}
+
+test_bench_relative_profile_file_with_fresh_copy() {
+  printf 'allocator = "jemalloc"\n' > mine.toml
+  echo data > in.txt
+  rc=0
+  "$BIN" bench -p baseline -p ./mine.toml -n 1 -w 0 --fresh-copy in.txt --json -- sh -c 'cat in.txt' > m.json 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "status: $(cat err.txt)"
+  expect_eq "$(py '[(a["name"], a["ok"]) for a in j["arms"]]' m.json)" "[('baseline', 1), ('mine', 1)]" "the file found from the copy's directory"
+}
+
+test_bench_runs_go_to_the_run_log_marked_and_count_for_recommend() {
+  SYN='read_verilog '"$SRC"'/examples/counter/counter.v; synth -top counter'
+  "$BIN" run -- yosys -q -p "$SYN" || fail "a plain run failed"
+  before=$(wc -l < "$LOG")  # the plain run's line, and its routed children's (yosys' ABC)
+  "$BIN" bench -p baseline -p jemalloc -n 3 -w 1 -- yosys -q -p "$SYN" > /dev/null 2> err.txt || fail "bench: $(cat err.txt)"
+  expect_eq "$(grep -c '"bench":{' "$LOG")" 6 "the 6 measured runs, no warm-up"
+  expect_eq "$(grep '"bench":{' "$LOG" | python3 -c "
+import json, sys
+lines = [json.loads(l) for l in sys.stdin]
+print(sorted((l['bench']['arm'], l['bench']['round'], l['explore']['by'], l['explore']['ran']) for l in lines)[:2],
+      len({l['bench']['experiment'] for l in lines}))")" \
+    "[('baseline', 1, 'bench', 'baseline'), ('baseline', 2, 'bench', 'baseline')] 1" "marked as one bench's runs, not the current choice"
+  out=$("$BIN" report --recommend --log "$LOG" --tool yosys 2>&1)
+  expect_not_contains "$out" "nothing to compare" "bench's runs are evidence"
+  expect_contains "$out" "system        3" "baseline's 3 runs (the system allocator) as a candidate"
+  "$BIN" bench -p baseline -p jemalloc -n 1 -w 0 --no-log -- yosys -q -p "$SYN" > /dev/null 2>&1 || fail "--no-log bench failed"
+  expect_eq "$(wc -l < "$LOG")" "$((before + 6))" "--no-log keeps nothing"
+}
+
+# --- Issue 28 item 4: tune's summary from its table's data, its header wrapped, the default
+# budget relative to the current setting, --export-json.
+test_tune_summary_matches_its_table_and_exports_json() {
+  tool=(sh -c 'case "$MALLOC_CONF" in *narenas:2*) sleep 0.01;; *) sleep 0.25;; esac')
+  "$BIN" tune --option jemalloc.narenas=1,2 -n 5 -w 0 --export-json t.json -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "tune failed: $(cat err.txt)"
+  expect_eq "$(sed '/^step /,$d' out.txt | awk 'length > 100' | wc -l)" 0 "the header above the table wrapped at 100 columns"
+  expect_eq "$(grep '^Kept:' out.txt | awk 'length > 100' | wc -l)" 0 "the summary too"
+  expect_contains "$(cat out.txt)" "Kept: jemalloc.narenas=2 (step 1)" "the summary names the kept row"
+  expect_eq "$(grep -cE '^ *1 +jemalloc.narenas +2 .*<-' out.txt)" 1 "the same row is kept in the table"
+  expect_contains "$(cat err.txt)" "x the current setting's" "the default budget is relative to the current setting"
+  expect_eq "$(py '(j["steps"][0]["kept"], [c["kept"] for c in j["steps"][0]["candidates"]])' t.json)" \
+    "('2', [False, False, True])" "the JSON keeps the same row"
+  expect_eq "$(py '(j["budget"]["default_from_current_setting"], round(j["budget"]["max_rss_ratio"] / j["steps"][0]["candidates"][0]["rss_ratio"], 6))' t.json)" \
+    "(True, 1.05)" "the budget: 1.05 x the current setting's peak RSS"
+  expect_eq "$(py '(j["result"]["faster_than_baseline"], j["result"]["written"])' t.json)" "(True, False)" "the result"
+  "$BIN" tune --option jemalloc.narenas=1 -n 1 -w 0 --max-rss-ratio 10 --export-json n.json -- true > out2.txt 2> /dev/null \
+    || fail "tune on noise failed"
+  expect_contains "$(cat out2.txt)" "Kept: nothing measured beat the current setting in any step (jemalloc.narenas)" "no value kept"
+  expect_contains "$(cat out2.txt)" "Result: jemalloc is not faster than baseline on the evidence" "and the verdict, against baseline"
+  expect_eq "$(py '(j["steps"][0]["kept"], j["result"]["faster_than_baseline"])' n.json)" "('', False)" "the same in JSON"
+}
+
+# --- Issue 28 item 5: report's rows per allocator; a killed run is not the tool's failure.
+test_report_splits_plain_runs_by_allocator_and_counts_killed_runs_apart() {
+  "$BIN" run -a system -- sh -c 'exit 0' || fail "system run"
+  "$BIN" run -a jemalloc -- sh -c 'exit 0' || fail "jemalloc run"
+  "$BIN" run -a jemalloc -- sh -c 'exit 4' && fail "exit 4 was not passed on"
+  "$BIN" run -a jemalloc -- sh -c 'kill -TERM $$' && fail "the signal was not passed on"
+  "$BIN" report --log "$LOG" --json > r.json 2> err.txt || fail "report: $(cat err.txt)"
+  expect_eq "$(py '[(r["profile"], r["allocator"], r["runs"], r["failures"], r["killed"]) for r in j]' r.json)" \
+    "[(None, 'system', 1, 0, 0), (None, 'jemalloc', 3, 1, 1)]" "a row per allocator, the killed run apart"
+  expect_eq "$(py 'j[0]["speedup_vs_baseline"]' r.json)" "1.0" "the system allocator's runs are the reference"
+  expect_contains "$("$BIN" report --log "$LOG")" "killed" "a column"
+}
+
+test_bench_adopt_writes_a_clear_winner_into_the_config_and_the_next_run_uses_it() {
+  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac')
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --adopt -- "${tool[@]}" > out.txt 2> err.txt || fail "bench: $(cat err.txt)"
+  expect_contains "$(cat err.txt)" "--adopt: nothing written: jemalloc is faster. Its outputs were not compared" "no adopt unchecked"
+  [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "written without comparing outputs"
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  expect_contains "$(cat err.txt)" "--adopt: added to $XDG_CONFIG_HOME/edashim/config.toml" "says where"
+  expect_contains "$(cat "$XDG_CONFIG_HOME/edashim/config.toml")" "[tool.sh]" "the tool's table"
+  expect_contains "$(cat "$XDG_CONFIG_HOME/edashim/config.toml")" 'allocator = "jemalloc"' "the winner"
+  "$BIN" run -- sh -c 'exit 0' || fail "the next run failed"
+  expect_eq "$(last_log "$LOG" 'j["arm"]')" "jemalloc" "the next run uses the winner"
+}
+
+test_bench_setup_prepare_and_cleanup_as_in_hyperfine() {
+  # prepare runs before every run (2 arms x (1 warm-up + 2)), in the run's directory, untimed;
+  # setup once before, cleanup once after.
+  "$BIN" bench -p baseline -p jemalloc -n 2 -w 1 --setup "echo s >> $PWD/trace" --prepare "echo p >> $PWD/trace; echo ok > ready" \
+    --cleanup "echo c >> $PWD/trace" --json -- sh -c 'test -e ready && rm ready' > j.json 2> err.txt || fail "bench: $(cat err.txt)"
+  expect_eq "$(tr '\n' ' ' < trace)" "s p p p p p p c " "setup, a prepare per run, cleanup"
+  expect_eq "$(py '[a["ok"] for a in j["arms"]]' j.json)" "[2, 2]" "every run found what prepare made"
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 1 -w 0 --prepare 'exit 7' -- true > /dev/null 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "a failed prepare fails its run"
+  expect_contains "$(cat err.txt)" "--prepare failed, exit status 7" "says so"
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 1 -w 0 --setup 'exit 3' -- true > /dev/null 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "a failed setup measures nothing"
+  expect_contains "$(cat err.txt)" "--setup failed, exit status 3" "says so"
 }
 
 run_suite "$@"

@@ -87,11 +87,12 @@ test_explicit_profile_and_bench_never_explore() {
   expect_eq "$(last_log "$LOG" 'j["explore"], j["arm"]')" "None tcmalloc" "EDASHIM_PROFILE"
   EDASHIM_ALLOCATOR=mimalloc synth
   expect_eq "$(last_log "$LOG" 'j["explore"], j["arm"]')" "None mimalloc" "EDASHIM_ALLOCATOR"
-  # bench's runs are `edashim run --strict -p ARM`: none explores.
+  # bench's runs are `edashim run --strict -p ARM`: none explores. Bench marks a -p arm's kept line
+  # as not the current choice (issue 28: "explore": {"ran": ARM, "by": "bench"}), never another arm.
   "$BIN" bench -p jemalloc -n 2 --log "$SB/bench.jsonl" -- yosys -q -p 'read_verilog top.v; synth -top top' > /dev/null 2>&1
   expect_eq "$(python3 -c "import json,sys
 ls=[json.loads(l) for l in open(sys.argv[1])]
-print(len(ls) >= 2, all(l['explore'] is None and l['arm'] == 'jemalloc' for l in ls))" "$SB/bench.jsonl")" "True True" "bench runs"
+print(len(ls) >= 2, all(l['explore'] == {'ran': 'jemalloc', 'instead_of': None, 'by': 'bench'} and l['arm'] == 'jemalloc' for l in ls))" "$SB/bench.jsonl")" "True True" "bench runs"
 }
 
 test_caller_preload_never_explores() {

@@ -244,3 +244,25 @@ mutant outputs-record-differing-also-identical shim/bench/outputs_record.cpp \
   'return std::find(by.differing.begin(), by.differing.end(), x) != by.differing.end();' \
   'return false;' \
   '^unit:(Bench|Recommend|Log line)'
+
+# --- bench's verdict, its kept runs and report's killed runs (issue 28) ---
+mutant verdict-failed-run-ignored shim/bench/verdict.cpp \
+  'arms[a].failed == 0 && ' \
+  '' \
+  '^unit:Verdict'
+mutant verdict-own-load-counted shim/bench/verdict.cpp \
+  'load_after - jobs' \
+  'load_after' \
+  '^unit:Verdict'
+mutant verdict-differing-outputs-adopted shim/bench/verdict.cpp \
+  'case Outputs::differ:' \
+  'case Outputs::differ: break;' \
+  '^unit:Verdict'
+mutant bench-line-not-marked shim/bench/outputs_record.cpp \
+  'j["explore"] = {{"ran"' \
+  'if (false) j["explore"] = {{"ran"' \
+  '^unit:Bench: a kept run'
+mutant report-killed-as-failure shim/report/aggregate.cpp \
+  'if (r.signal) {' \
+  'if (false) {' \
+  '^unit:Report'

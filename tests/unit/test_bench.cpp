@@ -115,7 +115,7 @@ TEST_CASE("Bench: CSV has one column per figure, JSON every run", "[bench]") {
   auto csv = util::render_csv(bench::bench_table(a, false, false));
   CHECK(csv.substr(0, csv.find('\n')) ==
         "arm,ok,failed,mean_s,median_s,p5_s,p95_s,mean_ratio,median_ratio,p5_ratio,p95_ratio,p_faster,p_method,ci95_lo,"
-        "ci95_hi,peak_rss_mb,rss_ratio,peak_vm_mb,vm_ratio,verified");
+        "ci95_hi,peak_rss_mb,rss_ratio,peak_vm_mb,vm_ratio,verified,stddev_s,min_s,max_s");
   CHECK(csv.find("\nmimalloc,2,0,2.000000,2.000000,1.100000,2.900000,0.6667,0.6667,0.5238,0.7436,") != std::string::npos);
   auto j = nlohmann::json::parse(bench::bench_json(spec, o, a));
   REQUIRE(j["arms"].size() == 2);

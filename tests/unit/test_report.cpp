@@ -216,12 +216,12 @@ TEST_CASE("Report: CSV, Markdown and JSON renderings", "[report]") {
   auto rows = aggregate(log, report::GroupBy::none);
   auto table = commands::report_table(rows, report::GroupBy::none);
   std::string csv = util::render_csv(table);
-  CHECK(csv.substr(0, csv.find('\n')) == "tool,profile,runs,failed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup");
-  CHECK(csv.find("yosys,\"a,b\"\"c\",1,0,1.000,1.000,1.000,1.0,-,-,2.00x\n") != std::string::npos);  // no probe: no peak VM
+  CHECK(csv.substr(0, csv.find('\n')) == "tool,profile,allocator,runs,failed,killed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup");
+  CHECK(csv.find("yosys,\"a,b\"\"c\",-,1,0,0,1.000,1.000,1.000,1.0,-,-,2.00x\n") != std::string::npos);  // no probe: no peak VM
   std::string md = util::render_markdown(table);
-  CHECK(md.find("| tool | profile | runs |") == 0);
+  CHECK(md.find("| tool | profile | allocator | runs |") == 0);
   CHECK(md.find("|---|---|---:|") != std::string::npos);
-  CHECK(md.find("| yosys | baseline | 1 | 0 | 2.000 |") != std::string::npos);
+  CHECK(md.find("| yosys | baseline | - | 1 | 0 | 0 | 2.000 |") != std::string::npos);
   auto j = nlohmann::json::parse(commands::report_json(rows, report::GroupBy::none));
   REQUIRE(j.size() == 2);
   CHECK(j[1]["profile"] == "a,b\"c");
@@ -271,8 +271,8 @@ TEST_CASE("Report: --by host and --by cpu give a row per machine and compare wit
   CHECK(rows[3].runs == 1);
   // Rendered: the column is named for the grouping; an unnamed machine is "(unknown)", null in JSON.
   auto table = commands::report_table(rows, report::GroupBy::cpu);
-  CHECK(table.headers[2] == "cpu");
-  CHECK(table.rows[0][2] == "(unknown)");
+  CHECK(table.headers[3] == "cpu");
+  CHECK(table.rows[0][3] == "(unknown)");
   auto j = nlohmann::json::parse(commands::report_json(rows, report::GroupBy::cpu));
   CHECK(j[0]["cpu"].is_null());
   CHECK(j[3]["cpu"] == "Xeon");
@@ -352,4 +352,37 @@ TEST_CASE("Report: JSON output survives invalid UTF-8 from a log", "[report][iss
   agg2.add(r);
   auto table = commands::report_table(agg2.rows(), report::GroupBy::none);
   CHECK(table.rows[0][0] == "t\\x1B[2J\\xFF");
+}
+
+TEST_CASE("Report: plain runs split by allocator, the system allocator is the reference, a killed run is not a failure", "[report]") {
+  auto with = [](std::string l, const char* arm, std::optional<int> signal = std::nullopt) {
+    auto j = nlohmann::json::parse(l);
+    j["arm"] = arm;
+    if (signal) {
+      j["signal"] = *signal;
+      j["exit_code"] = nullptr;
+    }
+    return j.dump();
+  };
+  std::vector<std::string> log{
+      // Plain runs (no profile) of two allocators, command A: system 10, 12; jemalloc 5, 6, a Ctrl-C, a failure.
+      with(line("yosys", nullptr, "A", "/p", 10, 1, "0"), "system"), with(line("yosys", nullptr, "A", "/p", 12, 1, "0"), "system"),
+      with(line("yosys", nullptr, "A", "/p", 5, 1, "0"), "jemalloc"), with(line("yosys", nullptr, "A", "/p", 6, 1, "0"), "jemalloc"),
+      with(line("yosys", nullptr, "A", "/p", 1, 1, "0"), "jemalloc", 2), with(line("yosys", nullptr, "A", "/p", 7, 1, "1"), "jemalloc")};
+  auto rows = aggregate(log, report::GroupBy::none);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].arm == "system");  // the reference first
+  CHECK(rows[0].speedup == std::optional<double>(1.0));
+  CHECK(rows[1].arm == "jemalloc");
+  CHECK(rows[1].profile.empty());
+  CHECK(rows[1].runs == 4);
+  CHECK(rows[1].failures == 1);
+  CHECK(rows[1].killed == 1);
+  CHECK(rows[1].wall.n == 2);
+  REQUIRE(rows[1].speedup.has_value());
+  CHECK_THAT(*rows[1].speedup, WithinRel(11.0 / 5.5, 1e-12));  // system's median / jemalloc's
+  auto j = nlohmann::json::parse(commands::report_json(rows, report::GroupBy::none));
+  CHECK(j[1]["allocator"] == "jemalloc");
+  CHECK(j[1]["killed"] == 1);
+  CHECK(j[1]["failures"] == 1);
 }

@@ -1,0 +1,163 @@
+#include "bench/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "learn/config_edit.hpp"
+#include "util/strings.hpp"
+#include "util/table.hpp"
+
+namespace bench {
+namespace {
+
+std::string fx(double v, int digits) { return util::fixed(v, digits); }
+
+// hyperfine's speedup and its error: ratio of means, relative errors added in quadrature.
+void speedup(const ArmStats& ref, const ArmStats& arm, ArmVerdict& v) {
+  v.speedup = ref.wall_s.mean / arm.wall_s.mean;
+  double ra = arm.wall_sd / arm.wall_s.mean, rr = ref.wall_sd / ref.wall_s.mean;
+  v.speedup_sd = v.speedup * std::sqrt(ra * ra + rr * rr);
+}
+
+std::string arm_line(const ArmStats& ref, const ArmStats& arm, const ArmVerdict& v) {
+  if (arm.ok == 0 || ref.ok == 0) return arm.name + ": no comparison (" + (arm.ok ? ref.name : arm.name) + " has no successful run)";
+  bool faster = v.speedup >= 1;
+  double shown = faster ? v.speedup : 1 / v.speedup;
+  double shown_sd = faster ? v.speedup_sd : v.speedup_sd / (v.speedup * v.speedup);
+  std::string s = arm.name + " ran " + fx(shown, 2) + (std::isnan(shown_sd) ? "" : " \u00b1 " + fx(shown_sd, 2)) + " times " +
+                  (faster ? "faster" : "slower") + " than " + ref.name;
+  std::string detail = "median " + ratio(arm.median_ratio);
+  if (arm.median_ratio_ci) detail += ", 95% CI " + fx(arm.median_ratio_ci->lo, 2) + "-" + fx(arm.median_ratio_ci->hi, 2);
+  if (!std::isnan(arm.rss_ratio)) detail += "; peak RSS " + ratio(arm.rss_ratio);
+  if (!std::isnan(arm.vm_ratio)) detail += ", peak VM " + ratio(arm.vm_ratio);
+  s += " (" + detail + ")";
+  if (!v.clearly_faster && faster) s += ": not clearly faster";
+  return s;
+}
+
+// The outputs' verdict for an arm, in the terms advice needs.
+enum class Outputs { unchecked, identical, differ };
+Outputs outputs_of(const Spec& spec, const ArmStats& arm) {
+  if (!spec.compare) return Outputs::unchecked;
+  return arm.outputs_summary == "identical" ? Outputs::identical : Outputs::differ;
+}
+
+}  // namespace
+
+Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::string& tool) {
+  Verdict v;
+  if (arms.size() < 2) return v;
+  const auto& ref = arms[0];
+  for (std::size_t a = 1; a < arms.size(); ++a) {
+    ArmVerdict av;
+    av.name = arms[a].name;
+    speedup(ref, arms[a], av);
+    av.clearly_faster = arms[a].failed == 0 && arms[a].median_ratio_ci && arms[a].median_ratio_ci->hi < 1;
+    av.line = arm_line(ref, arms[a], av);
+    if (av.clearly_faster && (!v.winner || arms[a].median_ratio < arms[*v.winner].median_ratio)) v.winner = a;
+    v.arms.push_back(std::move(av));
+  }
+  if (!v.winner) {
+    v.advice = "No arm ran clearly faster than " + ref.name +
+               " (the median ratio's 95% CI below 1, no failed run): nothing here to adopt.";
+    return v;
+  }
+  const auto& w = arms[*v.winner];
+  switch (outputs_of(spec, w)) {
+    case Outputs::differ:
+      v.advice = w.name + " is faster, but its outputs are not those of " + ref.name + " (" + w.outputs_summary +
+                 "): do not adopt it before you know why.";
+      return v;
+    case Outputs::unchecked:
+      v.advice = w.name + " is faster. Its outputs were not compared: run again with --compare-outputs FILE (the files "
+                 "the command writes) before you adopt it.";
+      return v;
+    case Outputs::identical:
+      break;
+  }
+  if (w.profile.empty()) {
+    v.advice = w.name + " is your current setting and the fastest here: nothing to change.";
+    return v;
+  }
+  v.adopt_toml = w.arm_id.empty() ? "" : learn::adopt_toml(tool, w.arm_id);
+  if (v.adopt_toml.empty()) {
+    v.advice = w.name + " is faster with identical outputs; select it for " + tool + " with EDASHIM_PROFILE=" + w.profile + ".";
+    return v;
+  }
+  v.advice = w.name + " is faster with identical outputs. To use it for every run of " + tool +
+             ": bench --adopt, or add to\n~/.config/edashim/config.toml:\n" + v.adopt_toml;
+  while (!v.advice.empty() && v.advice.back() == '\n') v.advice.pop_back();
+  return v;
+}
+
+std::string render_verdict(const Verdict& v) {
+  if (v.arms.empty()) return "";
+  std::string s = "Summary\n";
+  for (const auto& a : v.arms) s += "  " + wrap(a.line, 98, 4) + "\n";
+  for (const auto& line : util::split(v.advice, '\n')) s += "  " + wrap(line, 98, 4) + "\n";
+  return s;
+}
+
+std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
+  std::string out, line;
+  for (const auto& word : util::split(text, ' ')) {
+    if (word.empty()) continue;
+    bool fresh = line.find_first_not_of(' ') == std::string::npos;
+    if (!fresh && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = std::string(indent, ' ');
+      fresh = true;
+    }
+    line += (fresh ? "" : " ") + word;
+  }
+  return out + line;
+}
+
+std::vector<std::string> missing_everywhere(const Spec& spec, const std::vector<ArmStats>& arms) {
+  std::vector<std::string> out;
+  if (!spec.compare) return out;
+  for (const auto& name : spec.compare_outputs) {
+    bool any_ok = false, all_missing = true;
+    for (const auto& a : arms) {
+      if (a.ok == 0) continue;
+      any_ok = true;
+      auto it = a.outputs.find(name);
+      if (it != a.outputs.end() && it->second.kind != OutputVerdict::missing) all_missing = false;
+    }
+    if (any_ok && all_missing) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::string> arms_without_success(const std::vector<ArmStats>& arms) {
+  std::vector<std::string> out;
+  for (const auto& a : arms)
+    if (a.ok == 0 && a.failed > 0) out.push_back(a.name);
+  return out;
+}
+
+std::vector<std::string> noise_warnings(const std::vector<ArmStats>& arms, double load_before, double load_after,
+                                        int cpus, int jobs) {
+  std::vector<std::string> out;
+  // Bench's own runs count in the load after; what others add is what the figures suffer from.
+  double others = std::max(std::isnan(load_before) ? 0 : load_before, std::isnan(load_after) ? 0 : load_after - jobs);
+  if (cpus > 0 && others > cpus)
+    out.push_back("the machine was busy (load average " + fx(std::max(load_before, load_after), 1) + " on " +
+                  std::to_string(cpus) + " CPUs): the times include waiting for a CPU and are noisy; run again on a "
+                  "quieter machine, or trust only a large, clear difference");
+  for (const auto& a : arms) {
+    std::vector<double> share;
+    for (std::size_t i = 0; i < a.wall.size() && i < a.user_sys.size(); ++i)
+      if (a.wall[i] >= kMinWallForShare) share.push_back(a.user_sys[i] / a.wall[i]);
+    if (share.empty()) continue;
+    std::sort(share.begin(), share.end());
+    double median = share.size() % 2 ? share[share.size() / 2] : (share[share.size() / 2 - 1] + share[share.size() / 2]) / 2;
+    if (median < kMinCpuShare)
+      out.push_back(a.name + "'s runs were on a CPU for " + fx(100 * median, 0) +
+                    "% of their wall time (user + sys / wall, median): the tool waited, for I/O or for a busy CPU; "
+                    "the times are noisy if the machine was busy");
+  }
+  return out;
+}
+
+}  // namespace bench
