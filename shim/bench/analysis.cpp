@@ -62,7 +62,7 @@ std::string vm_note(const std::vector<ArmStats>& arms) {
   return s;
 }
 
-std::vector<ArmStats> analyse(const Spec& spec, const Outcome& o, int resamples) {
+std::vector<ArmStats> analyse(const Spec& spec, const BenchResult& o, int resamples) {
   std::vector<ArmStats> arms(spec.arms.size());
   for (std::size_t a = 0; a < arms.size(); ++a) {
     arms[a].name = spec.arms[a].name;
@@ -300,7 +300,7 @@ namespace {
 // hyperfine's --export-json entries (results[]: command, mean, stddev, median, user, system, min,
 // max, times, exit_codes), so its plotting scripts read ours; times are the successful runs',
 // exit_codes every measured run's (null when killed or unrecorded). Our own figures stay in arms[].
-nlohmann::json hyperfine_results(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms) {
+nlohmann::json hyperfine_results(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms) {
   auto out = nlohmann::json::array();
   std::string cmd = report::command_line(spec.command);
   for (std::size_t a = 0; a < arms.size(); ++a) {
@@ -341,7 +341,7 @@ void add_paired(nlohmann::json& j, const Paired& paired) {
 
 }  // namespace
 
-std::string bench_json(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms) {
+std::string bench_json(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms) {
   nlohmann::json j;
   j["command"] = spec.command;
   j["runs_per_arm"] = spec.runs;

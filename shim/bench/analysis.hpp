@@ -43,7 +43,7 @@ struct ArmStats {
   std::size_t env_bytes = 0;
 };
 
-std::vector<ArmStats> analyse(const Spec& spec, const Outcome& outcome, int bootstrap_resamples = 10000);
+std::vector<ArmStats> analyse(const Spec& spec, const BenchResult& outcome, int bootstrap_resamples = 10000);
 
 // --compare-outputs as a table: a row per output, a column per arm, a verdict per cell.
 util::Table outputs_table(const Spec& spec, const std::vector<ArmStats>& arms);
@@ -67,7 +67,7 @@ bool several_nodes(const Paired& paired);
 
 // Everything, including every run's raw figures, the paired analysis ("paired") and the
 // per-node breakdown ("by_node").
-std::string bench_json(const Spec& spec, const Outcome& outcome, const std::vector<ArmStats>& arms);
+std::string bench_json(const Spec& spec, const BenchResult& outcome, const std::vector<ArmStats>& arms);
 
 // Why some arm shows no peak virtual size ("-"), said once; "" when every arm with a
 // successful run has one.

@@ -43,7 +43,7 @@ const char* kind_name(OutputVerdict::Kind k) {
   return k == OutputVerdict::identical ? "identical" : k == OutputVerdict::varies ? "varies" : "missing";
 }
 
-std::map<std::string, std::string> single_contents(const Outcome& o, int arm) {
+std::map<std::string, std::string> single_contents(const BenchResult& o, int arm) {
   std::map<std::string, std::set<std::string>> seen;
   for (const auto& r : o.runs)
     if (r.arm == arm && r.ok)
@@ -54,7 +54,7 @@ std::map<std::string, std::string> single_contents(const Outcome& o, int arm) {
   return out;
 }
 
-std::map<std::string, OutputVerdict> output_verdicts(const Outcome& o, int arm,
+std::map<std::string, OutputVerdict> output_verdicts(const BenchResult& o, int arm,
                                                      const std::map<std::string, std::string>* first_single) {
   std::map<std::string, std::set<std::string>> seen;
   std::map<std::string, OutputVerdict> out;

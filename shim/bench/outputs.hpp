@@ -38,11 +38,11 @@ struct OutputVerdict {
 const char* kind_name(OutputVerdict::Kind k);
 
 // Per output name, the verdict for arm `arm`; `first` is arm 0's result (empty for arm 0).
-std::map<std::string, OutputVerdict> output_verdicts(const Outcome& outcome, int arm,
+std::map<std::string, OutputVerdict> output_verdicts(const BenchResult& outcome, int arm,
                                                      const std::map<std::string, std::string>* first_single);
 
 // Per output name, the one content arm `arm` produced, for outputs that did not vary.
-std::map<std::string, std::string> single_contents(const Outcome& outcome, int arm);
+std::map<std::string, std::string> single_contents(const BenchResult& outcome, int arm);
 
 // One phrase per arm for the summary column: "reference", "identical", "differs: net.v",
 // "varies between runs: stdout", "missing: net.v" (joined with "; ").

@@ -8,7 +8,7 @@
 
 namespace bench {
 
-OutputsByAllocator outputs_by_allocator(const Outcome& outcome, const std::vector<ArmStats>& arms) {
+OutputsByAllocator outputs_by_allocator(const BenchResult& outcome, const std::vector<ArmStats>& arms) {
   OutputsByAllocator by;
   for (std::size_t a = 0; a < arms.size(); ++a) {
     if (arms[a].ok == 0 || arms[a].outputs.empty()) continue;

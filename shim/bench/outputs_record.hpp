@@ -17,7 +17,7 @@ struct OutputsByAllocator {
 // every run; another arm is when each output also equals the reference's. An arm whose outputs
 // varied, went missing or differed is "differing"; an arm without a successful run is neither.
 // An allocator that two arms ran is identical only if both were.
-OutputsByAllocator outputs_by_allocator(const Outcome& outcome, const std::vector<ArmStats>& arms);
+OutputsByAllocator outputs_by_allocator(const BenchResult& outcome, const std::vector<ArmStats>& arms);
 
 // The record as one log line (JSON, no newline).
 std::string outputs_record_line(const std::string& tool, const std::string& path, const std::string& cpu, double start_unix,

@@ -21,7 +21,7 @@ std::string shared(const std::set<std::string>& names) {
 
 struct Round {
   std::set<std::string> hosts, cpus;
-  std::vector<const Run*> first_ok;  // per arm: its first successful run in this round
+  std::vector<const ArmRun*> first_ok;  // per arm: its first successful run in this round
   std::vector<bool> failed;          // per arm: a run of it failed in this round
   std::string state;                 // a farm round's state and detail, when not done
 };
@@ -41,7 +41,7 @@ bool model(const std::string& name) { return name != kUnknownPlace && name != kM
 
 }  // namespace
 
-Paired analyse_paired(const Spec& spec, const Outcome& o, int resamples) {
+Paired analyse_paired(const Spec& spec, const BenchResult& o, int resamples) {
   const std::size_t n_arms = spec.arms.size();
   Paired p;
   p.arms.resize(n_arms);
@@ -99,8 +99,8 @@ Paired analyse_paired(const Spec& spec, const Outcome& o, int resamples) {
         std::string w = side(round, s);
         if (!w.empty()) why += (why.empty() ? "" : "; ") + w;
       }
-      const Run* ref = round.first_ok[0];
-      const Run* run = round.first_ok[a];
+      const ArmRun* ref = round.first_ok[0];
+      const ArmRun* run = round.first_ok[a];
       if (why.empty() && !(ref->record.wall_s > 0 && run->record.wall_s > 0)) why = "a wall time of 0";
       if (!why.empty()) {
         if (!round.state.empty()) why += " (round " + round.state + ")";

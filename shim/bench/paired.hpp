@@ -3,7 +3,7 @@
 // runs a round's arms back to back; a farm runs a round as one task on one node), so each arm is
 // compared with the reference (arm 0) within each round, and what the node or the moment adds
 // to both cancels. Then the same ratios grouped by node and by CPU model, with a warning when an
-// arm's gain depends on the model. Pure: from a Spec and an Outcome, no I/O, deterministic.
+// arm's gain depends on the model. Pure: from a Spec and a BenchResult, no I/O, deterministic.
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -25,7 +25,7 @@ inline constexpr const char* kMixedPlace = "mixed";
 
 // One round in which both an arm and the reference ran successfully.
 struct RoundPair {
-  int round = 0;          // as Run::round (0-based)
+  int round = 0;          // as ArmRun::round (0-based)
   std::string host, cpu;  // where the round ran (kUnknownPlace, kMixedPlace)
   double ratio = 0;       // wall(arm) / wall(reference)
   double log_ratio = 0;   // ln(ratio): what the test ranks and the node groups compare
@@ -80,6 +80,6 @@ inline constexpr double kModelMinGap = 0.05;
 
 // Runs of one round and arm beyond the first successful one (none in a bench's own outcome)
 // are ignored. The bootstrap streams are seeded from spec.seed, one per arm.
-Paired analyse_paired(const Spec& spec, const Outcome& outcome, int bootstrap_resamples = 10000);
+Paired analyse_paired(const Spec& spec, const BenchResult& outcome, int bootstrap_resamples = 10000);
 
 }  // namespace bench

@@ -17,7 +17,7 @@ struct Rendering {
 };
 
 // Every export, in the order given: JSON, Markdown, CSV, plot.
-std::vector<Rendering> renderings(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms,
+std::vector<Rendering> renderings(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms,
                                   const Exports& x) {
   std::vector<Rendering> out;
   if (!x.json.empty()) {
@@ -78,7 +78,7 @@ std::string check_exports(const Exports& x) {
   return s;
 }
 
-std::string render_report(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms, bool md) {
+std::string render_report(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms, bool md) {
   auto render = [md](const util::Table& t) { return md ? util::render_markdown(t) : util::render_text(t); };
   std::string cmd = report::command_line(spec.command);
   std::string head = "`" + cmd + "`: " + std::to_string(spec.runs) + " runs per arm, " + std::to_string(spec.warmup) +
@@ -117,7 +117,7 @@ std::string render_report(const Spec& spec, const Outcome& o, const std::vector<
   return s;
 }
 
-bool present(const Spec& spec, const Outcome& o, const std::vector<ArmStats>& arms, const Exports& x,
+bool present(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms, const Exports& x,
              std::ostream& out, std::ostream& err) {
   for (const auto& w : o.warnings) err << "edashim bench: warning: " << w << "\n";
   for (const auto& w : noise_warnings(arms, o.load_before, o.load_after, o.logical_cpus, spec.jobs))

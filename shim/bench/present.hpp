@@ -23,12 +23,12 @@ struct Exports {
 std::string check_exports(const Exports& exports);
 
 // The terminal rendering (or Markdown): a head line, the table, the outputs' verdicts, a legend.
-std::string render_report(const Spec& spec, const Outcome& outcome, const std::vector<ArmStats>& arms, bool markdown);
+std::string render_report(const Spec& spec, const BenchResult& outcome, const std::vector<ArmStats>& arms, bool markdown);
 
 // Prints warnings and failed runs to `err`, the terminal table to `out` (to `err` when an
 // export goes to stdout), and writes every export. An interrupted benchmark writes no file
 // (what is there stays). False when an export could not be written.
-bool present(const Spec& spec, const Outcome& outcome, const std::vector<ArmStats>& arms, const Exports& exports,
+bool present(const Spec& spec, const BenchResult& outcome, const std::vector<ArmStats>& arms, const Exports& exports,
              std::ostream& out, std::ostream& err);
 
 // A table name for a profile: the name itself, or a profile file's name without .toml.

@@ -393,10 +393,10 @@ std::unique_ptr<Session> Session::open(const Spec& spec, const Checked& checked,
   return std::unique_ptr<Session>(new Session(std::move(s)));
 }
 
-Run Session::execute(const Job& job, std::string* log_line) {
+ArmRun Session::execute(const Job& job, std::string* log_line) {
   const Impl& s = *impl_;
   const Spec& spec = s.spec;
-  Run r;
+  ArmRun r;
   r.arm = job.arm;
   r.round = job.round;
   r.order = job.order;
@@ -504,7 +504,7 @@ std::string hook(const char* what, const std::string& command, const Session& se
 }
 
 // The measured runs that finished into `out`, in schedule order; failed warm-ups counted.
-void keep_measured(const std::vector<Job>& jobs, const std::vector<Run>& results, std::size_t started, Outcome& out) {
+void keep_measured(const std::vector<Job>& jobs, const std::vector<ArmRun>& results, std::size_t started, BenchResult& out) {
   std::size_t warm_failed = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     if (j >= started && out.interrupted) break;
@@ -519,10 +519,10 @@ void keep_measured(const std::vector<Job>& jobs, const std::vector<Run>& results
 
 }  // namespace
 
-std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error) {
+std::optional<BenchResult> run(const Spec& spec, const Previewer& preview, std::string& error) {
   auto checked = check(spec, preview, error);
   if (!checked) return std::nullopt;
-  Outcome out;
+  BenchResult out;
   out.physical_cores = physical_cores();
   out.machine = machine_description();
   out.warnings = checked->warnings;
@@ -535,7 +535,7 @@ std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::stri
   if (error = hook("setup", spec.setup, *session); !error.empty()) return std::nullopt;
   // The whole schedule: warm-up rounds, then measured rounds, each round shuffled.
   const std::vector<Job> jobs = jobs_of(spec);
-  std::vector<Run> results(jobs.size());
+  std::vector<ArmRun> results(jobs.size());
   std::mutex mu;
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;

@@ -29,7 +29,7 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
 
 // Checks (as check()), then runs the schedule. nullopt with `error` when the benchmark cannot
 // start at all; nothing has run then.
-std::optional<Outcome> run(const Spec& spec, const Previewer& preview, std::string& error);
+std::optional<BenchResult> run(const Spec& spec, const Previewer& preview, std::string& error);
 
 // One run of a schedule.
 struct Job {
@@ -58,7 +58,7 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   // Runs one job (thread-safe); `log_line`, when given, receives the inner run's log line.
-  Run execute(const Job& job, std::string* log_line = nullptr);
+  ArmRun execute(const Job& job, std::string* log_line = nullptr);
   const std::vector<std::size_t>& env_bytes() const;  // per arm, after padding
   const std::string& work_dir() const;                 // the session's own directory (removed with it)
 

@@ -1,6 +1,6 @@
 #pragma once
-// The shared vocabulary of bench and tune: what to measure (Spec), what one run gave (Run), what
-// a whole benchmark gave (Outcome), and what the run pipeline says about an arm before anything
+// The shared vocabulary of bench and tune: what to measure (Spec), what one run gave (ArmRun), what
+// a whole benchmark gave (BenchResult), and what the run pipeline says about an arm before anything
 // runs (ArmPreview). bench/ knows nothing of the CLI: the command that drives it passes in a
 // Previewer bound to the run pipeline.
 #include <cstdint>
@@ -53,7 +53,7 @@ struct Spec {
 // One run of one arm. The figures are the inner `edashim run`'s own log line, as
 // `edashim report` reads it: one record type for both. The machine it ran on is in the record
 // (record.host, record.cpu): on a farm, runs of one bench land on different nodes.
-struct Run {
+struct ArmRun {
   int arm = 0, round = 0, order = 0;  // order: position in the schedule
   bool ok = false;                    // the tool ran and exited 0
   std::string failure;                // why a run is not ok
@@ -72,8 +72,8 @@ struct RoundState {
 };
 
 // What a benchmark gave.
-struct Outcome {
-  std::vector<Run> runs;               // measured runs only, in schedule order
+struct BenchResult {
+  std::vector<ArmRun> runs;               // measured runs only, in schedule order
   std::vector<std::size_t> env_bytes;  // per arm: the tool's environment size after padding
   std::string machine;                 // CPU model, cores, for the record
   int physical_cores = 0;

@@ -32,7 +32,7 @@ namespace {
 
 // --compare-outputs: which allocators left the reference's outputs, in the user's run log, where
 // `adopt_requires_bench` looks for it (report --recommend, learn/recommend.hpp).
-void record_outputs(const bench::Outcome& outcome, const std::vector<bench::ArmStats>& arms) {
+void record_outputs(const bench::BenchResult& outcome, const std::vector<bench::ArmStats>& arms) {
   auto by = bench::outputs_by_allocator(outcome, arms);
   std::string log = current_log_path("bench");
   if (log.empty() || (by.identical.empty() && by.differing.empty())) return;
@@ -119,7 +119,7 @@ int adopt(const bench::Spec& spec, const std::vector<bench::ArmStats>& arms) {
 // The figures, exports and exit status of a finished outcome: one path for local and farm runs.
 // Status 1 when an arm has no successful run, or a compared output file no run left: neither
 // outcome can decide anything, whatever the other arms did.
-int finish(Options& o, const bench::Outcome& outcome) {
+int finish(Options& o, const bench::BenchResult& outcome) {
   const auto& spec = o.spec;
   auto arms = bench::analyse(spec, outcome);
   bool written = bench::present(spec, outcome, arms, o.exports, std::cout, std::cerr);

@@ -1,7 +1,7 @@
 #pragma once
 // `edashim bench` and `edashim tune` on a farm: the experiment directory made and submitted
 // (--executor slurm|parallel --dir DIR), waited for with a progress line, collected into the
-// same Outcome a local bench gives, and resubmitted round by round.
+// same BenchResult a local bench gives, and resubmitted round by round.
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>

@@ -74,6 +74,10 @@ std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>
     if (r.stats.malformed)
       std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << util::printable(r.path)
                 << " are not run records and were skipped\n";
+    if (r.stats.untimed)
+      std::cerr << "edashim report: " << r.stats.untimed << " runs in " << util::printable(r.path)
+                << " have no times (a debugger or valgrind followed the tool, or edashim exec'd it in its place)"
+                   " and were left out\n";
   }
   return {read, failed};
 }
@@ -304,6 +308,10 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
       ++st.lines;
       if (!report::parse_run_line(line, rec)) {
         ++st.malformed;
+        continue;
+      }
+      if (rec.untimed && rec.record.empty()) {
+        ++st.untimed;
         continue;
       }
       each(rec);

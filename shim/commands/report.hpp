@@ -35,6 +35,7 @@ util::SharedDirs user_shared_dirs();
 // What reading a log found: its lines, and those that are not records.
 struct ReadStats {
   std::size_t lines = 0, malformed = 0;
+  std::size_t untimed = 0;  // runs with no times (RunRecord::untimed), passed over: nothing to compare
 };
 // Every record of the log, runs and others, parsed, in file order: `each` sees each line that
 // parses (the record is reused between calls). The file is opened under the one rule for files

@@ -39,7 +39,7 @@ struct Options {
 
 // One step's bench, here or on a farm: there each step is an experiment of its own in
 // DIR/step-N, submitted, waited for, and collected as `bench collect` would.
-std::optional<bench::Outcome> run_step(const Options& o, const bench::Spec& spec, std::size_t i, std::string& error) {
+std::optional<bench::BenchResult> run_step(const Options& o, const bench::Spec& spec, std::size_t i, std::string& error) {
   if (o.farm.executor == "local") return bench::run(spec, preview_arm, error);
   if (!bench::check(spec, preview_arm, error)) return std::nullopt;
   // The tune's own directory first, under the one rule (0700, or 0750 among shared_dirs): each

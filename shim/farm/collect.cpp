@@ -85,7 +85,7 @@ Collected collect(const Experiment& e, const std::vector<RoundFile>& files, cons
     c.outcome.rounds.push_back(state);
   }
   std::stable_sort(c.outcome.runs.begin(), c.outcome.runs.end(),
-                   [](const bench::Run& a, const bench::Run& b) { return a.order < b.order; });
+                   [](const bench::ArmRun& a, const bench::ArmRun& b) { return a.order < b.order; });
   std::vector<std::string> models;
   for (const auto& [cpu, n] : cpus) models.push_back(cpu + " (" + std::to_string(n) + " rounds)");
   c.outcome.machine = std::to_string(hosts.size()) + " host(s): " + (models.empty() ? "none yet" : util::join(models, ", "));

@@ -1,6 +1,6 @@
 #pragma once
 // From an experiment directory's round files and the scheduler's word on its tasks to a
-// bench::Outcome the analysis reads as it reads a local bench's: pure, so two collects of the
+// bench::BenchResult the analysis reads as it reads a local bench's: pure, so two collects of the
 // same directory give the same answer. Only complete rounds enter the figures (a paired analysis
 // needs every arm of a round, and a resubmitted round must not count twice); every other round
 // is listed with its state and why.
@@ -19,7 +19,7 @@ namespace farm {
 bench::RoundState round_state(int round, const RoundFile* file, const TaskState* task);
 
 struct Collected {
-  bench::Outcome outcome;            // runs of complete rounds, in schedule order; rounds: every one
+  bench::BenchResult outcome;            // runs of complete rounds, in schedule order; rounds: every one
   std::map<std::string, int> count;  // state -> rounds
   std::vector<int> resubmittable;    // partial, failed or missing: what --resubmit submits
   bool finished() const;             // nothing pending or running

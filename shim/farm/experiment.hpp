@@ -39,7 +39,7 @@ struct Experiment {
 
 // One run as a round file holds it.
 struct RoundRun {
-  bench::Run run;
+  bench::ArmRun run;
   bool warmup = false;
 };
 

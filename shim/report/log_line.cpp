@@ -170,6 +170,15 @@ struct Scanner {
     ws();
     return p < end && *p == 'n' && literal("null");
   }
+  // A figure only a waiting parent knows: null when there was none (RunRecord::untimed).
+  bool figure(double& v, bool& untimed) {
+    if (is_null()) {
+      v = 0;
+      untimed = true;
+      return true;
+    }
+    return number(v);
+  }
   bool optional_long(std::optional<long>& out) {
     if (is_null()) {
       out.reset();
@@ -342,7 +351,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
       case 'h': good = key == logkey::host ? s.string_or_null(r.host) : s.skip(); break;
       case 'i': good = key == logkey::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
       case 'm':
-        good = key == logkey::max_rss_kb ? s.number(r.max_rss_kb)
+        good = key == logkey::max_rss_kb ? s.figure(r.max_rss_kb, r.untimed)
                : key == logkey::machine ? s.field_of_object(logkey::cpu, r.cpu, &r.has_machine) : s.skip();
         break;
       case 'p':
@@ -361,12 +370,12 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
         else if (key == logkey::signature) good = s.string_or_null(r.signature);
         else if (key == logkey::signal) good = s.optional_long(r.signal);
         else if (key == logkey::status) good = s.optional_long(r.status);
-        else if (key == logkey::sys_s) good = s.number(r.sys_s);
+        else if (key == logkey::sys_s) good = s.figure(r.sys_s, r.untimed);
         else good = s.skip();
         break;
       case 't': good = key == logkey::tool ? s.string_or_null(r.tool) : s.skip(); break;
-      case 'u': good = key == logkey::user_s ? s.number(r.user_s) : s.skip(); break;
-      case 'w': good = key == logkey::wall_s ? s.number(r.wall_s) : s.skip(); break;
+      case 'u': good = key == logkey::user_s ? s.figure(r.user_s, r.untimed) : s.skip(); break;
+      case 'w': good = key == logkey::wall_s ? s.figure(r.wall_s, r.untimed) : s.skip(); break;
       default: good = s.skip();
     }
     if (!good) return false;

@@ -19,6 +19,9 @@ struct RunRecord {
   std::string allocator_requested;     // allocator.requested
   double wall_s = 0, user_s = 0, sys_s = 0;
   double max_rss_kb = 0;
+  // The times and peak memory are null: edashim exec'd the tool in its own place (a debugger or
+  // valgrind followed it, or it could not start it itself) and nobody was left to measure.
+  bool untimed = false;
   // The run's peak virtual size: the largest VmPeak over the processes the probe recorded.
   // Absent when the probe did not run ("processes" null: probe = false, no probe library, a
   // sanitizer) or when no process reported one (each ended by _exit, exec or a signal).

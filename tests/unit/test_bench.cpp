@@ -25,8 +25,8 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-bench::Run run(int arm, int round, double wall, double rss, bool ok = true, std::string out = "h1") {
-  bench::Run r;
+bench::ArmRun run(int arm, int round, double wall, double rss, bool ok = true, std::string out = "h1") {
+  bench::ArmRun r;
   r.arm = arm;
   r.round = round;
   r.ok = ok;
@@ -64,7 +64,7 @@ TEST_CASE("Bench: per-arm statistics, ratios to the first arm, failures excluded
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}};
   spec.compare = true;
-  bench::Outcome o;
+  bench::BenchResult o;
   double base[] = {10, 11, 12, 13, 14}, arm[] = {7, 8, 9, 10.5};
   for (int i = 0; i < 5; ++i) o.runs.push_back(run(0, i, base[i], 1000 + 10 * i));
   for (int i = 0; i < 4; ++i) o.runs.push_back(run(1, i, arm[i], 1200));
@@ -96,7 +96,7 @@ TEST_CASE("Bench: outputs that differ from the first arm's, or vary, are named",
   bench::Spec spec;
   spec.arms = {{"a", "a"}, {"b", "b"}, {"c", "c"}};
   spec.compare = true;
-  bench::Outcome o;
+  bench::BenchResult o;
   o.runs = {run(0, 0, 1, 1, true, "h1"), run(0, 1, 1, 1, true, "h1"), run(1, 0, 1, 1, true, "h2"),
             run(1, 1, 1, 1, true, "h2"), run(2, 0, 1, 1, true, "h1"), run(2, 1, 1, 1, true, "h3")};
   auto a = bench::analyse(spec, o, 100);
@@ -109,7 +109,7 @@ TEST_CASE("Bench: CSV has one column per figure, JSON every run", "[bench]") {
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"mimalloc", "mimalloc"}};
   spec.command = {"yosys", "-q"};
-  bench::Outcome o;
+  bench::BenchResult o;
   o.runs = {run(0, 0, 2, 1024), run(1, 0, 1, 2048), run(0, 1, 4, 1024), run(1, 1, 3, 2048)};
   auto a = bench::analyse(spec, o, 100);
   auto csv = util::render_csv(bench::bench_table(a, false, false));
@@ -129,7 +129,7 @@ TEST_CASE("Bench: CSV has one column per figure, JSON every run", "[bench]") {
 TEST_CASE("Bench: the plot is an SVG with one row per arm", "[bench]") {
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"je<malloc>", "x"}};
-  bench::Outcome o;
+  bench::BenchResult o;
   o.runs = {run(0, 0, 2, 1024), run(1, 0, 1, 2048), run(0, 1, 4, 1024), run(1, 1, 3, 2048)};
   auto svg = bench::plot_bench(bench::analyse(spec, o, 100), "t & t", "s");
   CHECK(svg.rfind("<svg xmlns='http://www.w3.org/2000/svg'", 0) == 0);
@@ -334,7 +334,7 @@ TEST_CASE("Bench: peak virtual size per arm: median of the runs' VmPeak, ratio t
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"tbbmalloc", "tbbmalloc"}, {"noprobe", "noprobe"}};
   spec.command = {"yosys", "-q"};
-  bench::Outcome o;
+  bench::BenchResult o;
   for (int i = 0; i < 3; ++i) {
     auto b = run(0, i, 10, 1000);
     b.record.probed = true;
@@ -385,10 +385,10 @@ TEST_CASE("Bench: a verdict per output file and arm: identical, varies or missin
   spec.arms = {{"a", "a"}, {"b", "b"}};
   spec.compare = true;
   spec.compare_outputs = {"net.route", "net.place"};
-  bench::Outcome o;
+  bench::BenchResult o;
   for (int round = 0; round < 3; ++round) {
     for (int arm = 0; arm < 2; ++arm) {
-      bench::Run r = run(arm, round, 1, 1, true, "t" + std::to_string(round));  // stdout varies (timings)
+      bench::ArmRun r = run(arm, round, 1, 1, true, "t" + std::to_string(round));  // stdout varies (timings)
       r.hashes["net.route"] = arm == 0 ? "R" : (round == 2 ? bench::kMissing : "R");
       r.hashes["net.place"] = bench::kMissing;
       o.runs.push_back(r);
@@ -412,9 +412,9 @@ TEST_CASE("Bench: a verdict per output file and arm: identical, varies or missin
   CHECK(j["arms"][0]["outputs"]["net.route"]["verdict"] == "identical");
   CHECK(j["arms"][1]["outputs"]["net.place"]["same_as_first"] == true);
   // Identical files in both arms, with the same content: "identical, as first arm".
-  bench::Outcome same;
+  bench::BenchResult same;
   for (int arm = 0; arm < 2; ++arm) {
-    bench::Run r = run(arm, 0, 1, 1);
+    bench::ArmRun r = run(arm, 0, 1, 1);
     r.hashes["net.route"] = "R";
     same.runs.push_back(r);
   }
@@ -495,7 +495,7 @@ TEST_CASE("Bench: exports are checked first, written whole, and never half over 
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"mimalloc", "mimalloc"}};
   spec.command = {"yosys"};
-  bench::Outcome o;
+  bench::BenchResult o;
   o.runs = {run(0, 0, 2, 1024), run(1, 0, 1, 2048)};
   auto arms = bench::analyse(spec, o, 100);
   bench::Exports x;
@@ -531,8 +531,8 @@ TEST_CASE("Bench: exports are checked first, written whole, and never half over 
 // --- Paired by round (issue 16 item 2).
 namespace {
 
-bench::Run placed(int arm, int round, double wall, double rss, std::string host, std::string cpu, bool ok = true) {
-  bench::Run r = run(arm, round, wall, rss, ok);
+bench::ArmRun placed(int arm, int round, double wall, double rss, std::string host, std::string cpu, bool ok = true) {
+  bench::ArmRun r = run(arm, round, wall, rss, ok);
   r.record.host = std::move(host);
   r.record.cpu = std::move(cpu);
   return r;
@@ -547,11 +547,11 @@ bench::Run placed(int arm, int round, double wall, double rss, std::string host,
 // np.median(ratios of all 12) -> 0.8968627450980393
 // st.wilcoxon(lA+lB, alternative='less') -> statistic=10.0, pvalue=0.010498046875
 // "even": st.mannwhitneyu(two-sided) -> pvalue=0.9359624729209428: no warning
-bench::Outcome two_models() {
+bench::BenchResult two_models() {
   const double refA[] = {10.0, 10.2, 9.9, 10.1, 10.3, 9.8}, armA[] = {8.0, 8.3, 7.9, 8.1, 8.1, 7.7},
                refB[] = {10.0, 10.1, 9.9, 10.2, 10.0, 9.7}, armB[] = {10.1, 9.9, 10.0, 10.3, 9.8, 9.8},
                evA[] = {9.0, 9.2, 8.9, 9.1, 9.3, 8.8}, evB[] = {9.1, 9.0, 8.95, 9.2, 9.0, 8.7};
-  bench::Outcome o;
+  bench::BenchResult o;
   for (int i = 0; i < 6; ++i) {
     // Rounds alternate between the nodes, as a scheduler would hand them out.
     int ra = 2 * i, rb = 2 * i + 1;
@@ -639,7 +639,7 @@ TEST_CASE("Paired: an arm that gains on one CPU model only is warned about, with
 TEST_CASE("Paired: a round with a run missing or failed is left out of that arm's pairs and counted", "[bench][paired]") {
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}, {"mimalloc", "mimalloc"}};
-  bench::Outcome o;
+  bench::BenchResult o;
   // Five rounds; jemalloc has no run in round 2 (index 1), the reference failed in round 4
   // (index 3), mimalloc failed in round 5 (index 4). Round 6 (index 5) never ran: the farm
   // says it was cancelled.
@@ -698,7 +698,7 @@ TEST_CASE("Paired: a local bench (one host) shows the paired table and no by-nod
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}};
   spec.command = {"yosys"};
-  bench::Outcome o;
+  bench::BenchResult o;
   for (int r = 0; r < 4; ++r) {
     o.runs.push_back(placed(0, r, 2.0 + 0.1 * r, 1000, "here", "Some CPU"));
     o.runs.push_back(placed(1, r, 1.8 + 0.1 * r, 1000, "here", "Some CPU"));
@@ -717,7 +717,7 @@ TEST_CASE("Paired: a local bench (one host) shows the paired table and no by-nod
   CHECK(bench::several_nodes(p));
   // One arm: nothing to pair.
   spec.arms.pop_back();
-  bench::Outcome alone;
+  bench::BenchResult alone;
   for (int r = 0; r < 3; ++r) alone.runs.push_back(run(0, r, 1, 1000));
   auto single = bench::render_report(spec, alone, bench::analyse(spec, alone, 100), false);
   CHECK(single.find("Paired by round") == std::string::npos);
@@ -731,14 +731,14 @@ TEST_CASE("Bench: a failed run's outputs are left out of the verdicts", "[bench]
   spec.arms = {{"a", "a"}, {"b", "b"}};
   spec.compare = true;
   spec.compare_outputs = {"net.route"};
-  bench::Outcome o;
+  bench::BenchResult o;
   for (int round = 0; round < 3; ++round)
     for (int arm = 0; arm < 2; ++arm) {
-      bench::Run r = run(arm, round, 1, 1);
+      bench::ArmRun r = run(arm, round, 1, 1);
       r.hashes["net.route"] = "R";
       o.runs.push_back(r);
     }
-  bench::Run failed = run(1, 3, 1, 1, /*ok=*/false, "partial");
+  bench::ArmRun failed = run(1, 3, 1, 1, /*ok=*/false, "partial");
   failed.hashes["net.route"] = "half-written";
   o.runs.push_back(failed);
   auto a = bench::analyse(spec, o, 100);

@@ -14,8 +14,8 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-bench::Run run(int arm, int round, double wall, bool ok = true, std::string out = "h1", std::string file = "n1") {
-  bench::Run r;
+bench::ArmRun run(int arm, int round, double wall, bool ok = true, std::string out = "h1", std::string file = "n1") {
+  bench::ArmRun r;
   r.arm = arm;
   r.round = round;
   r.ok = ok;
@@ -40,8 +40,8 @@ bench::Spec two_arms(bool compare) {
 }
 
 // Ten rounds: the reference near 2.0 s, the arm near `arm_wall` s, a little spread in both.
-bench::Outcome outcome(double arm_wall, std::string arm_file = "n1", int failed_arm_runs = 0) {
-  bench::Outcome o;
+bench::BenchResult outcome(double arm_wall, std::string arm_file = "n1", int failed_arm_runs = 0) {
+  bench::BenchResult o;
   for (int r = 0; r < 10; ++r) {
     double jitter = 0.01 * (r % 5);
     o.runs.push_back(run(0, r, 2.0 + jitter));
@@ -83,7 +83,7 @@ TEST_CASE("Verdict: a slower arm is said slower, and nothing is adopted", "[benc
 
 TEST_CASE("Verdict: noise is not a win", "[bench][verdict]") {
   auto spec = two_arms(false);
-  bench::Outcome o;
+  bench::BenchResult o;
   for (int r = 0; r < 10; ++r) {
     o.runs.push_back(run(0, r, r % 2 ? 1.0 : 3.0));
     o.runs.push_back(run(1, r, r % 2 ? 3.0 : 1.0));

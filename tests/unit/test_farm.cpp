@@ -1,5 +1,5 @@
 // The pure side of bench on a farm (issue 16): what is said to Slurm and GNU parallel, what is
-// read back from them, the experiment directory's files, and how rounds become an Outcome.
+// read back from them, the experiment directory's files, and how rounds become a BenchResult.
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>

@@ -374,9 +374,9 @@ TEST_CASE("Log line: the learning fields and a bench's outputs record are read",
 }
 
 TEST_CASE("Bench record: allocators whose outputs matched the reference, and those that did not", "[recommend]") {
-  bench::Outcome outcome;
+  bench::BenchResult outcome;
   auto run = [&](int arm, const std::string& allocator, bool ok) {
-    bench::Run r;
+    bench::ArmRun r;
     r.arm = arm;
     r.ok = ok;
     r.record.allocator_requested = allocator;
@@ -551,9 +551,9 @@ TEST_CASE("Bench record: an allocator named both identical and differing is not 
 // order the arms ran in, so no bench confirms it.
 TEST_CASE("Bench record: an allocator one of whose arms changed the outputs is differing only", "[recommend]") {
   for (bool differing_first : {false, true}) {
-    bench::Outcome outcome;
+    bench::BenchResult outcome;
     for (int arm = 0; arm < 3; ++arm) {
-      bench::Run r;
+      bench::ArmRun r;
       r.arm = arm;
       r.ok = true;
       r.record.allocator_requested = arm == 0 ? "system" : "mimalloc";

@@ -386,3 +386,23 @@ TEST_CASE("Report: plain runs split by allocator, the system allocator is the re
   CHECK(j[1]["killed"] == 1);
   CHECK(j[1]["failures"] == 1);
 }
+
+// Issue 25: a run edashim exec'd in its own place (traced, valgrind, fallback) has null times.
+TEST_CASE("Report: a run with null times is a run without figures, not a malformed line", "[report]") {
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line(
+      R"x({"tool":"ftool","traced":"gdb (pid 9)","wall_s":null,"user_s":null,"sys_s":null,"max_rss_kb":null,"status":null})x", r));
+  CHECK(r.untimed);
+  REQUIRE(report::parse_run_line(R"({"tool":"ftool","wall_s":1.5,"user_s":1,"sys_s":0,"max_rss_kb":9,"exit_code":0})", r));
+  CHECK_FALSE(r.untimed);  // nothing of the previous line survives
+  CHECK(r.wall_s == 1.5);
+  TempDir t;
+  t.write("log.jsonl", R"({"tool":"ftool","wall_s":null,"user_s":null,"sys_s":null,"max_rss_kb":null})"
+                       "\n" R"({"tool":"ftool","wall_s":2,"user_s":1,"sys_s":0,"max_rss_kb":9,"exit_code":0})" "\n");
+  std::size_t seen = 0;
+  auto reads = commands::scan_logs({t.path + "/log.jsonl"}, {}, [&](const report::RunRecord&) { ++seen; });
+  REQUIRE(reads.size() == 1);
+  CHECK(reads[0].stats.malformed == 0);
+  CHECK(reads[0].stats.untimed == 1);
+  CHECK(seen == 1);  // only the timed run reaches the tables
+}
