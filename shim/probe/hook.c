@@ -120,14 +120,6 @@ static int same_file(const char* a, const char* b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static int join(char* out, size_t cap, const char* a, size_t an, const char* b) {
-  size_t bn = strlen(b);
-  if (an + 1 + bn + 1 > cap) return 0;
-  memcpy(out, a, an);
-  out[an] = '/';
-  memcpy(out + an + 1, b, bn + 1);
-  return 1;
-}
 
 /* What execvp would run for `file`: a PATH search like glibc's (the caller's PATH). */
 static int path_search(const char* file, char* out) {
@@ -137,7 +129,7 @@ static int path_search(const char* file, char* out) {
     const char* e = strchr(p, ':');
     size_t len = e ? (size_t)(e - p) : strlen(p);
     struct stat st;
-    if (join(out, CAP, len ? p : ".", len ? len : 1, file) && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+    if (edh_join(out, CAP, len ? p : ".", len ? len : 1, file) && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
         access(out, X_OK) == 0)
       return 1;
     if (!e) return 0;

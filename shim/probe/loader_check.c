@@ -270,7 +270,7 @@ int edh_libc_covers(edh_read_fn rd, void* ctx, const char* needs, char* missing,
 /* The file-system part: which libc a loader would use, read through descriptors. */
 #define CAP EDH_PATH_CAP
 
-static int join(char* out, size_t cap, const char* a, size_t an, const char* b) {
+int edh_join(char* out, size_t cap, const char* a, size_t an, const char* b) {
   size_t bn = strlen(b);
   if (an + 1 + bn + 1 > cap) return 0;
   memcpy(out, a, an);
@@ -307,7 +307,7 @@ static void read_path_needs(const char* ours, char* needs, size_t cap) {
 /* Whether a libc in `dir` covers `needs`: 1 yes, 0 no, -1 none there. */
 static int libc_in(const char* dir, size_t n, const char* needs, struct edh_verdict* v) {
   char path[CAP];
-  if (!join(path, sizeof path, dir, n, "libc.so.6")) return -1;
+  if (!edh_join(path, sizeof path, dir, n, "libc.so.6")) return -1;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   int r = edh_libc_covers(edh_read_fd, &fd, needs, v->missing, sizeof v->missing, v->has, sizeof v->has);

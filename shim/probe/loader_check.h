@@ -44,6 +44,10 @@ int edh_version_cmp(const char* a, const char* b);
 const char* edh_system_loader(void);
 
 /* A reader over a file descriptor (ctx points to the int). */
+/* `a` (its first `an` bytes), '/', `b` into `out` of `cap` bytes; 0 when it does not fit. No
+ * allocation: the hook calls it in a vfork child. */
+int edh_join(char* out, size_t cap, const char* a, size_t an, const char* b);
+
 long edh_read_fd(void* ctx, unsigned long long off, void* buf, unsigned long n);
 
 #define EDH_PATH_CAP 4096
