@@ -7,7 +7,8 @@
  *  - strip: the program is started by a loader edashim's libraries cannot be shown to load
  *    under (another glibc older than they need, musl, another class): edashim's entries
  *    (__EDASHIM_OURS) leave LD_PRELOAD, the user's stay, and a record says why;
- *  - pass: everything else, untouched. EDASHIM=off in the environment passes everything.
+ *  - pass: everything else, untouched. EDASHIM=off in the environment passes everything, and
+ *    so does edashim itself when it is a dynamic build (launcher_mark.h).
  *
  * Rules (this runs in vfork children and in any program): no malloc, no stdio, stack buffers
  * only; errno and the return value are exactly those of the real call. Which functions, and
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher_mark.h"
 #include "loader_check.h"
 
 #define CAP 4096
@@ -296,7 +298,7 @@ static int intercept(const struct call* c) {
   char* const* env = c->envp ? c->envp : empty;
   size_t n = 0;
   while (env[n] && n <= MAX_ENV) ++n;
-  if (n > MAX_ENV || !c->file || !c->argv || !env_get(env, "__EDASHIM_OURS"))
+  if (n > MAX_ENV || !c->file || !c->argv || !env_get(env, "__EDASHIM_OURS") || EDASHIM_IN_LAUNCHER())
     return errno = saved, call_real(c, c->kind, c->file, c->envp);
   char* newenv[n + 2];
   struct work w;

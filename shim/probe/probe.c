@@ -25,6 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher_mark.h"
+
 #define PATH_CAP 4096
 
 static char g_file[PATH_CAP];   /* from __EDASHIM_PROBE: the tool may change its environment */
@@ -111,7 +113,7 @@ static long status_kb(const char* text, const char* name) {
 __attribute__((constructor)) static void edashim_probe_start(void) {
   int saved = errno;
   const char* file = getenv("__EDASHIM_PROBE");
-  if (!file || file[0] != '/' || strlen(file) >= PATH_CAP) goto out;
+  if (EDASHIM_IN_LAUNCHER() || !file || file[0] != '/' || strlen(file) >= PATH_CAP) goto out;
   memcpy(g_file, file, strlen(file) + 1);
   g_pid = getpid();
   ssize_t n = readlink("/proc/self/exe", g_exe, PATH_CAP - 1);
