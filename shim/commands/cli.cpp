@@ -125,6 +125,7 @@ int cli_main(int argc, char** argv) {
     pipeline::Invocation inv = invocation_for(command);
     pipeline::select_from(inv, profile, allocator);
     inv.strict = strict;
+    inv.via_run = true;
     return pipeline::run_tool(inv);
   }
   if (*explain_cmd) {

@@ -52,7 +52,9 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
     else
       std::printf("  %-20s no [glibc] or [glibc_fallback] options configured: nothing replaces it\n", "");
   }
-  if (!plan.probe_library.empty())
+  if (!plan.probe_library.empty() && plan.flow_top)
+    std::printf("  %-20s no records: %s\n", "probe", pipeline::kFlowTopNote);
+  else if (!plan.probe_library.empty())
     std::printf("  %-20s on: each process records the object serving malloc; the run log gets \"processes\" and "
                 "\"allocator_verified\"%s\n",
                 "probe", p.blocker == "own-malloc" || p.blocker == "address-space-limit" || p.preload_reaches()

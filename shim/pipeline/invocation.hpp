@@ -15,6 +15,7 @@ struct Invocation {
   config::Selection chosen;        // profile and allocator from a flag or the environment
   bool strict = false;             // configuration errors stop the run (edashim run --strict)
   bool routed = false;             // sent by the exec hook (probe/hook.c): a run of its own inside a run
+  bool via_run = false;            // `edashim run -- CMD`: CMD may be a flow's top (make, a flow script)
 };
 
 // Profile and allocator for `inv`: a command-line flag when given, else EDASHIM_PROFILE and
@@ -23,8 +24,12 @@ void select_from(Invocation& inv, const std::string& profile_flag = "", const st
 
 // The environment variable edashim uses to mark a process tree it already configured.
 inline constexpr const char* kChainVar = "__EDASHIM_CHAIN";
-// The file libedashim_probe.so appends its records to (read by probe/probe.c).
+// The file libedashim_probe.so appends its process records to (probe/probe.c); unset, it records
+// no process.
 inline constexpr const char* kProbeVar = "__EDASHIM_PROBE";
+// The same file, for the exec hook's notes on processes it left without edashim's libraries
+// (probe/hook.c): set whenever there is a file, also for a flow's top, whose processes go unrecorded.
+inline constexpr const char* kNotesVar = "__EDASHIM_NOTES";
 // Set by the exec hook (probe/hook.c) when it starts edashim in place of a tool: the tool's path.
 inline constexpr const char* kRouteVar = "__EDASHIM_ROUTE";
 // For the hook: the shim to route tools through, and the tools (colon-separated names) to route.

@@ -57,6 +57,13 @@ void write_preflight(util::JsonWriter& record, const Plan& plan, const run::EnvP
   pf.end_object();
 }
 
+// Processes the exec hook left without the allocator: a loader edashim's libraries cannot load under.
+void write_not_applied(util::JsonWriter& record, const std::string& probe_records) {
+  record.key(logkey::not_applied).begin_array();
+  for (const auto& n : run::not_applied(probe_records)) record.value("allocator not applied to " + n);
+  record.end_array();
+}
+
 void write_verification(util::JsonWriter& record, const Plan& plan, bool probed, const std::string& probe_records) {
   const auto& p = plan.preflight;
   if (!probed) {
@@ -66,6 +73,13 @@ void write_verification(util::JsonWriter& record, const Plan& plan, bool probed,
                                      ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
                                      : std::string("probe not run (libedashim_probe.so not installed, or no private "
                                                    "directory for its records)"));
+    return;
+  }
+  if (plan.flow_top) {
+    record.key(logkey::processes).null();
+    record.field(logkey::allocator_verified, false);
+    record.field(logkey::verification, kFlowTopNote);
+    write_not_applied(record, probe_records);
     return;
   }
   auto processes = run::parse_probe_records(probe_records);
@@ -88,10 +102,7 @@ void write_verification(util::JsonWriter& record, const Plan& plan, bool probed,
     v.note += " (" + p.reason + "; the probe cannot load either)";
   record.field(logkey::allocator_verified, v.verified);
   record.field(logkey::verification, v.note);
-  // Processes the exec hook left without the allocator: a loader edashim's libraries cannot load under.
-  record.key(logkey::not_applied).begin_array();
-  for (const auto& n : run::not_applied(probe_records)) record.value("allocator not applied to " + n);
-  record.end_array();
+  write_not_applied(record, probe_records);
 }
 
 // Where a run's temporary names live: the tool's TMPDIR (a scratch directory), the caller's,

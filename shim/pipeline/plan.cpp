@@ -178,6 +178,11 @@ std::string routed_tools(const std::string& shipped_dir) {
   return util::join(tool_names_of_profiles(names), ":");
 }
 
+bool in_colon_list(const std::string& list, const std::string& name) {
+  auto names = util::split(list, ':');
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 // 6. Where the run goes: log, probe, scratch.
 void choose_destinations(Plan& plan, const paths::Files& files, const std::vector<std::string>& env) {
   const auto& s = plan.loaded.settings;
@@ -195,6 +200,11 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
   // arms) is for the whole tree, as before routing: nothing below is routed to a profile of its own.
   bool chosen = !plan.inv.chosen.profile.empty() || !plan.inv.chosen.allocator.empty();
   plan.routed_tools = chosen ? "" : routed_tools(files.shipped_dir);
+  // A flow's top (`edashim run -- make`, a Python flow script) runs plain: there is no allocator
+  // to prove, and its tools are routed to runs and log lines of their own. Recording each of its
+  // processes (make's recipes, by the thousand) cost ~50 us an exec for nothing (issue 26 item 6).
+  plan.flow_top = plan.inv.via_run && !chosen && plan.allocator == "system" && plan.preloaded_by_caller.empty() &&
+                  !in_colon_list(plan.routed_tools, plan.inv.tool);
   if (!s.scratch.value) return;
   // A temporary directory the user set is theirs (it may be on a disk for a reason, or be
   // where they look for what a tool leaves): only an explicit "override" replaces it.
@@ -251,7 +261,10 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   std::string chain = run::lookup(env, kChainVar).value_or("");
   std::string self = util::self_exe();
   in.markers.emplace_back(kChainVar, chain.empty() ? self : chain + ":" + self);
-  if (!probe_file.empty()) in.markers.emplace_back(kProbeVar, probe_file);
+  if (!probe_file.empty()) {
+    in.markers.emplace_back(kNotesVar, probe_file);
+    if (!plan.flow_top) in.markers.emplace_back(kProbeVar, probe_file);
+  }
   if (!plan.hook_library.empty()) {
     in.markers.emplace_back(kExeVar, paths::layout().shim);
     in.markers.emplace_back(kToolsVar, plan.routed_tools);

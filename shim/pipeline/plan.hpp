@@ -42,7 +42,14 @@ struct Plan {
   std::string explored;            // not empty: this run explores, with this candidate of explore_profiles
   std::string explored_instead_of; // the arm the run would have run (pipeline/explore.hpp)
   run::FlowIdentity flow;          // this run's id, its flow and parent run (run/flow_id.hpp)
+  bool flow_top = false;           // `edashim run -- make`: a command with no profile of its own and no
+                                   // allocator runs plain under the hook, its processes unrecorded
 };
+
+// What a flow's top run (Plan::flow_top) says instead of a verification, in its log line and in explain.
+inline constexpr const char* kFlowTopNote =
+    "a flow's top (edashim run -- CMD, no profile of its own, no allocator): runs plain under the exec hook, "
+    "its processes unrecorded; the tools it starts have log lines of their own";
 
 // The steps, in order: profile, tool, allocator, pre-flight, options, destinations.
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env);

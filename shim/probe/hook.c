@@ -39,21 +39,14 @@ typedef int (*spawn_fn)(pid_t*, const char*, const posix_spawn_file_actions_t*, 
 static execve_fn real_execve_p, real_execvpe_p;
 static spawn_fn real_spawn_p, real_spawnp_p;
 
-/* Resolved at load, in the constructor: never in a fork()ed child, where dlsym could wait
- * forever for the loader's lock held by another thread of the parent at the fork. (A first
- * call before the constructor ran, from another library's constructor, resolves then.) */
+/* Resolved at the first call, not at load: most processes the library loads into start no
+ * program, and four lookups in every one's constructor were ~2.5 us of each start (issue 26
+ * item 6). A first call in a fork()ed child is safe: glibc's fork resets the loader's lock in
+ * the child (a lock another thread of the parent held at the fork would otherwise never be
+ * released there); a vfork child shares the parent's lock, which its holder releases. */
 static void* real_of(void** slot, const char* name) {
   if (!*slot) *slot = dlsym(RTLD_NEXT, name);
   return *slot;
-}
-
-__attribute__((constructor)) static void edashim_hook_start(void) {
-  int saved = errno;
-  real_of((void**)&real_execve_p, "execve");
-  real_of((void**)&real_execvpe_p, "execvpe");
-  real_of((void**)&real_spawn_p, "posix_spawn");
-  real_of((void**)&real_spawnp_p, "posix_spawnp");
-  errno = saved;
 }
 
 enum kind { K_EXECVE, K_EXECVPE, K_SPAWN, K_SPAWNP };
@@ -172,7 +165,7 @@ static int strip_preload(const char* value, const char* ours, char* out, size_t 
 /* A record line for the probe's file (probe/probe.c describes the format):
  *   L <pid> <program> <loader> <missing version> <what it has> */
 static void record_not_applied(char* const* env, const char* program, const struct edh_verdict* v) {
-  const char* file = env_get(env, "__EDASHIM_PROBE");
+  const char* file = env_get(env, "__EDASHIM_NOTES");
   if (!file || file[0] != '/') return;
   char line[3 * CAP];
   size_t len = 0;

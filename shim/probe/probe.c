@@ -23,16 +23,23 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "launcher_mark.h"
 
 #define PATH_CAP 4096
 
-static char g_file[PATH_CAP];   /* from __EDASHIM_PROBE: the tool may change its environment */
-static char g_exe[PATH_CAP];
-static char g_malloc[PATH_CAP];
-static pid_t g_pid;             /* the process the constructor ran in */
+/* What a recording process keeps, mapped only when it records: as static buffers these 12 KiB
+ * were a mapping of their own in every process the library loads into, recording or not (the
+ * exec hook's processes mostly are not), and ~2 us of each one's start (issue 26 item 6). */
+struct state {
+  char file[PATH_CAP];  /* from __EDASHIM_PROBE: the tool may change its environment */
+  char exe[PATH_CAP];
+  char malloc_object[PATH_CAP];
+};
+static struct state* g;  /* NULL: this process records nothing */
+static pid_t g_pid;      /* the process the constructor ran in */
 
 struct line {
   char buf[3 * PATH_CAP];
@@ -68,7 +75,7 @@ static void put_num(struct line* l, long v) {
 
 static void emit(struct line* l) {
   l->buf[l->len++] = '\n';
-  int fd = open(g_file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+  int fd = open(g->file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return;
   ssize_t n;
   do n = write(fd, l->buf, l->len);
@@ -85,9 +92,9 @@ static void emit_start(char type) {
   sep(&l);
   put_num(&l, (long)getppid());
   sep(&l);
-  put(&l, g_exe);
+  put(&l, g->exe);
   sep(&l);
-  put(&l, g_malloc);
+  put(&l, g->malloc_object);
   emit(&l);
 }
 
@@ -114,10 +121,13 @@ __attribute__((constructor)) static void edashim_probe_start(void) {
   int saved = errno;
   const char* file = getenv("__EDASHIM_PROBE");
   if (EDASHIM_IN_LAUNCHER() || !file || file[0] != '/' || strlen(file) >= PATH_CAP) goto out;
-  memcpy(g_file, file, strlen(file) + 1);
+  void* mem = mmap(NULL, sizeof *g, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) goto out;
+  g = (struct state*)mem;
+  memcpy(g->file, file, strlen(file) + 1);
   g_pid = getpid();
-  ssize_t n = readlink("/proc/self/exe", g_exe, PATH_CAP - 1);
-  g_exe[n > 0 ? n : 0] = 0;
+  ssize_t n = readlink("/proc/self/exe", g->exe, PATH_CAP - 1);
+  g->exe[n > 0 ? n : 0] = 0;
   /* What the program's own calls bind to: the first definition in the global scope. dladdr
    * names the object holding that address; the main program has an empty name. */
   void* m = dlsym(RTLD_DEFAULT, "malloc");
@@ -127,19 +137,19 @@ __attribute__((constructor)) static void edashim_probe_start(void) {
   if (m && dladdr1(m, &info, (void**)&map, RTLD_DL_LINKMAP) && info.dli_fname) {
     /* The main program is the first link map; its name is "" or argv[0], never a path we can
      * compare, so say its executable. */
-    who = map && map == _r_debug.r_map ? g_exe : info.dli_fname;
+    who = map && map == _r_debug.r_map ? g->exe : info.dli_fname;
   }
   size_t w = strlen(who);
   if (w >= PATH_CAP) w = PATH_CAP - 1;
-  memcpy(g_malloc, who, w);
-  g_malloc[w] = 0;
+  memcpy(g->malloc_object, who, w);
+  g->malloc_object[w] = 0;
   emit_start('S');
 out:
   errno = saved;
 }
 
 __attribute__((destructor)) static void edashim_probe_exit(void) {
-  if (!g_file[0]) return;
+  if (!g) return;
   int saved = errno;
   /* A fork()ed child that never exec'd ran no constructor: it is a process of its own. */
   if (getpid() != g_pid) emit_start('F');

@@ -198,8 +198,11 @@ test_make_j4_spawning_many_recipes_gives_the_same_results() {
   expect_eq "$st_direct" 2 "make's status for the failed recipe"
   cmp direct.txt hook.txt || fail "recipes' files differ"
   expect_eq "$(wc -l < hook.txt)" 300 "every recipe ran"
-  # The hook was there: make's tree was probed (the probe and the hook are one library).
-  [ "$(last_log "$LOG" 'len(j["processes"])')" -gt 300 ] || fail "make's children not probed: $(last_log "$LOG" 'len(j["processes"])')"
+  # The hook was there, in make: it took edashim's libraries out for the foreign loader and said so.
+  expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "./badinterp: loader /nonexistent/ld-linux-x86-64.so.2" "the hook's note"
+  # make, a flow's top, runs plain: its 300 recipes' processes are not recorded (each cost ~50 us).
+  expect_eq "$(last_log "$LOG" 'j["processes"], j["allocator_verified"]')" "None False" "no records for the flow's top"
+  expect_contains "$(last_log "$LOG" 'j["verification"]')" "a flow's top" "the line says why"
 }
 
 # EDASHIM=off inside a flow: the tools under it run as called, with no line of their own.
@@ -212,9 +215,8 @@ test_edashim_off_under_a_flow_leaves_every_exec_untouched() {
   printf 'all:\n\tEDASHIM=off /usr/bin/yosys -q -s synth.ys\n\t-@EDASHIM=off %s\n' "$SB/real/foreign" > Makefile
   "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
   expect_contains "$(grep 'foreign loader' hook.out)" "libedashim_probe.so]" "the exec left as it was"
-  expect_eq "$(log_rows 'j["tool"]')" "make" "only make's line"
-  expect_eq "$(log_rows '",".join(sorted(set(p["exe"] for p in j["processes"])))')" \
-    "$SB/real/foreign,/usr/bin/berkeley-abc,/usr/bin/dash,/usr/bin/make,/usr/bin/yosys" "yosys and ABC ran inside make's run, as called"
+  expect_eq "$(log_rows 'j["tool"]')" "make" "only make's line: yosys and ABC ran inside make's run, as called"
+  [ -s out.json ] || fail "yosys wrote no netlist"
 }
 
 run_suite "$@"

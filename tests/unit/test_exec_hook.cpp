@@ -103,6 +103,7 @@ TEST_CASE("A routed run starts from the caller's environment: the run above's pr
                                "MALLOC_CONF=background_thread:true",
                                "TMPDIR=/dev/shm/x",
                                "__EDASHIM_PROBE=/run/p/records",
+                               "__EDASHIM_NOTES=/run/p/records",
                                "__EDASHIM_ROUTE=/usr/bin/yosys",
                                "__EDASHIM_CHAIN=/bin/edashim",
                                "HOME=/h"};
