@@ -23,9 +23,12 @@ int main(int argc, char** argv) {
   if (const char* route = std::getenv(pipeline::kRouteVar); route && *route) {
     pipeline::Invocation inv;
     inv.explicit_path = route;
-    inv.tool = util::basename(inv.explicit_path);
+    // Routed by a [tool.NAME] path (a generic file name): that NAME's profile.
+    const char* name = std::getenv(pipeline::kRouteNameVar);
+    inv.tool = name && *name && !std::strchr(name, '/') ? name : util::basename(inv.explicit_path);
     inv.routed = true;
     ::unsetenv(pipeline::kRouteVar);
+    ::unsetenv(pipeline::kRouteNameVar);
     inv.argv.assign(argv, argv + argc);
     if (inv.argv.empty()) inv.argv.push_back(inv.explicit_path);
     run::keep_argument_area(argc, argv);

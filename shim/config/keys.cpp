@@ -412,6 +412,17 @@ void apply_table(FileContext& f, const toml::table& t, Settings& s, bool in_tool
   }
 }
 
+// Another tool's [tool.X] path, for the exec hook (Settings::routed_paths). Its mistakes, and an
+// untrusted file's word, are said when X itself runs (apply_path); here they route nothing. The
+// hook reads the pairs as NAME=PATH lines: no newline in either, no '=' in the name.
+static void note_routed_path(const FileContext& f, const std::string& name, const toml::node& n, Settings& s) {
+  auto v = n.value_exact<std::string>();
+  if (!f.trusted || !v || v->empty() || (*v)[0] != '/' || v->find('\n') != std::string::npos || name.empty() ||
+      name.find_first_of("=\n") != std::string::npos)
+    return;
+  s.routed_paths[name].set(*v, origin_of(f, n));
+}
+
 void apply_tool_section(FileContext& f, const toml::table& root, const std::string& tool, Settings& s) {
   auto* tools = root.get("tool");
   if (!tools) return;
@@ -426,6 +437,7 @@ void apply_tool_section(FileContext& f, const toml::table& root, const std::stri
     if (auto* nested = st->get("tool")) report(f, *nested, "[tool.X] sections cannot nest");
     if (auto* nested = st->get("profile")) report(f, *nested, "[profile.X] cannot sit inside a [tool.X] section");
     if (name.str() == tool) apply_table(f, *st, s, true);
+    else if (auto* path = st->get("path")) note_routed_path(f, std::string(name.str()), *path, s);
   }
 }
 

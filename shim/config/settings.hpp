@@ -41,6 +41,9 @@ struct Settings {
   Setting<double> scratch_min_free_percent{10};  // and this share of RAM free (a tmpfs fills RAM)
   Setting<bool> probe{true};
   Setting<std::string> tool_path{""};        // empty: search PATH
+  // The `path` of every other tool's [tool.X] section: inside a run, the exec hook routes an exec
+  // of that file to X's profile, for tools whose file name is generic (issue 26 item 3).
+  std::map<std::string, Setting<std::string>> routed_paths;
   Setting<std::string> log{""};              // empty: the default log; "off": no log
   Setting<int64_t> log_max_bytes{64 << 20};  // log_max_mb: rotate the log past this size; 0: never
   Setting<int64_t> log_keep{3};              // rotated logs kept (runs.jsonl.1 .. .N); 0: none

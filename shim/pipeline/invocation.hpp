@@ -35,6 +35,10 @@ inline constexpr const char* kRouteVar = "__EDASHIM_ROUTE";
 // For the hook: the shim to route tools through, and the tools (colon-separated names) to route.
 inline constexpr const char* kExeVar = "__EDASHIM_EXE";
 inline constexpr const char* kToolsVar = "__EDASHIM_TOOLS";
+// For the hook: "NAME=PATH" lines, a [tool.NAME] path each (config::Settings::routed_paths).
+inline constexpr const char* kPathsVar = "__EDASHIM_PATHS";
+// Set by the hook with kRouteVar when it routed by such a path: the tool's name.
+inline constexpr const char* kRouteNameVar = "__EDASHIM_ROUTE_NAME";
 // Chain length at which a run stops routing and calls it a loop.
 inline constexpr size_t kMaxChain = 16;
 

@@ -200,6 +200,9 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
   // arms) is for the whole tree, as before routing: nothing below is routed to a profile of its own.
   bool chosen = !plan.inv.chosen.profile.empty() || !plan.inv.chosen.allocator.empty();
   plan.routed_tools = chosen ? "" : routed_tools(files.shipped_dir);
+  if (!chosen)
+    for (const auto& [name, path] : s.routed_paths)
+      plan.routed_paths += (plan.routed_paths.empty() ? "" : "\n") + name + "=" + path.value;
   // A flow's top (`edashim run -- make`, a Python flow script) runs plain: there is no allocator
   // to prove, and its tools are routed to runs and log lines of their own. Recording each of its
   // processes (make's recipes, by the thousand) cost ~50 us an exec for nothing (issue 26 item 6).
@@ -268,6 +271,7 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   if (!plan.hook_library.empty()) {
     in.markers.emplace_back(kExeVar, paths::layout().shim);
     in.markers.emplace_back(kToolsVar, plan.routed_tools);
+    if (!plan.routed_paths.empty()) in.markers.emplace_back(kPathsVar, plan.routed_paths);
   }
   return run::build_environment(in);
 }

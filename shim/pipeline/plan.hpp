@@ -31,6 +31,7 @@ struct Plan {
   std::string hook_library;        // the exec hook (the probe's library), preloaded with anything else
   std::string routed_tools;        // "yosys:yosys-abc:...": the tools the hook routes to their own profile
                                    // (none when a profile or allocator was chosen for the whole tree)
+  std::string routed_paths;        // "NAME=PATH" lines: files the hook routes to NAME's profile (same rule)
   std::string scratch_base;        // the user's own base in the tmpfs (run::own_base); empty: no scratch
   std::string scratch_note;
   bool scratch_refused = false;    // that base is another user's or a link: a run says scratch_note on stderr

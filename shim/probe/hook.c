@@ -1,9 +1,10 @@
 /* The exec hook, part of libedashim_probe.so, which edashim preloads whenever it preloads
  * anything (with the probe's records on or off). Before a process of an edashim run starts a
  * program (the exec family, posix_spawn, posix_spawnp) it decides:
- *  - route: the program's file name is a tool edashim has a profile for (__EDASHIM_TOOLS): it is
- *    started through edashim (__EDASHIM_EXE) with __EDASHIM_ROUTE naming the original path,
- *    argv unchanged, so the tool gets its own profile and log line;
+ *  - route: the program's file name is a tool edashim has a profile for (__EDASHIM_TOOLS), or the
+ *    program is the file a [tool.NAME] path names (__EDASHIM_PATHS, "NAME=PATH" lines): it is
+ *    started through edashim (__EDASHIM_EXE) with __EDASHIM_ROUTE naming the original path (and
+ *    __EDASHIM_ROUTE_NAME the NAME), argv unchanged, so the tool gets its own profile and log line;
  *  - strip: the program is started by a loader edashim's libraries cannot be shown to load
  *    under (another glibc older than they need, musl, another class): edashim's entries
  *    (__EDASHIM_OURS) leave LD_PRELOAD, the user's stay, and a record says why;
@@ -132,14 +133,41 @@ static int path_search(const char* file, char* out) {
   }
 }
 
-/* Copies `env` into `out`, leaving out entries named like `drop` ("NAME="), and appends
- * `extra` when not NULL. */
-static void copy_env(char* const* env, char** out, const char* drop, char* extra) {
+/* Copies `env` into `out`, leaving out entries that start with `drop` ("NAME=", or a prefix of
+ * several names), and appends `extra` and `extra2` when not NULL. */
+static void copy_env(char* const* env, char** out, const char* drop, char* extra, char* extra2) {
   size_t k = 0, n = drop ? strlen(drop) : 0;
   for (; env && *env; ++env)
     if (!drop || strncmp(*env, drop, n) != 0) out[k++] = *env;
   if (extra) out[k++] = extra;
+  if (extra2) out[k++] = extra2;
   out[k] = NULL;
+}
+
+/* The NAME of the "NAME=PATH" line of `paths` whose PATH is the file `target`, copied into
+ * `name` (cap bytes); 0 for none. The same string, or the same file under the same file name:
+ * a stat only for a file named like one of the paths. */
+static int routed_by_path(const char* paths, const char* target, char* name, size_t cap) {
+  const char* tbase = base_of(target);
+  for (const char* line = paths; *line;) {
+    const char* end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    const char* eq = memchr(line, '=', len);
+    char path[CAP];
+    size_t plen = eq ? len - (size_t)(eq + 1 - line) : 0;
+    if (eq && eq > line && plen > 0 && plen < sizeof path && (size_t)(eq - line) < cap) {
+      memcpy(path, eq + 1, plen);
+      path[plen] = 0;
+      if (strcmp(path, target) == 0 || (strcmp(base_of(path), tbase) == 0 && same_file(target, path))) {
+        memcpy(name, line, (size_t)(eq - line));
+        name[eq - line] = 0;
+        return 1;
+      }
+    }
+    if (!end) break;
+    line = end + 1;
+  }
+  return 0;
 }
 
 /* LD_PRELOAD's value without the entries listed in `ours`, into out; 0 when it does not fit. */
@@ -202,6 +230,7 @@ enum decision { PASS, ROUTE, STRIP };
 struct work {
   char resolved[CAP];
   char route[CAP + 32];
+  char route_name[288];  /* __EDASHIM_ROUTE_NAME=NAME */
   char preload[CAP * 2 + 16];
   struct edh_verdict v;
   const char* exe;
@@ -247,12 +276,18 @@ static enum decision decide(const char* target, char* const* argv, char* const* 
   const char* base = base_of(target);
   const char* tools = env_get(env, "__EDASHIM_TOOLS");
   w->exe = env_get(env, "__EDASHIM_EXE");
-  if (tools && w->exe && w->exe[0] == '/' && in_list(tools, base, strlen(base)) && !same_file(target, w->exe)) {
+  const char* paths = env_get(env, "__EDASHIM_PATHS");
+  static const char name_var[] = "__EDASHIM_ROUTE_NAME=";
+  const size_t nv = sizeof name_var - 1;
+  int by_name = tools && in_list(tools, base, strlen(base));
+  int by_path = !by_name && paths && routed_by_path(paths, target, w->route_name + nv, sizeof w->route_name - nv);
+  if ((by_name || by_path) && w->exe && w->exe[0] == '/' && !same_file(target, w->exe)) {
     size_t n = strlen(target);
     if (n + 17 > sizeof w->route) return PASS;
     memcpy(w->route, "__EDASHIM_ROUTE=", 16);
     memcpy(w->route + 16, target, n + 1);
-    copy_env(env, newenv, "__EDASHIM_ROUTE=", w->route);
+    if (by_path) memcpy(w->route_name, name_var, nv);
+    copy_env(env, newenv, "__EDASHIM_ROUTE", w->route, by_path ? w->route_name : NULL);  /* both names */
     return ROUTE;
   }
   int explicit_run = 0;
@@ -267,7 +302,7 @@ static enum decision decide(const char* target, char* const* argv, char* const* 
   if (!preload) return PASS;
   memcpy(w->preload, "LD_PRELOAD=", 11);
   if (!strip_preload(preload, ours, w->preload + 11, sizeof w->preload - 11)) return PASS;
-  copy_env(env, newenv, "LD_PRELOAD=", w->preload[11] ? w->preload : NULL);
+  copy_env(env, newenv, "LD_PRELOAD=", w->preload[11] ? w->preload : NULL, NULL);
   /* The program named is the one after the loader's options when a loader is run by hand. */
   const char* program = target;
   if (explicit_run)
@@ -293,7 +328,7 @@ static int intercept(const struct call* c) {
   while (env[n] && n <= MAX_ENV) ++n;
   if (n > MAX_ENV || !c->file || !c->argv || !env_get(env, "__EDASHIM_OURS") || EDASHIM_IN_LAUNCHER())
     return errno = saved, call_real(c, c->kind, c->file, c->envp);
-  char* newenv[n + 2];
+  char* newenv[n + 3];
   struct work w;
   const char* target = c->file;
   int search = (c->kind == K_EXECVPE || c->kind == K_SPAWNP) && !strchr(c->file, '/');

@@ -82,7 +82,7 @@ std::string added_names(const std::vector<std::pair<std::string, std::optional<s
 std::vector<std::string> without_inherited(const std::vector<std::string>& env) {
   auto ours = split_preload(lookup(env, kOursVar).value_or(""));
   auto added = util::split(lookup(env, kSetVar).value_or(""), ':');
-  for (const char* marker : {kOursVar, kSetVar, "__EDASHIM_PROBE", "__EDASHIM_NOTES", "__EDASHIM_ROUTE"}) added.push_back(marker);
+  for (const char* marker : {kOursVar, kSetVar, "__EDASHIM_PROBE", "__EDASHIM_NOTES", "__EDASHIM_ROUTE", "__EDASHIM_ROUTE_NAME"}) added.push_back(marker);
   std::vector<std::string> out;
   for (const auto& e : env) {
     std::string name = e.substr(0, e.find('='));

@@ -219,4 +219,35 @@ test_edashim_off_under_a_flow_leaves_every_exec_untouched() {
   [ -s out.json ] || fail "yosys wrote no netlist"
 }
 
+# A tool whose file name is generic (bin/tool) is routed by the [tool.NAME] path in the user's
+# config: by that path, and by another path to the same file under the same name.
+test_a_tool_path_in_your_config_routes_a_generic_file_name() {
+  need make
+  mkdir -p "$SB/opt/bin" "$XDG_CONFIG_HOME/edashim"
+  cp "$HELPER" "$SB/opt/bin/tool"
+  printf '[tool.placer]\npath = "%s"\nallocator = "jemalloc"\n' "$SB/opt/bin/tool" > "$XDG_CONFIG_HOME/edashim/config.toml"
+  printf 'all:\n\t%s args one\n\tcd %s && ./bin/tool args two\n' "$SB/opt/bin/tool" "$SB/opt" > Makefile
+  EDASHIM=off make -s > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  [ ! -e "$LOG" ] || fail "EDASHIM=off left a log line"
+  "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output, argv[0] as called"
+  expect_eq "$(log_rows 'j["tool"], j["allocator"]["requested"], j["allocator_verified"], j["path"]' | sort | tr '\n' '|')" \
+    "make system False $(command -v make)|placer jemalloc True $SB/opt/bin/tool|placer jemalloc True $SB/opt/bin/tool|" \
+    "both calls: placer's profile, verified, its own line"
+}
+
+# The same section in a project file nobody trusted routes nothing: its path is not a program
+# the user chose. The tool runs as called, inside make's run.
+test_an_untrusted_project_files_tool_path_routes_nothing() {
+  need make
+  mkdir -p "$SB/opt/bin"
+  cp "$HELPER" "$SB/opt/bin/tool"
+  printf '[tool.placer]\npath = "%s"\nallocator = "jemalloc"\n' "$SB/opt/bin/tool" > .edashim.toml
+  printf 'all:\n\t%s args one\n' "$SB/opt/bin/tool" > Makefile
+  EDASHIM=off make -s > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  "$BIN" run -- make -s > hook.out 2> hook.err || fail "through edashim run: $(cat hook.out hook.err)"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output"
+  expect_eq "$(log_rows 'j["tool"]')" "make" "no line for placer: not routed"
+}
+
 run_suite "$@"
