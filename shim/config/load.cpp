@@ -348,6 +348,7 @@ std::vector<std::string> project_files(const std::string& cwd, std::string* stop
 Loaded load(const LoadRequest& req) {
   Loaded out;
   std::string trust_problem;  // the trust store cannot be used: said once, nothing is trusted
+  std::string ignore_problem;  // the store of ignored files cannot be used: said once, nothing is ignored
   // Named-profile sections found in config files, applied after all files, in file order.
   std::vector<std::pair<FileContext, toml::table>> profile_sections;
   std::vector<ProfileMention> mentions;     // explore_profiles entries, checked at the end
@@ -389,6 +390,12 @@ Loaded load(const LoadRequest& req) {
       return;
     }
     const bool project = kind == "project";
+    if (project && req.ignore && req.ignore->holds(trust_key(path), file.content, &ignore_problem)) {
+      cf.note = "ignored: you chose not to use it (edashim trust --ignore); undo: edashim untrust " + util::shell_quote(path);
+      out.ignored_by_choice.push_back(path);
+      out.files.push_back(cf);
+      return;
+    }
     std::vector<Problem> found;
     FileContext f{path, kind, !project, &found, {}, &mentions, profile_owner, req.user_file + " or " + req.system_file};
     auto parsed = parse_once(file.real, file.content, found, cf.note);
@@ -399,15 +406,27 @@ Loaded load(const LoadRequest& req) {
       f.trusted = trusted_file(path, parsed->content);
       checked = true;
     }
+    // What the layers below set, to return to if this file turns out to have an error: the run
+    // is then plain, and explain must not show the broken file's other settings as applied.
+    std::optional<Settings> below;
+    if (parsed) below = out.settings;
     if (parsed) apply_file(f, parsed->table, req, out.settings, section_names, profile_sections);
     if (project && !checked && std::any_of(found.begin(), found.end(), [](const Problem& p) { return p.error; })) {
       f.trusted = trusted_file(path, file.content);
       for (auto& [section_file, _] : profile_sections)
         if (section_file.path == path) section_file.trusted = f.trusted;  // its mistakes weigh the same
     }
+    size_t first_problem = out.problems.size();
     settle(f, found, out.problems);
     if (!f.trusted) out.not_trusted.push_back(path);
     if (!parsed) {
+      out.files.push_back(cf);
+      return;
+    }
+    if (std::any_of(out.problems.begin() + long(first_problem), out.problems.end(), [](const Problem& p) { return p.error; })) {
+      out.settings = std::move(*below);
+      std::erase_if(profile_sections, [&](const auto& section) { return section.first.path == path; });
+      cf.note = "NOT applied: it has errors (see problems); until they are fixed, runs are plain";
       out.files.push_back(cf);
       return;
     }
@@ -432,6 +451,7 @@ Loaded load(const LoadRequest& req) {
   if (out.settings.adopt.value && !req.learned_file.empty() && !req.tool.empty()) apply_learned(req, out);
   for (const auto& f : project_files(req.cwd)) consider(f, "project", false);
   if (!trust_problem.empty()) out.problems.push_back({req.trust->path(), 0, 0, trust_problem, false});
+  if (!ignore_problem.empty()) out.problems.push_back({req.ignore->path(), 0, 0, ignore_problem, false});
 
   if (!req.chosen.profile.empty()) {
     if (req.chosen.profile.find('/') != std::string::npos) {
