@@ -84,20 +84,9 @@ int cli_main(int argc, char** argv) {
   explain_cmd->prefix_command();
   explain_cmd->footer("Example: edashim explain yosys");
 
-  std::string trust_file;
-  bool ignore = false;
-  auto* trust_cmd = app.add_subcommand("trust", "Trust a project's .edashim.toml as it is now (an edit revokes it)");
-  trust_cmd->add_option("file", trust_file, "The file (default: the nearest .edashim.toml)");
-  trust_cmd->add_flag("--ignore", ignore,
-                      "Never use this file as it is now, and say nothing about it on runs (an edit asks again; "
-                      "undo: edashim untrust)");
-  trust_cmd->footer("Examples:\n  edashim trust                  trust the nearest .edashim.toml\n"
-                    "  edashim trust --ignore         never use it, and stop its warning on every run");
+  Subcommand trust_cmd = add_trust_command(app, TrustAction::trust);
   auto* profiles_cmd = app.add_subcommand("profiles", "List the named profiles that can be selected here");
-  auto* untrust_cmd = app.add_subcommand("untrust", "Revoke trust in (or an ignore of) a project's .edashim.toml");
-  untrust_cmd->add_option("file", trust_file, "The file (default: the nearest .edashim.toml)");
-  untrust_cmd->footer("Example: edashim untrust   the nearest .edashim.toml is neither trusted nor ignored again "
-                      "(exit 0 if it was neither)");
+  Subcommand untrust_cmd = add_trust_command(app, TrustAction::untrust);
 
   Subcommand shims_cmd = add_shims_command(app);
   Subcommand doctor_cmd = add_doctor_command(app);
@@ -155,8 +144,8 @@ int cli_main(int argc, char** argv) {
       return s->run();
     }
   if (*profiles_cmd) return list_profiles();
-  if (*trust_cmd) return trust(trust_file, ignore ? TrustAction::ignore : TrustAction::trust);
-  if (*untrust_cmd) return trust(trust_file, TrustAction::untrust);
+  for (auto* s : {&trust_cmd, &untrust_cmd})
+    if (*s->app) return s->run();
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 
 #include "config/config_file.hpp"
 #include "config/load.hpp"
@@ -90,6 +91,29 @@ int trust(const std::string& file_arg, TrustAction action) {
     std::fprintf(stderr, "edashim: trusted %s as it is now%s; any edit revokes this.\n", key.c_str(),
                  was_other ? " (no longer ignored)" : "");
   return 0;
+}
+
+Subcommand add_trust_command(CLI::App& app, TrustAction which) {
+  auto file = std::make_shared<std::string>();
+  auto ignore = std::make_shared<bool>(false);
+  Subcommand sub;
+  if (which == TrustAction::untrust) {
+    sub.app = app.add_subcommand("untrust", "Revoke trust in (or an ignore of) a project's .edashim.toml");
+    sub.app->footer("Example: edashim untrust   the nearest .edashim.toml is neither trusted nor ignored again "
+                    "(exit 0 if it was neither)");
+    sub.run = [file] { return trust(*file, TrustAction::untrust); };
+  } else {
+    sub.app = app.add_subcommand("trust", "Trust a project's .edashim.toml as it is now (an edit revokes it)");
+    // mise's name for direnv's deny: a decision about trust, so an option of trust, undone by untrust.
+    sub.app->add_flag("--ignore", *ignore,
+                      "Never use this file as it is now, and say nothing about it on runs (an edit asks again; "
+                      "undo: edashim untrust)");
+    sub.app->footer("Examples:\n  edashim trust                  trust the nearest .edashim.toml\n"
+                    "  edashim trust --ignore         never use it, and stop its warning on runs");
+    sub.run = [file, ignore] { return trust(*file, *ignore ? TrustAction::ignore : TrustAction::trust); };
+  }
+  sub.app->add_option("file", *file, "The file (default: the nearest .edashim.toml)");
+  return sub;
 }
 
 }  // namespace commands

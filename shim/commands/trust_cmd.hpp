@@ -1,6 +1,8 @@
 #pragma once
 #include <string>
 
+#include "commands/subcommand.hpp"
+
 namespace commands {
 
 // What `edashim trust` / `untrust` records about a project file.
@@ -13,5 +15,8 @@ enum class TrustAction {
 // `edashim trust [--ignore] [FILE]` / `edashim untrust [FILE]`: FILE defaults to the nearest
 // .edashim.toml.
 int trust(const std::string& file, TrustAction action);
+
+// Registers `trust` (with --ignore) for TrustAction::trust, `untrust` for TrustAction::untrust.
+Subcommand add_trust_command(CLI::App& app, TrustAction which);
 
 }  // namespace commands

@@ -289,6 +289,46 @@ void apply_file(FileContext& f, const toml::table& root, const LoadRequest& req,
   }
 }
 
+// The user chose never to use this project file as it is now (trust --ignore): it is listed,
+// skipped, and nothing of it is said on a run.
+bool ignored_by_choice(const LoadRequest& req, const std::string& path, const std::string& content, ConsideredFile& cf,
+                       Loaded& out, std::string& store_problem) {
+  if (!req.ignore || !req.ignore->holds(trust_key(path), content, &store_problem)) return false;
+  cf.note = "ignored: you chose not to use it (edashim trust --ignore); undo: edashim untrust " + util::shell_quote(path);
+  out.ignored_by_choice.push_back(path);
+  out.files.push_back(cf);
+  return true;
+}
+
+// A file with an error (its problems from `first` on) is not applied at all: the run is plain,
+// and explain must not show its other settings as if they were. Back to what was `below` it.
+bool roll_back_if_broken(Loaded& out, size_t first, Settings& below, ConsideredFile& cf,
+                         std::vector<std::pair<FileContext, toml::table>>& profile_sections) {
+  if (std::none_of(out.problems.begin() + long(first), out.problems.end(), [](const Problem& p) { return p.error; }))
+    return false;
+  out.settings = std::move(below);
+  std::erase_if(profile_sections, [&](const auto& section) { return section.first.path == cf.path; });
+  cf.note = "NOT applied: it has errors (see problems); until they are fixed, runs are plain";
+  out.files.push_back(cf);
+  return true;
+}
+
+// The allocator asked for outside the files (--allocator, EDASHIM_ALLOCATOR): above every file.
+void apply_chosen_allocator(const LoadRequest& req, Loaded& out) {
+  if (req.chosen.allocator.empty()) return;
+  auto names = alloc::known_names();
+  bool known = std::find(names.begin(), names.end(), req.chosen.allocator) != names.end();
+  if (known || req.chosen.allocator[0] == '/') {
+    out.settings.allocator.set(req.chosen.allocator, {req.chosen.allocator_origin});
+    return;
+  }
+  auto near = util::nearest(req.chosen.allocator, names);
+  out.problems.push_back({req.chosen.allocator_origin, 0, 0,
+                          "unknown allocator '" + req.chosen.allocator + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
+                              " (known: " + util::join(names, ", ") + ", or an absolute library path)",
+                          true});
+}
+
 }  // namespace
 
 void drop_learned(Loaded& loaded, const std::string& why) {
@@ -390,12 +430,7 @@ Loaded load(const LoadRequest& req) {
       return;
     }
     const bool project = kind == "project";
-    if (project && req.ignore && req.ignore->holds(trust_key(path), file.content, &ignore_problem)) {
-      cf.note = "ignored: you chose not to use it (edashim trust --ignore); undo: edashim untrust " + util::shell_quote(path);
-      out.ignored_by_choice.push_back(path);
-      out.files.push_back(cf);
-      return;
-    }
+    if (project && ignored_by_choice(req, path, file.content, cf, out, ignore_problem)) return;
     std::vector<Problem> found;
     FileContext f{path, kind, !project, &found, {}, &mentions, profile_owner, req.user_file + " or " + req.system_file};
     auto parsed = parse_once(file.real, file.content, found, cf.note);
@@ -423,13 +458,7 @@ Loaded load(const LoadRequest& req) {
       out.files.push_back(cf);
       return;
     }
-    if (std::any_of(out.problems.begin() + long(first_problem), out.problems.end(), [](const Problem& p) { return p.error; })) {
-      out.settings = std::move(*below);
-      std::erase_if(profile_sections, [&](const auto& section) { return section.first.path == path; });
-      cf.note = "NOT applied: it has errors (see problems); until they are fixed, runs are plain";
-      out.files.push_back(cf);
-      return;
-    }
+    if (roll_back_if_broken(out, first_problem, *below, cf, profile_sections)) return;
     if (auto* pt = parsed->table.get_as<toml::table>("profile"); pt && !project)
       for (const auto& [name, _] : *pt) own_sections.emplace_back(name.str());
     cf.used = true;
@@ -486,19 +515,7 @@ Loaded load(const LoadRequest& req) {
     }
   }
 
-  if (!req.chosen.allocator.empty()) {
-    auto names = alloc::known_names();
-    bool known = std::find(names.begin(), names.end(), req.chosen.allocator) != names.end();
-    if (known || req.chosen.allocator[0] == '/') out.settings.allocator.set(req.chosen.allocator, {req.chosen.allocator_origin});
-    else {
-      auto near = util::nearest(req.chosen.allocator, names);
-      out.problems.push_back({req.chosen.allocator_origin, 0, 0,
-                              "unknown allocator '" + req.chosen.allocator + "'" +
-                                  (near ? "; did you mean '" + *near + "'?" : "") + " (known: " +
-                                  util::join(names, ", ") + ", or an absolute library path)",
-                              true});
-    }
-  }
+  apply_chosen_allocator(req, out);
   if (!req.log.empty()) {
     if (auto bad = log_placeholder_problem(req.log, "EDASHIM_LOG"); !bad.empty())
       out.problems.push_back({"EDASHIM_LOG", 0, 0, bad, true});

@@ -147,7 +147,8 @@ int check_plan(const Plan& plan) {
     if (quiet.count(f)) continue;
     auto it = plan.loaded.ignored.find(f);
     std::string what = it == plan.loaded.ignored.end() ? "its restricted settings" : util::join(it->second, ", ");
-    say(f + " is not trusted: ignored " + what + "; trust it with: edashim trust " + util::shell_quote(f));
+    say(f + " is not trusted: ignored " + what + "; trust it with: edashim trust " + util::shell_quote(f) +
+        " (or never use it: edashim trust --ignore; said once a session)");
   }
   if (plan.loaded.has_errors()) {
     if (plan.inv.strict) return 2;
