@@ -40,7 +40,7 @@ constexpr const char* kUnknown = "(unknown)";
 pipeline::CurrentLog current_log_said(const char* who) {
   auto cur = pipeline::current_log(paths::Files::discover(), pipeline::current_environment());
   for (const auto& p : cur.problems)
-    std::cerr << "edashim " << who << ": " << p.str() << " (runs from here are neither configured nor logged until it is fixed)\n";
+    std::cerr << "edashim " << who << ": " << p.str() << " (runs from here run plain until it is fixed, each logged with its config_error)\n";
   return cur;
 }
 

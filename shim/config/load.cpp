@@ -308,7 +308,7 @@ bool roll_back_if_broken(Loaded& out, size_t first, Settings& below, ConsideredF
     return false;
   out.settings = std::move(below);
   std::erase_if(profile_sections, [&](const auto& section) { return section.first.path == cf.path; });
-  cf.note = "NOT applied: it has errors (see problems); until they are fixed, runs are plain";
+  cf.note = "it has errors (see problems); until they are fixed, runs are plain";
   out.files.push_back(cf);
   return true;
 }
