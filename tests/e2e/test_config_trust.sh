@@ -93,6 +93,8 @@ test_trust_ignore_skips_a_file_silently_until_it_changes() {
   "$BIN" doctor --dir "$SB/shims" > doctor.txt 2>&1 || rc=$?
   expect_contains "$(cat doctor.txt)" "note     $SB/work/.edashim.toml is ignored by your choice" "a note"
   expect_eq "$rc" "$rc_plain" "doctor's status as without the file ($(grep PROBLEM doctor.txt))"
+  expect_eq "$(grep -c PROBLEM doctor.txt)" "$(grep -c PROBLEM plain.txt)" "no problem more than without the file"
+  expect_not_contains "$(grep PROBLEM doctor.txt)" ".edashim.toml" "the file is not a problem"
   # An edit asks again.
   printf '# edited\n' >> .edashim.toml
   mytool exit 0 2> err.txt || fail "run failed"
