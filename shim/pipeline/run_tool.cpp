@@ -84,9 +84,13 @@ bool write_log_line(const Plan& plan, const std::string& line, std::string& erro
 // (pipeline/warn_once.hpp): their warnings are left out. A file's errors are never left out.
 std::set<std::string> warned_before(const Plan& plan) {
   std::set<std::string> quiet;
+  // Only what the file's being undecided causes: its ignored keys and its mistakes that only
+  // warn because it is not trusted. Other warnings (shared_dirs from any project file) stay.
   auto has_warning = [&](const std::string& file) {
     return std::any_of(plan.loaded.problems.begin(), plan.loaded.problems.end(),
-                       [&](const config::Problem& p) { return p.file == file; }) ||
+                       [&](const config::Problem& p) {
+                         return p.file == file && p.message.ends_with(config::kUntrustedMistake);
+                       }) ||
            plan.loaded.ignored.count(file);
   };
   std::string dir = util::dirname(paths::Files::discover().trust_file) + "/warned";
@@ -131,7 +135,7 @@ int check_plan(const Plan& plan) {
   bool said_plain = false;
   auto quiet = warned_before(plan);
   for (const auto& p : plan.loaded.problems) {
-    if (!p.error && quiet.count(p.file)) continue;
+    if (!p.error && quiet.count(p.file) && p.message.ends_with(config::kUntrustedMistake)) continue;
     // One line for the first error says both what is wrong and what the run does about it.
     if (plain && p.error && !said_plain) {
       said_plain = true;
