@@ -122,7 +122,8 @@ bool TrustStore::read(std::vector<Entry>& entries, std::string& error) const {
   auto text = util::read_owned(path_, util::SharedDirs::none(), 4 << 20);
   if (text.absent) return true;
   if (!text.ok()) {
-    error = "cannot use the trust store: " + text.why();
+    error = std::string("cannot use the ") + (kind_ == Decision::trusted ? "trust store" : "store of ignored files") + ": " +
+            text.why();
     return false;
   }
   return parse(text.content, entries, error, kind_);
@@ -164,6 +165,7 @@ bool TrustStore::is_trusted(const std::string& file, const std::string& content,
     if (why) *why = error;
     return false;
   }
+  if (entries.empty()) return false;  // most users ignore nothing: no hash needed
   std::string hash = util::sha256_hex(content);
   for (const auto& e : entries)
     if (e.file == file && e.hash == hash) return true;
