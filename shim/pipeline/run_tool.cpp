@@ -78,7 +78,10 @@ bool has_own_profile(const Invocation& inv, const std::vector<std::string>& env)
   return std::find(tools.begin(), tools.end(), inv.tool) != tools.end();
 }
 
-bool write_log_line(const Plan& plan, const std::string& line, std::string& error);
+bool write_log_line(const Plan& plan, const std::string& line, std::string& error) {
+  const auto& s = plan.loaded.settings;
+  return run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value}, {s.shared_dirs.value});
+}
 
 // The untrusted project files with something to say that this session has heard about already
 // (pipeline/warn_once.hpp): their warnings are left out. A file's errors are never left out.
@@ -195,11 +198,6 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
   setup.probed = !probe.file.empty();
   setup.env = plan_environment(plan, env, setup.scratch, probe.file);
   return setup;
-}
-
-bool write_log_line(const Plan& plan, const std::string& line, std::string& error) {
-  const auto& s = plan.loaded.settings;
-  return run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value}, {s.shared_dirs.value});
 }
 
 void append_to_log(const Plan& plan, const std::string& line) {
