@@ -98,7 +98,7 @@ std::set<std::string> warned_before(const Plan& plan) {
   };
   std::string dir = util::dirname(paths::Files::discover().trust_file) + "/warned";
   for (const auto& file : plan.loaded.not_trusted)
-    if (has_warning(file) && !first_warning_in_session(dir, file)) quiet.insert(file);
+    if (has_warning(file) && !first_warning_in_session(dir, file, plan.flow.flow)) quiet.insert(file);
   return quiet;
 }
 

@@ -70,8 +70,9 @@ std::string warning_marker_name(const std::string& file, const std::string& vers
   return util::sha256_hex(file + '\0' + version + '\0' + session).substr(0, 32);
 }
 
-bool first_warning_in_session(const std::string& dir, const std::string& file) {
+bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow) {
   std::string session = current_session(), version = version_of(file);
+  if (session.empty() && !flow.empty()) session = "flow " + flow;
   if (session.empty() || version.empty() || !util::make_dirs(dir, 0700)) return true;
   // The directory must be the user's own and private: anyone who could write it could silence
   // the warning by planting markers.

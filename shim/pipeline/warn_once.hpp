@@ -22,7 +22,9 @@ std::string session_name(pid_t sid, std::string_view leader_stat);
 std::string warning_marker_name(const std::string& file, const std::string& version, const std::string& session);
 
 // True the first time this session meets `file` as it is now (and remembers it under
-// `dir`, $XDG_STATE_HOME/edashim/warned, owner-only); false after. True whenever it cannot tell.
-bool first_warning_in_session(const std::string& dir, const std::string& file);
+// `dir`, $XDG_STATE_HOME/edashim/warned, owner-only); false after. Where no session leader can
+// be read (a container whose leader is outside its pid namespace), the run's flow stands in
+// for the session: the nested runs of one flow still warn once. True whenever it cannot tell.
+bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow);
 
 }  // namespace pipeline

@@ -276,8 +276,8 @@ mutant config-broken-file-applied shim/config/load.cpp \
   '' \
   '^unit:Config: a file with an error|^e2e_config_trust: test_a_config'
 mutant warned-every-run shim/pipeline/run_tool.cpp \
-  '!first_warning_in_session(dir, file)) quiet.insert(file);' \
-  '!first_warning_in_session(dir, file)) (void)0;' \
+  '!first_warning_in_session(dir, file, plan.flow.flow)) quiet.insert(file);' \
+  '!first_warning_in_session(dir, file, plan.flow.flow)) (void)0;' \
   '^e2e_config_trust: test_an_undecided'
 mutant ignored-file-applied shim/config/load.cpp \
   '    if (project && ignored_by_choice(req, path, file.content, cf, out, ignore_problem)) return;' \
