@@ -71,6 +71,16 @@ test_an_undecided_project_file_warns_once_a_session() {
   expect_contains "$(cat explain.txt)" "not trusted: $SB/work/.edashim.toml" "explain still says it"
 }
 
+# The case the issue reports: each recipe is a run (and a flow) of its own, under one make.
+test_a_makefile_of_five_steps_warns_once() {
+  command -v make > /dev/null || skip "make is not installed"
+  printf '[env]\nSECRET = "1"\n' > .edashim.toml
+  printf 'all: s1 s2 s3 s4 s5\ns1 s2 s3 s4 s5:\n\tmytool exit 0\n.PHONY: all s1 s2 s3 s4 s5\n' > Makefile
+  make -s -j2 > out.txt 2> err.txt || fail "make failed: $(cat err.txt)"
+  expect_eq "$(wc -l < "$LOG")" 5 "five runs logged"
+  expect_eq "$(count_lines err.txt 'is not trusted')" 1 "five steps, one warning ($(cat err.txt))"
+}
+
 test_trust_ignore_skips_a_file_silently_until_it_changes() {
   printf 'allocator = "jemalloc"\n[env]\nSECRET = "1"\n' > .edashim.toml
   "$BIN" trust --ignore 2> ignore.txt || fail "trust --ignore failed: $(cat ignore.txt)"
