@@ -37,6 +37,17 @@ TEST_CASE("Config: a file with an error is not applied at all, so explain shows 
   CHECK(loaded.settings.allocator.value == "jemalloc");
 }
 
+TEST_CASE("Config: a selected [profile.X] section with an error is not applied either", "[config]") {
+  TempDir t;
+  t.write("shipped/defaults/all.toml", "allocator = \"system\"\n");
+  t.write("user/config.toml", "[profile.fast]\nallocator = \"jemalloc\"\nscrach = 1\n");
+  auto r = request_in(t);
+  r.chosen.profile = "fast";
+  auto loaded = config::load(r);
+  REQUIRE(loaded.has_errors());
+  CHECK(loaded.settings.allocator.value == "system");
+}
+
 TEST_CASE("Config: an untrusted project file's mistakes stay warnings, and its safe settings apply", "[config][trust]") {
   TempDir t;
   t.write("proj/.edashim.toml", "allocator = \"jemalloc\"\nscrach = 1\n");
