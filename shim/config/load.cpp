@@ -313,6 +313,27 @@ bool roll_back_if_broken(Loaded& out, size_t first, Settings& below, ConsideredF
   return true;
 }
 
+// The selected [profile.X] section of file `f`, above every file. A section with an error is
+// not applied at all, as a file with one is not (roll_back_if_broken).
+void apply_profile_section(FileContext& f, const toml::table& table, const LoadRequest& req, Loaded& out) {
+  size_t before = f.ignored.size();
+  std::vector<Problem> found;
+  f.problems = &found;
+  Settings below = out.settings;
+  apply_table(f, table, out.settings, false);
+  apply_tool_section(f, table, req.tool, out.settings);
+  size_t first = out.problems.size();
+  settle(f, found, out.problems);
+  if (std::any_of(out.problems.begin() + long(first), out.problems.end(), [](const Problem& p) { return p.error; }))
+    out.settings = std::move(below);
+  if (f.ignored.size() == before) return;
+  // The section's file was listed when it was read; what its profile section set is
+  // ignored too, and said so.
+  if (!out.ignored.count(f.path)) out.untrusted_files.push_back(f.path);
+  auto& list = out.ignored[f.path];
+  list.insert(list.end(), f.ignored.begin() + long(before), f.ignored.end());
+}
+
 // The allocator asked for outside the files (--allocator, EDASHIM_ALLOCATOR): above every file.
 void apply_chosen_allocator(const LoadRequest& req, Loaded& out) {
   if (req.chosen.allocator.empty()) return;
@@ -495,20 +516,7 @@ Loaded load(const LoadRequest& req) {
           found = true;
         }
       }
-      for (auto& [f, table] : profile_sections) {
-        size_t before = f.ignored.size();
-        std::vector<Problem> found;
-        f.problems = &found;
-        apply_table(f, table, out.settings, false);
-        apply_tool_section(f, table, req.tool, out.settings);
-        settle(f, found, out.problems);
-        if (f.ignored.size() == before) continue;
-        // The section's file was listed when it was read; what its profile section set is
-        // ignored too, and said so.
-        if (!out.ignored.count(f.path)) out.untrusted_files.push_back(f.path);
-        auto& list = out.ignored[f.path];
-        list.insert(list.end(), f.ignored.begin() + long(before), f.ignored.end());
-      }
+      for (auto& [f, table] : profile_sections) apply_profile_section(f, table, req, out);
       if (!found)
         out.problems.push_back({req.chosen.profile_origin, 0, 0,
                                 "no profile named '" + req.chosen.profile + "' (see `edashim profiles` for the list)", true});
