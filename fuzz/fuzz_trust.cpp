@@ -21,5 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<config::TrustStore::Entry> one = {{std::string(64, 'a'), path}};
   if (!config::TrustStore::parse(config::TrustStore::render(one), entries, error)) __builtin_trap();
   if (entries.size() != 1 || entries[0].file != path) __builtin_trap();
+  // The store of ignored files (trust --ignore) shares the format under its own first line, and
+  // neither store's text passes for the other's.
+  auto ignored = config::TrustStore::render(one, config::Decision::ignored);
+  if (!config::TrustStore::parse(ignored, entries, error, config::Decision::ignored)) __builtin_trap();
+  if (entries.size() != 1 || entries[0].file != path) __builtin_trap();
+  if (config::TrustStore::parse(ignored, entries, error, config::Decision::trusted)) __builtin_trap();
   return 0;
 }

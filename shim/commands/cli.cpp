@@ -84,12 +84,9 @@ int cli_main(int argc, char** argv) {
   explain_cmd->prefix_command();
   explain_cmd->footer("Example: edashim explain yosys");
 
-  std::string trust_file;
-  auto* trust_cmd = app.add_subcommand("trust", "Trust a project's .edashim.toml as it is now (an edit revokes it)");
-  trust_cmd->add_option("file", trust_file, "The file (default: the nearest .edashim.toml)");
+  Subcommand trust_cmd = add_trust_command(app, TrustAction::trust);
   auto* profiles_cmd = app.add_subcommand("profiles", "List the named profiles that can be selected here");
-  auto* untrust_cmd = app.add_subcommand("untrust", "Revoke trust in a project's .edashim.toml");
-  untrust_cmd->add_option("file", trust_file, "The file (default: the nearest .edashim.toml)");
+  Subcommand untrust_cmd = add_trust_command(app, TrustAction::untrust);
 
   Subcommand shims_cmd = add_shims_command(app);
   Subcommand doctor_cmd = add_doctor_command(app);
@@ -148,8 +145,8 @@ int cli_main(int argc, char** argv) {
       return s->run();
     }
   if (*profiles_cmd) return list_profiles();
-  if (*trust_cmd) return trust(trust_file, false);
-  if (*untrust_cmd) return trust(trust_file, true);
+  for (auto* s : {&trust_cmd, &untrust_cmd})
+    if (*s->app) return s->run();
   return 0;
 }
 

@@ -52,6 +52,18 @@ class Report {
   int problems_ = 0;
 };
 
+// Not trusting a project file, or ignoring it, is the user's choice, not a fault: a note each
+// (CI steps run doctor in clones), with what it means and how to change it.
+void note_trust_decisions(Report& r, const std::set<std::string>& untrusted, const std::set<std::string>& ignored) {
+  for (const auto& f : untrusted)
+    r.note(f + " is not trusted, so its restricted settings (library paths, [env], path, log, allocator options that "
+               "write files or abort) are ignored; to use them, read it, then: edashim trust " + util::shell_quote(f) +
+               " (or never use it: edashim trust --ignore " + util::shell_quote(f) + ")");
+  for (const auto& f : ignored)
+    r.note(f + " is ignored by your choice (edashim trust --ignore): runs skip it without a word until it changes; "
+               "undo: edashim untrust " + util::shell_quote(f));
+}
+
 // Writable without creating anything: the file itself if it exists, else the nearest
 // existing directory above it (the run creates what is missing below that).
 bool log_writable(const std::string& path, std::string& why) {
@@ -200,7 +212,7 @@ int doctor(const std::string& dir_arg) {
   auto env = pipeline::current_environment();
   paths::Files paths = paths::Files::discover();
   std::map<std::string, std::string> files;       // path -> state
-  std::set<std::string> problems_seen, logs, untrusted;
+  std::set<std::string> problems_seen, logs, untrusted, ignored;
   util::SharedDirs shared;  // every linked tool's shared_dirs (the user's own setting)
   bool wants_scratch = false;
   // The free space the linked tools ask for (the largest), or the default when none does.
@@ -222,6 +234,7 @@ int doctor(const std::string& dir_arg) {
         else r.note(p.str());
       }
     for (const auto& f : plan.loaded.untrusted_files) untrusted.insert(f);
+    ignored.insert(plan.loaded.ignored_by_choice.begin(), plan.loaded.ignored_by_choice.end());
     if (!plan.allocator_note.empty())
       r.problem(name + ": " + plan.allocator_note,
                 alloc::find(s.allocator.value) ? install_command(s.allocator.value)
@@ -244,10 +257,7 @@ int doctor(const std::string& dir_arg) {
     }
   }
   for (const auto& [path, state] : files) std::printf("           %s  %s\n", path.c_str(), state.c_str());
-  // Not trusting a project file is the user's choice, not a fault: a note (CI steps run doctor).
-  for (const auto& f : untrusted)
-    r.note(f + " is not trusted, so its restricted settings (library paths, [env], path, log, allocator options that "
-               "write files or abort) are ignored; to use them, read it, then: edashim trust " + util::shell_quote(f));
+  note_trust_decisions(r, untrusted, ignored);
 
   // ---- scratch space and the run log
   r.section("scratch space and run log");
@@ -278,6 +288,7 @@ int doctor(const std::string& dir_arg) {
   // The other files whose writer decides what runs: the same rule, no shared directories.
   for (const auto& [what, path] : {std::pair<std::string, std::string>{"your config", paths.user_file},
                                    {"the trust store", paths.trust_file},
+                                   {"the store of ignored project files", config::ignore_store_path(paths.trust_file)},
                                    {"the learned choices", paths.learned_file}})
     if (auto refused = owned_rule_refusal(path, util::SharedDirs::none()); !refused.empty())
       r.problem(what + " " + path + ": runs would refuse it: " + refused, "");

@@ -75,8 +75,34 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   std::printf("  %-20s %s\n", "inspection", p.cached ? "from the cache (file unchanged since last time)" : "read the file now");
 }
 
-}  // namespace
+// What is wrong, and the project files not (or never) to be used, each with how to change it.
+void print_problems_and_trust(const config::Loaded& loaded) {
+  if (!loaded.problems.empty()) {
+    std::printf("\nproblems:\n");
+    for (const auto& p : loaded.problems) std::printf("  %s\n", p.str().c_str());
+  }
+  for (const auto& f : loaded.untrusted_files) {
+    auto it = loaded.ignored.find(f);
+    std::printf("\nnot trusted: %s (trust it with: edashim trust %s; never use it: edashim trust --ignore %s)\n",
+                f.c_str(), util::shell_quote(f).c_str(), util::shell_quote(f).c_str());
+    if (it != loaded.ignored.end()) std::printf("  ignored: %s\n", util::join(it->second, ", ").c_str());
+  }
+  for (const auto& f : loaded.ignored_by_choice)
+    std::printf("\nignored by your choice: %s (edashim trust --ignore; runs skip it without a word until it changes)\n"
+                "  undo: edashim untrust %s   (or use it: edashim trust %s)\n",
+                f.c_str(), util::shell_quote(f).c_str(), util::shell_quote(f).c_str());
+}
 
+// A broken configuration: the run is plain, so nothing below is applied; said before the
+// settings, not after them, so nobody reads them as what a run uses.
+void print_plain_notice(const pipeline::Plan& plan) {
+  if (!plan.loaded.has_errors()) return;
+  std::printf("\nTHE CONFIGURATION HAS ERRORS (see problems below): a run of %s now runs it plain, with none of\n"
+              "these settings and no environment change, until they are fixed (edashim run --strict stops instead)\n",
+              plan.inv.tool.c_str());
+}
+
+}  // namespace
 
 int explain(const pipeline::Invocation& inv) {
   paths::Files paths = paths::Files::discover();
@@ -98,7 +124,8 @@ int explain(const pipeline::Invocation& inv) {
                 f.note.empty() ? "" : ": ", f.note.c_str());
   if (plan.loaded.files.empty()) std::printf("  (none found)\n");
 
-  std::printf("\nsettings:\n");
+  print_plain_notice(plan);
+  std::printf("\nsettings%s:\n", plan.loaded.has_errors() ? " once the errors are fixed (files with errors left out)" : "");
   auto row = [](const char* name, const std::string& value, const config::Origin& o) {
     std::printf("  %-20s %-28s from %s\n", name, value.c_str(), o.str().c_str());
   };
@@ -152,7 +179,8 @@ int explain(const pipeline::Invocation& inv) {
 
   auto tool_env = pipeline::plan_environment(plan, env, plan.scratch_base.empty() ? "" : plan.scratch_base + "/edashim-...");
   print_proof(plan, tool_env);
-  std::printf("\nenvironment changes for the tool:\n");
+  std::printf("\nenvironment changes for the tool%s:\n",
+              plan.loaded.has_errors() ? " once the errors are fixed (now: none, the tool runs plain)" : "");
   for (const auto& c : tool_env.changes)
     std::printf("  %s=%s%s\n", c.name.c_str(), c.after ? util::shell_quote(*c.after).c_str() : "",
                 c.after ? "" : "  (removed)");
@@ -160,15 +188,7 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("  %s=%s  (yours, kept: the profile's %s does not apply)\n", k.name.c_str(),
                 util::shell_quote(k.yours).c_str(), k.profile ? util::shell_quote(*k.profile).c_str() : "unset");
 
-  if (!plan.loaded.problems.empty()) {
-    std::printf("\nproblems:\n");
-    for (const auto& p : plan.loaded.problems) std::printf("  %s\n", p.str().c_str());
-  }
-  for (const auto& f : plan.loaded.untrusted_files) {
-    auto it = plan.loaded.ignored.find(f);
-    std::printf("\nnot trusted: %s (trust it with: edashim trust %s)\n", f.c_str(), util::shell_quote(f).c_str());
-    if (it != plan.loaded.ignored.end()) std::printf("  ignored: %s\n", util::join(it->second, ", ").c_str());
-  }
+  print_problems_and_trust(plan.loaded);
   return plan.loaded.has_errors() || plan.tool_path.empty() ? 1 : 0;
 }
 

@@ -40,7 +40,7 @@ constexpr const char* kUnknown = "(unknown)";
 pipeline::CurrentLog current_log_said(const char* who) {
   auto cur = pipeline::current_log(paths::Files::discover(), pipeline::current_environment());
   for (const auto& p : cur.problems)
-    std::cerr << "edashim " << who << ": " << p.str() << " (runs from here are neither configured nor logged until it is fixed)\n";
+    std::cerr << "edashim " << who << ": " << p.str() << " (runs from here run plain until it is fixed, each logged with its config_error)\n";
   return cur;
 }
 
@@ -74,6 +74,11 @@ std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>
     if (r.stats.malformed)
       std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << util::printable(r.path)
                 << " are not run records and were skipped\n";
+    // Runs that were not what the configuration asked for: counted where nobody can miss them.
+    if (r.stats.config_errors)
+      std::cerr << "edashim report: " << r.stats.config_errors << " run" << (r.stats.config_errors > 1 ? "s" : "")
+                << " in " << util::printable(r.path) << " ran plain because of a configuration error (the last: "
+                << util::printable(r.stats.last_config_error) << "); left out. `edashim explain TOOL` shows it now\n";
     if (r.stats.untimed)
       std::cerr << "edashim report: " << r.stats.untimed << " runs in " << util::printable(r.path)
                 << " have no times (a debugger or valgrind followed the tool, or edashim exec'd it in its place)"
@@ -308,6 +313,11 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
       ++st.lines;
       if (!report::parse_run_line(line, rec)) {
         ++st.malformed;
+        continue;
+      }
+      if (!rec.config_error.empty() && rec.record.empty()) {
+        ++st.config_errors;
+        st.last_config_error = rec.config_error;
         continue;
       }
       if (rec.untimed && rec.record.empty()) {

@@ -36,6 +36,9 @@ util::SharedDirs user_shared_dirs();
 struct ReadStats {
   std::size_t lines = 0, malformed = 0;
   std::size_t untimed = 0;  // runs with no times (RunRecord::untimed), passed over: nothing to compare
+  // Runs that ran plain for a configuration error (RunRecord::config_error), and the last error.
+  std::size_t config_errors = 0;
+  std::string last_config_error;
 };
 // Every record of the log, runs and others, parsed, in file order: `each` sees each line that
 // parses (the record is reused between calls). The file is opened under the one rule for files

@@ -3,52 +3,66 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 
 #include "config/config_file.hpp"
 #include "config/load.hpp"
 #include "config/trust.hpp"
 #include "pipeline/plan.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace commands {
 
-int trust(const std::string& file_arg, bool untrust) {
-  std::string file = file_arg;
+namespace {
+
+// The file the command is about: FILE made absolute, or the nearest .edashim.toml; "" after
+// saying why there is none.
+std::string file_of(const std::string& file_arg, const char* command) {
   char cwd[4096];
-  if (file.empty()) {
+  if (file_arg.empty()) {
     auto files = config::project_files(::getcwd(cwd, sizeof cwd) ? cwd : "/");
-    if (files.empty()) {
-      std::fprintf(stderr, "edashim: no .edashim.toml in this directory or above it; name the file: edashim %s FILE\n",
-                   untrust ? "untrust" : "trust");
-      return 1;
-    }
-    file = files.back();
-  } else if (file[0] != '/') {
-    file = std::string(::getcwd(cwd, sizeof cwd) ? cwd : ".") + "/" + file;
+    if (files.empty())
+      std::fprintf(stderr, "edashim: no .edashim.toml in this directory or above it; name the file: edashim %s FILE\n", command);
+    return files.empty() ? "" : files.back();
   }
+  if (file_arg[0] == '/') return file_arg;
+  return std::string(::getcwd(cwd, sizeof cwd) ? cwd : ".") + "/" + file_arg;
+}
+
+// Untrusting a file that was never trusted (nor ignored) leaves it as asked: undecided. A script
+// that untrusts before it works on a clone must not fail for that (mise trust --untrust).
+int untrust(const std::string& key, config::TrustStore& trusted, config::TrustStore& ignored) {
+  bool was_trusted = false, was_ignored = false;
+  std::string error;
+  if (!trusted.remove(key, was_trusted, error) || !ignored.remove(key, was_ignored, error)) {
+    std::fprintf(stderr, "edashim: %s\n", error.c_str());
+    return 1;
+  }
+  if (was_trusted) std::fprintf(stderr, "edashim: no longer trusted: %s\n", key.c_str());
+  if (was_ignored)
+    std::fprintf(stderr, "edashim: no longer ignored: %s (runs use its safe settings again, with a warning)\n", key.c_str());
+  if (!was_trusted && !was_ignored) std::fprintf(stderr, "edashim: %s was not trusted: nothing to revoke\n", key.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int trust(const std::string& file_arg, TrustAction action) {
+  const char* command = action == TrustAction::untrust ? "untrust" : action == TrustAction::ignore ? "trust --ignore" : "trust";
+  std::string file = file_of(file_arg, command);
+  if (file.empty()) return 1;
   // Trust is pinned to where the file is found (a link as that link), as the loader asks.
   std::string key = config::trust_key(file);
-  if (key.empty() && untrust) key = file;  // a file whose directory is gone can still be untrusted
+  if (key.empty() && action == TrustAction::untrust) key = file;  // a file whose directory is gone can still be untrusted
   if (key.empty()) {
     std::fprintf(stderr, "edashim: %s: no such directory\n", file.c_str());
     return 1;
   }
-  config::TrustStore store(paths::Files::discover().trust_file);
-  std::string error;
-  if (untrust) {
-    if (!store.untrust(key, error)) {
-      // Untrusting a file that was never trusted leaves it as asked: not trusted. A script that
-      // untrusts before it works on a clone must not fail for that (config/trust.cpp's wording).
-      if (error == key + " was not trusted") {
-        std::fprintf(stderr, "edashim: %s was not trusted: nothing to revoke\n", key.c_str());
-        return 0;
-      }
-      std::fprintf(stderr, "edashim: %s\n", error.c_str());
-      return 1;
-    }
-    std::fprintf(stderr, "edashim: no longer trusted: %s\n", key.c_str());
-    return 0;
-  }
+  std::string trust_file = paths::Files::discover().trust_file;
+  config::TrustStore trusted(trust_file);
+  config::TrustStore ignored(config::ignore_store_path(trust_file), config::Decision::ignored);
+  if (action == TrustAction::untrust) return untrust(key, trusted, ignored);
   // The same checks the loader applies, on the descriptor whose bytes are hashed.
   auto read = config::read_config_file(key);
   if (!read.found) {
@@ -56,16 +70,50 @@ int trust(const std::string& file_arg, bool untrust) {
     return 1;
   }
   if (!read.ok()) {
-    std::fprintf(stderr, "edashim: %s: not trusted: %s\n", key.c_str(),
+    std::fprintf(stderr, "edashim: %s: not %s: %s\n", key.c_str(), action == TrustAction::ignore ? "ignored" : "trusted",
                  (read.refused.empty() ? "cannot read it: " + read.why : read.refused).c_str());
     return 1;
   }
-  if (!store.trust(key, read.content, error)) {
+  // One decision per file: recording one takes back the other.
+  auto& record = action == TrustAction::ignore ? ignored : trusted;
+  auto& other = action == TrustAction::ignore ? trusted : ignored;
+  std::string error;
+  bool was_other = false;
+  if (!other.remove(key, was_other, error) || !record.trust(key, read.content, error)) {
     std::fprintf(stderr, "edashim: %s\n", error.c_str());
     return 1;
   }
-  std::fprintf(stderr, "edashim: trusted %s as it is now; any edit revokes this.\n", key.c_str());
+  if (action == TrustAction::ignore)
+    std::fprintf(stderr, "edashim: ignoring %s as it is now%s: runs skip it without a word; an edit asks again. "
+                 "Undo: edashim untrust %s\n", key.c_str(), was_other ? " (no longer trusted)" : "",
+                 util::shell_quote(key).c_str());
+  else
+    std::fprintf(stderr, "edashim: trusted %s as it is now%s; any edit revokes this.\n", key.c_str(),
+                 was_other ? " (no longer ignored)" : "");
   return 0;
+}
+
+Subcommand add_trust_command(CLI::App& app, TrustAction which) {
+  auto file = std::make_shared<std::string>();
+  auto ignore = std::make_shared<bool>(false);
+  Subcommand sub;
+  if (which == TrustAction::untrust) {
+    sub.app = app.add_subcommand("untrust", "Revoke trust in (or an ignore of) a project's .edashim.toml");
+    sub.app->footer("Example: edashim untrust   the nearest .edashim.toml is neither trusted nor ignored again "
+                    "(exit 0 if it was neither)");
+    sub.run = [file] { return trust(*file, TrustAction::untrust); };
+  } else {
+    sub.app = app.add_subcommand("trust", "Trust a project's .edashim.toml as it is now (an edit revokes it)");
+    // mise's name for direnv's deny: a decision about trust, so an option of trust, undone by untrust.
+    sub.app->add_flag("--ignore", *ignore,
+                      "Never use this file as it is now, and say nothing about it on runs (an edit asks again; "
+                      "undo: edashim untrust)");
+    sub.app->footer("Examples:\n  edashim trust                  trust the nearest .edashim.toml\n"
+                    "  edashim trust --ignore         never use it, and stop its warning on runs");
+    sub.run = [file, ignore] { return trust(*file, *ignore ? TrustAction::ignore : TrustAction::trust); };
+  }
+  sub.app->add_option("file", *file, "The file (default: the nearest .edashim.toml)");
+  return sub;
 }
 
 }  // namespace commands

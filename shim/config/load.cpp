@@ -289,6 +289,67 @@ void apply_file(FileContext& f, const toml::table& root, const LoadRequest& req,
   }
 }
 
+// The user chose never to use this project file as it is now (trust --ignore): it is listed,
+// skipped, and nothing of it is said on a run.
+bool ignored_by_choice(const LoadRequest& req, const std::string& path, const std::string& content, ConsideredFile& cf,
+                       Loaded& out, std::string& store_problem) {
+  if (!req.ignore || !req.ignore->holds(trust_key(path), content, &store_problem)) return false;
+  cf.note = "ignored: you chose not to use it (edashim trust --ignore); undo: edashim untrust " + util::shell_quote(path);
+  out.ignored_by_choice.push_back(path);
+  out.files.push_back(cf);
+  return true;
+}
+
+// A file with an error (its problems from `first` on) is not applied at all: the run is plain,
+// and explain must not show its other settings as if they were. Back to what was `below` it.
+bool roll_back_if_broken(Loaded& out, size_t first, Settings& below, ConsideredFile& cf,
+                         std::vector<std::pair<FileContext, toml::table>>& profile_sections) {
+  if (std::none_of(out.problems.begin() + long(first), out.problems.end(), [](const Problem& p) { return p.error; }))
+    return false;
+  out.settings = std::move(below);
+  std::erase_if(profile_sections, [&](const auto& section) { return section.first.path == cf.path; });
+  cf.note = "it has errors (see problems); until they are fixed, runs are plain";
+  out.files.push_back(cf);
+  return true;
+}
+
+// The selected [profile.X] section of file `f`, above every file. A section with an error is
+// not applied at all, as a file with one is not (roll_back_if_broken).
+void apply_profile_section(FileContext& f, const toml::table& table, const LoadRequest& req, Loaded& out) {
+  size_t before = f.ignored.size();
+  std::vector<Problem> found;
+  f.problems = &found;
+  Settings below = out.settings;
+  apply_table(f, table, out.settings, false);
+  apply_tool_section(f, table, req.tool, out.settings);
+  size_t first = out.problems.size();
+  settle(f, found, out.problems);
+  if (std::any_of(out.problems.begin() + long(first), out.problems.end(), [](const Problem& p) { return p.error; }))
+    out.settings = std::move(below);
+  if (f.ignored.size() == before) return;
+  // The section's file was listed when it was read; what its profile section set is
+  // ignored too, and said so.
+  if (!out.ignored.count(f.path)) out.untrusted_files.push_back(f.path);
+  auto& list = out.ignored[f.path];
+  list.insert(list.end(), f.ignored.begin() + long(before), f.ignored.end());
+}
+
+// The allocator asked for outside the files (--allocator, EDASHIM_ALLOCATOR): above every file.
+void apply_chosen_allocator(const LoadRequest& req, Loaded& out) {
+  if (req.chosen.allocator.empty()) return;
+  auto names = alloc::known_names();
+  bool known = std::find(names.begin(), names.end(), req.chosen.allocator) != names.end();
+  if (known || req.chosen.allocator[0] == '/') {
+    out.settings.allocator.set(req.chosen.allocator, {req.chosen.allocator_origin});
+    return;
+  }
+  auto near = util::nearest(req.chosen.allocator, names);
+  out.problems.push_back({req.chosen.allocator_origin, 0, 0,
+                          "unknown allocator '" + req.chosen.allocator + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
+                              " (known: " + util::join(names, ", ") + ", or an absolute library path)",
+                          true});
+}
+
 }  // namespace
 
 void drop_learned(Loaded& loaded, const std::string& why) {
@@ -348,6 +409,7 @@ std::vector<std::string> project_files(const std::string& cwd, std::string* stop
 Loaded load(const LoadRequest& req) {
   Loaded out;
   std::string trust_problem;  // the trust store cannot be used: said once, nothing is trusted
+  std::string ignore_problem;  // the store of ignored files cannot be used: said once, nothing is ignored
   // Named-profile sections found in config files, applied after all files, in file order.
   std::vector<std::pair<FileContext, toml::table>> profile_sections;
   std::vector<ProfileMention> mentions;     // explore_profiles entries, checked at the end
@@ -389,6 +451,7 @@ Loaded load(const LoadRequest& req) {
       return;
     }
     const bool project = kind == "project";
+    if (project && ignored_by_choice(req, path, file.content, cf, out, ignore_problem)) return;
     std::vector<Problem> found;
     FileContext f{path, kind, !project, &found, {}, &mentions, profile_owner, req.user_file + " or " + req.system_file};
     auto parsed = parse_once(file.real, file.content, found, cf.note);
@@ -399,18 +462,24 @@ Loaded load(const LoadRequest& req) {
       f.trusted = trusted_file(path, parsed->content);
       checked = true;
     }
+    // What the layers below set, to return to if this file turns out to have an error: the run
+    // is then plain, and explain must not show the broken file's other settings as applied.
+    std::optional<Settings> below;
+    if (parsed) below = out.settings;
     if (parsed) apply_file(f, parsed->table, req, out.settings, section_names, profile_sections);
     if (project && !checked && std::any_of(found.begin(), found.end(), [](const Problem& p) { return p.error; })) {
       f.trusted = trusted_file(path, file.content);
       for (auto& [section_file, _] : profile_sections)
         if (section_file.path == path) section_file.trusted = f.trusted;  // its mistakes weigh the same
     }
+    size_t first_problem = out.problems.size();
     settle(f, found, out.problems);
     if (!f.trusted) out.not_trusted.push_back(path);
     if (!parsed) {
       out.files.push_back(cf);
       return;
     }
+    if (roll_back_if_broken(out, first_problem, *below, cf, profile_sections)) return;
     if (auto* pt = parsed->table.get_as<toml::table>("profile"); pt && !project)
       for (const auto& [name, _] : *pt) own_sections.emplace_back(name.str());
     cf.used = true;
@@ -432,6 +501,7 @@ Loaded load(const LoadRequest& req) {
   if (out.settings.adopt.value && !req.learned_file.empty() && !req.tool.empty()) apply_learned(req, out);
   for (const auto& f : project_files(req.cwd)) consider(f, "project", false);
   if (!trust_problem.empty()) out.problems.push_back({req.trust->path(), 0, 0, trust_problem, false});
+  if (!ignore_problem.empty()) out.problems.push_back({req.ignore->path(), 0, 0, ignore_problem, false});
 
   if (!req.chosen.profile.empty()) {
     if (req.chosen.profile.find('/') != std::string::npos) {
@@ -446,39 +516,14 @@ Loaded load(const LoadRequest& req) {
           found = true;
         }
       }
-      for (auto& [f, table] : profile_sections) {
-        size_t before = f.ignored.size();
-        std::vector<Problem> found;
-        f.problems = &found;
-        apply_table(f, table, out.settings, false);
-        apply_tool_section(f, table, req.tool, out.settings);
-        settle(f, found, out.problems);
-        if (f.ignored.size() == before) continue;
-        // The section's file was listed when it was read; what its profile section set is
-        // ignored too, and said so.
-        if (!out.ignored.count(f.path)) out.untrusted_files.push_back(f.path);
-        auto& list = out.ignored[f.path];
-        list.insert(list.end(), f.ignored.begin() + long(before), f.ignored.end());
-      }
+      for (auto& [f, table] : profile_sections) apply_profile_section(f, table, req, out);
       if (!found)
         out.problems.push_back({req.chosen.profile_origin, 0, 0,
                                 "no profile named '" + req.chosen.profile + "' (see `edashim profiles` for the list)", true});
     }
   }
 
-  if (!req.chosen.allocator.empty()) {
-    auto names = alloc::known_names();
-    bool known = std::find(names.begin(), names.end(), req.chosen.allocator) != names.end();
-    if (known || req.chosen.allocator[0] == '/') out.settings.allocator.set(req.chosen.allocator, {req.chosen.allocator_origin});
-    else {
-      auto near = util::nearest(req.chosen.allocator, names);
-      out.problems.push_back({req.chosen.allocator_origin, 0, 0,
-                              "unknown allocator '" + req.chosen.allocator + "'" +
-                                  (near ? "; did you mean '" + *near + "'?" : "") + " (known: " +
-                                  util::join(names, ", ") + ", or an absolute library path)",
-                              true});
-    }
-  }
+  apply_chosen_allocator(req, out);
   if (!req.log.empty()) {
     if (auto bad = log_placeholder_problem(req.log, "EDASHIM_LOG"); !bad.empty())
       out.problems.push_back({"EDASHIM_LOG", 0, 0, bad, true});

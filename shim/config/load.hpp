@@ -39,6 +39,7 @@ struct LoadRequest {
   std::string cpu_model;            // this machine's CPU model; empty: util::cpu_model(facts) when needed
   util::FactCache* facts = nullptr; // where the CPU model is remembered across runs (may be null)
   const TrustStore* trust = nullptr;
+  const TrustStore* ignore = nullptr;  // the project files the user chose not to use (trust --ignore)
 };
 
 // The learned choice for this tool on this CPU model, when adopt is on and one exists.
@@ -63,6 +64,9 @@ struct Loaded {
   // Project files applied as untrusted: a mistake of theirs ignores only what it is about (a
   // warning ending in kUntrustedMistake), never the user's own settings.
   std::vector<std::string> not_trusted;
+  // Project files the user chose never to use, as they are now (`edashim trust --ignore`):
+  // skipped without a word on a run; explain and doctor say so, and how to undo it.
+  std::vector<std::string> ignored_by_choice;
   bool is_untrusted(const std::string& file) const;
   std::optional<LearnedLayer> learned;
   bool out_of_descriptors = false;  // a file that exists could not be opened: no descriptor left (EMFILE)

@@ -14,7 +14,10 @@
 namespace config {
 namespace {
 
-constexpr std::string_view kHeader = "edashim-trust 2";
+constexpr std::string_view kTrustHeader = "edashim-trust 2";
+constexpr std::string_view kIgnoreHeader = "edashim-ignored 1";
+
+std::string_view header_of(Decision kind) { return kind == Decision::trusted ? kTrustHeader : kIgnoreHeader; }
 constexpr std::string_view kV1Header = "# edashim trusted project files";
 
 bool is_hex(std::string_view s) {
@@ -52,7 +55,9 @@ bool unescape(std::string_view in, std::string& out) {
 
 }  // namespace
 
-TrustStore::TrustStore(std::string path) : path_(std::move(path)) {}
+std::string ignore_store_path(const std::string& trust_file) { return util::dirname(trust_file) + "/ignored"; }
+
+TrustStore::TrustStore(std::string path, Decision kind) : path_(std::move(path)), kind_(kind) {}
 
 std::string TrustStore::escape(std::string_view path) {
   std::string out;
@@ -70,24 +75,26 @@ std::string TrustStore::escape(std::string_view path) {
   return out;
 }
 
-std::string TrustStore::render(const std::vector<Entry>& entries) {
-  std::string text = std::string(kHeader) + "\n";
+std::string TrustStore::render(const std::vector<Entry>& entries, Decision kind) {
+  std::string text = std::string(header_of(kind)) + "\n";
   for (const auto& e : entries) text += e.hash + " " + escape(e.file) + "\n";
   return text;
 }
 
-bool TrustStore::parse(std::string_view text, std::vector<Entry>& entries, std::string& error) {
+bool TrustStore::parse(std::string_view text, std::vector<Entry>& entries, std::string& error, Decision kind) {
   entries.clear();
-  if (text.substr(0, kV1Header.size()) == kV1Header) {
+  const std::string_view header = header_of(kind);
+  if (kind == Decision::trusted && text.substr(0, kV1Header.size()) == kV1Header) {
     error = "in edashim's old trust format, where a directory name could forge an entry; nothing in it is trusted "
             "(`edashim trust` sets it aside and starts a new store: trust your files again)";
     return false;
   }
-  if (text.substr(0, kHeader.size() + 1) != std::string(kHeader) + "\n") {
-    error = "line 1: not an edashim trust store (expected \"" + std::string(kHeader) + "\"); fix or remove it";
+  if (text.substr(0, header.size() + 1) != std::string(header) + "\n") {
+    error = std::string("line 1: not an edashim ") + (kind == Decision::trusted ? "trust" : "ignore") +
+            " store (expected \"" + std::string(header) + "\"); fix or remove it";
     return false;
   }
-  size_t pos = kHeader.size() + 1;
+  size_t pos = header.size() + 1;
   int line = 1;
   while (pos < text.size()) {
     ++line;
@@ -115,14 +122,15 @@ bool TrustStore::read(std::vector<Entry>& entries, std::string& error) const {
   auto text = util::read_owned(path_, util::SharedDirs::none(), 4 << 20);
   if (text.absent) return true;
   if (!text.ok()) {
-    error = "cannot use the trust store: " + text.why();
+    error = std::string("cannot use the ") + (kind_ == Decision::trusted ? "trust store" : "store of ignored files") + ": " +
+            text.why();
     return false;
   }
-  return parse(text.content, entries, error);
+  return parse(text.content, entries, error, kind_);
 }
 
 bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) const {
-  if (!util::write_file_atomic(path_, render(entries), 0600)) {
+  if (!util::write_file_atomic(path_, render(entries, kind_), 0600)) {
     error = "cannot write " + path_;
     return false;
   }
@@ -136,7 +144,7 @@ bool TrustStore::modify(Change change, std::string& error) {
   if (lock < 0) return false;
   std::vector<Entry> entries;
   bool ok = read(entries, error);
-  if (!ok && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {
+  if (!ok && kind_ == Decision::trusted && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {
     // The old format cannot be told apart from a forged entry: set it aside, start anew.
     std::string aside = path_ + ".v1";
     ok = ::rename(path_.c_str(), aside.c_str()) == 0;
@@ -157,6 +165,7 @@ bool TrustStore::is_trusted(const std::string& file, const std::string& content,
     if (why) *why = error;
     return false;
   }
+  if (entries.empty()) return false;  // most users ignore nothing: no hash needed
   std::string hash = util::sha256_hex(content);
   for (const auto& e : entries)
     if (e.file == file && e.hash == hash) return true;
@@ -180,6 +189,19 @@ bool TrustStore::untrust(const std::string& file, std::string& error) {
         std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
         if (entries.size() == before) err = file + " was not trusted";
         return entries.size() != before;
+      },
+      error);
+}
+
+bool TrustStore::remove(const std::string& file, bool& was_there, std::string& error) {
+  was_there = false;
+  if (!util::exists(path_)) return true;  // nothing recorded: nothing to remove, no store to create
+  return modify(
+      [&](std::vector<Entry>& entries, std::string&) {
+        size_t before = entries.size();
+        std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
+        was_there = entries.size() != before;
+        return true;
       },
       error);
 }

@@ -13,16 +13,34 @@
 
 namespace config {
 
+// The same store holds the other decision, "never" (`edashim trust --ignore`, direnv's deny,
+// mise's trust --ignore): the project files the user chose not to use, pinned the same way, in
+// a file of its own beside it (first line "edashim-ignored 1"), so that an edashim that knows
+// only trust still reads its store.
+enum class Decision { trusted, ignored };
+
+// Where the ignored files are kept, beside the trust store `trust_file`.
+std::string ignore_store_path(const std::string& trust_file);
+
 class TrustStore {
  public:
-  explicit TrustStore(std::string path);  // usually $XDG_STATE_HOME/edashim/trusted
+  explicit TrustStore(std::string path, Decision kind = Decision::trusted);  // usually $XDG_STATE_HOME/edashim/trusted
   const std::string& path() const { return path_; }
+  // "trusted" or "ignored": what an entry of this store means, for messages.
+  const char* meaning() const { return kind_ == Decision::trusted ? "trusted" : "ignored"; }
   // `why` gets the reason the store itself cannot be used, if so (the line, what is wrong).
   bool is_trusted(const std::string& file, const std::string& content, std::string* why = nullptr) const;
+  // The same question of a store of either kind: does it hold `file` with exactly `content`?
+  bool holds(const std::string& file, const std::string& content, std::string* why = nullptr) const {
+    return is_trusted(file, content, why);
+  }
   // Records (or re-records after an edit) the file's current content; false when it cannot.
   // Read, change and write happen under a lock, so two at once lose neither entry.
   bool trust(const std::string& file, const std::string& content, std::string& error);
   bool untrust(const std::string& file, std::string& error);
+  // Removes the file's entry if there is one (`was_there` says whether); false only when the
+  // store cannot be read or written.
+  bool remove(const std::string& file, bool& was_there, std::string& error);
 
   struct Entry {
     std::string hash;
@@ -30,8 +48,9 @@ class TrustStore {
   };
   // Pure: the store's text to entries; false with `error` (naming the line) when any line is
   // not exactly an entry, or the store is of another version.
-  static bool parse(std::string_view text, std::vector<Entry>& entries, std::string& error);
-  static std::string render(const std::vector<Entry>& entries);
+  static bool parse(std::string_view text, std::vector<Entry>& entries, std::string& error,
+                    Decision kind = Decision::trusted);
+  static std::string render(const std::vector<Entry>& entries, Decision kind = Decision::trusted);
   static std::string escape(std::string_view path);
 
  private:
@@ -40,6 +59,7 @@ class TrustStore {
   template <class Change>
   bool modify(Change change, std::string& error);
   std::string path_;
+  Decision kind_;
 };
 
 }  // namespace config

@@ -209,4 +209,21 @@ void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, con
   j.end_object();
 }
 
+std::string config_error_text(const std::vector<config::Problem>& problems) {
+  std::string first;
+  int more = 0;
+  for (const auto& p : problems) {
+    if (!p.error) continue;
+    if (!first.empty()) {
+      ++more;
+      continue;
+    }
+    first = p.str();
+    // str() says "error: " after the place: every problem here is one.
+    if (auto at = first.find(": error: "); at != std::string::npos) first.erase(at, 7);
+  }
+  if (more) first += " (and " + std::to_string(more) + " more error" + (more > 1 ? "s" : "") + ": edashim explain shows them)";
+  return first;
+}
+
 }  // namespace pipeline

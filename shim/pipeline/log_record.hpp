@@ -2,6 +2,9 @@
 // The run's line in the run log (fields: run/log_schema.hpp). Most of it is written while the
 // tool runs; only what the tool's end gives is added after.
 #include <string>
+#include <vector>
+
+#include "config/settings.hpp"
 
 #include "pipeline/plan.hpp"
 #include "run/environment.hpp"
@@ -29,5 +32,9 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
 // which allocator served malloc in each process, and closes the line.
 void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,
                const std::string& probe_records);
+
+// Pure: the log's "config_error" for a configuration with errors: the first error as
+// "FILE:LINE:COLUMN: what is wrong", and how many more there are. "" when none is an error.
+std::string config_error_text(const std::vector<config::Problem>& problems);
 
 }  // namespace pipeline

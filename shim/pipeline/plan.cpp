@@ -77,6 +77,7 @@ std::string install_advice(const std::string& name) {
 // 1. The profile: every file that applies, merged, with the origin of each value.
 config::Loaded load_profile(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
   config::TrustStore trust(files.trust_file);
+  config::TrustStore ignore(config::ignore_store_path(files.trust_file), config::Decision::ignored);
   config::LoadRequest req;
   req.tool = inv.tool;
   char cwd[4096];
@@ -90,6 +91,7 @@ config::Loaded load_profile(const Invocation& inv, const paths::Files& files, co
   req.learned_file = files.learned_file;
   req.facts = &fact_cache();
   req.trust = &trust;
+  req.ignore = &ignore;
   return config::load(req);
 }
 

@@ -7,11 +7,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <set>
 
 #include "pipeline/explore.hpp"
 #include "pipeline/log_record.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
+#include "pipeline/warn_once.hpp"
 #include "run/launch.hpp"
 #include "run/log_schema.hpp"
 #include "run/probe_records.hpp"
@@ -76,22 +78,88 @@ bool has_own_profile(const Invocation& inv, const std::vector<std::string>& env)
   return std::find(tools.begin(), tools.end(), inv.tool) != tools.end();
 }
 
+bool write_log_line(const Plan& plan, const std::string& line, std::string& error) {
+  const auto& s = plan.loaded.settings;
+  return run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value}, {s.shared_dirs.value});
+}
+
+// The untrusted project files with something to say that this session has heard about already
+// (pipeline/warn_once.hpp): their warnings are left out. A file's errors are never left out.
+std::set<std::string> warned_before(const Plan& plan) {
+  std::set<std::string> quiet;
+  // Only what the file's being undecided causes: its ignored keys and its mistakes that only
+  // warn because it is not trusted. Other warnings (shared_dirs from any project file) stay.
+  auto has_warning = [&](const std::string& file) {
+    return std::any_of(plan.loaded.problems.begin(), plan.loaded.problems.end(),
+                       [&](const config::Problem& p) {
+                         return p.file == file && p.message.ends_with(config::kUntrustedMistake);
+                       }) ||
+           plan.loaded.ignored.count(file);
+  };
+  std::string dir = util::dirname(paths::Files::discover().trust_file) + "/warned";
+  for (const auto& file : plan.loaded.not_trusted)
+    if (has_warning(file) && !first_warning_in_session(dir, file, plan.flow.flow)) quiet.insert(file);
+  return quiet;
+}
+
+// A run whose configuration is broken runs plain, but is not invisible: its log line says why
+// ("config_error"), so report counts it. The tool takes edashim's place, as a fallback's does:
+// nobody is left to time it, so the line has no times or status, and names what really ran.
+void log_config_error(const Plan& plan) {
+  if (plan.log_path.empty()) return;
+  Plan plain = plan;
+  plain.allocator = "system";
+  plain.allocator_library.clear();
+  plain.allocator_version.clear();
+  plain.fallback_library.clear();
+  plain.options_family.clear();
+  plain.explored.clear();
+  plain.allocator_note = "not applied: the configuration has errors (config_error); the tool ran plain";
+  RunSetup setup;
+  run::Outcome none;
+  none.pid = int(::getpid());
+  none.start_time = double(::time(nullptr));
+  util::JsonWriter record;
+  write_start(record, plain, setup, none);
+  record.field(logkey::config_error, config_error_text(plan.loaded.problems));
+  for (auto key : {logkey::wall_s, logkey::user_s, logkey::sys_s, logkey::max_rss_kb, logkey::status}) record.key(key).null();
+  record.end_object();
+  std::string error;  // the error's line on stderr says enough: no second line about the log
+  write_log_line(plan, record.str(), error);
+}
+
 // Says what is wrong with the configuration; a broken one runs the plain tool (or stops a
 // --strict run: 2). Returns -1 to go on, or the status to return.
 int check_plan(const Plan& plan) {
   // No descriptor left to read the configuration with (ulimit -n 3): nothing is wrong with it,
   // and edashim could not log either. The tool runs as it would without edashim, quietly.
   if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
-  for (const auto& p : plan.loaded.problems) say(p.str());
+  bool plain = plan.loaded.has_errors() && !plan.inv.strict;
+  bool said_plain = false;
+  auto quiet = warned_before(plan);
+  for (const auto& p : plan.loaded.problems) {
+    if (!p.error && quiet.count(p.file) && p.message.ends_with(config::kUntrustedMistake)) continue;
+    // One line for the first error says both what is wrong and what the run does about it.
+    if (plain && p.error && !said_plain) {
+      said_plain = true;
+      say(p.str() + "; running " + plan.inv.tool +
+          " without edashim's settings until that is fixed (details: edashim explain " + plan.inv.tool +
+          "; bypass for good: EDASHIM=off)");
+    } else {
+      say(p.str());
+    }
+  }
   if (!plan.flow.note.empty()) say(plan.flow.note);
   for (const auto& f : plan.loaded.untrusted_files) {
+    if (quiet.count(f)) continue;
     auto it = plan.loaded.ignored.find(f);
     std::string what = it == plan.loaded.ignored.end() ? "its restricted settings" : util::join(it->second, ", ");
-    say(f + " is not trusted: ignored " + what + "; trust it with: edashim trust " + util::shell_quote(f));
+    say(f + " is not trusted: ignored " + what + "; trust it with: edashim trust " + util::shell_quote(f) +
+        " (or never use it: edashim trust --ignore; said once a session)");
   }
   if (plan.loaded.has_errors()) {
     if (plan.inv.strict) return 2;
-    say("running " + plan.inv.tool + " without edashim's settings until that is fixed (bypass for good: EDASHIM=off)");
+    log_config_error(plan);
     exec_plain(plan.inv);
   }
   if (plan.tool_path.empty()) {
@@ -130,11 +198,6 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
   setup.probed = !probe.file.empty();
   setup.env = plan_environment(plan, env, setup.scratch, probe.file);
   return setup;
-}
-
-bool write_log_line(const Plan& plan, const std::string& line, std::string& error) {
-  const auto& s = plan.loaded.settings;
-  return run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value}, {s.shared_dirs.value});
 }
 
 void append_to_log(const Plan& plan, const std::string& line) {

@@ -341,7 +341,10 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
           good = s.skip();
         }
         break;
-      case 'c': good = key == logkey::cwd ? s.string_or_null(r.cwd) : s.skip(); break;
+      case 'c':
+        good = key == logkey::cwd ? s.string_or_null(r.cwd)
+               : key == logkey::config_error ? s.string_or_null(r.config_error) : s.skip();
+        break;
       case 'd': good = key == logkey::differing_arms ? s.strings(r.differing_arms) : s.skip(); break;
       case 'e':
         good = key == logkey::exit_code ? s.optional_long(r.exit_code)

@@ -22,6 +22,9 @@ struct RunRecord {
   // The times and peak memory are null: edashim exec'd the tool in its own place (a debugger or
   // valgrind followed it, or it could not start it itself) and nobody was left to measure.
   bool untimed = false;
+  // Not empty: the configuration had errors and the tool ran plain, untimed ("config_error":
+  // the first error, FILE:LINE:COLUMN: what is wrong).
+  std::string config_error;
   // The run's peak virtual size: the largest VmPeak over the processes the probe recorded.
   // Absent when the probe did not run ("processes" null: probe = false, no probe library, a
   // sanitizer) or when no process reported one (each ended by _exit, exec or a signal).

@@ -65,6 +65,9 @@ inline constexpr std::string_view fallback = "fallback";
 // Only when edashim was itself traced (gdb, strace) or run under valgrind and exec'd the tool in
 // its own place for them to follow: who, e.g. "strace (pid 123)". Times, memory and status null.
 inline constexpr std::string_view traced = "traced";
+// Only when the configuration had errors and the tool ran plain, in edashim's place (times,
+// memory and status null): the first error, "FILE:LINE:COLUMN: what is wrong" (issue 28 item 6).
+inline constexpr std::string_view config_error = "config_error";
 // Issue 15 (README "Learning from your runs"); arm, explore, machine and signature are above.
 inline constexpr std::string_view cpu = "cpu";             // in machine
 // A line that is not a run: its kind. Absent on run lines. "bench_outputs": `edashim bench

@@ -267,8 +267,9 @@ test_a_link_to_a_trusted_file_is_not_trusted_until_the_link_is() {
   expect_eq "$(cd "$SB/mine" && mytool env SECRET 2>/dev/null)" "SECRET=1" "trusted where it is"
   ln -s "$SB/mine/.edashim.toml" "$SB/clone/.edashim.toml"
   cd "$SB/clone"
-  expect_eq "$(mytool env SECRET 2>/dev/null)" "SECRET=(unset)" "not through a link elsewhere"
-  expect_contains "$(mytool exit 0 2>&1)" "$SB/clone/.edashim.toml is not trusted" "the link's path named"
+  # The warning is said once a session (issue 28 item 6): read from the first run here.
+  expect_eq "$(mytool env SECRET 2> err.txt)" "SECRET=(unset)" "not through a link elsewhere"
+  expect_contains "$(cat err.txt)" "$SB/clone/.edashim.toml is not trusted" "the link's path named"
   "$BIN" trust 2>/dev/null
   expect_eq "$(mytool env SECRET 2>/dev/null)" "SECRET=1" "once the user trusts the link itself"
 }

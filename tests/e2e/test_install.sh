@@ -153,6 +153,8 @@ COMP_WORDS=(edashim bench co); COMP_CWORD=2; _edashim
 expect_eq "${COMPREPLY[*]}" "collect" "completing bench's collect"
 COMP_WORDS=(edashim bench collect /nonexistent-dir --res); COMP_CWORD=4; _edashim
 expect_eq "${COMPREPLY[*]}" "--resubmit" "completing collect's --resubmit"
+COMP_WORDS=(edashim trust --ig); COMP_CWORD=2; _edashim
+expect_eq "${COMPREPLY[*]}" "--ignore" "completing trust's --ignore"
 if command -v man >/dev/null; then
   warnings=$(MANWIDTH=80 man --warnings -l "$P/share/man/man1/edashim.1" 2>&1 >/dev/null)
   expect_eq "$warnings" "" "man page renders without warnings"

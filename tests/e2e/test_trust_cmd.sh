@@ -24,6 +24,7 @@ test_doctor_notes_an_untrusted_project_file_without_failing() {
   expect_contains "$(cat project.txt)" "edashim trust" "and how to use its settings"
   expect_not_contains "$(cat project.txt)" "PROBLEM  $SB/work/project/.edashim.toml is not trusted" "not a problem"
   expect_eq "$rc" "$rc_plain" "the same status as without the file (rest of doctor: $(grep PROBLEM plain.txt))"
+  expect_eq "$(grep -c PROBLEM project.txt)" "$(grep -c PROBLEM plain.txt)" "no problem more than without the file"
 }
 
 run_suite "$@"

@@ -266,3 +266,20 @@ mutant report-killed-as-failure shim/report/aggregate.cpp \
   'if (r.signal) {' \
   'if (false) {' \
   '^unit:Report'
+# --- issue 28 item 6: a config error is never silent; an undecided file warned once; trust --ignore ---
+mutant config-error-not-logged shim/pipeline/run_tool.cpp \
+  '    log_config_error(plan);' \
+  '' \
+  '^unit:run_tool: a broken|^e2e_config_trust: test_a_(config|toml)'
+mutant config-broken-file-applied shim/config/load.cpp \
+  '    if (roll_back_if_broken(out, first_problem, *below, cf, profile_sections)) return;' \
+  '' \
+  '^unit:Config: a file with an error|^e2e_config_trust: test_a_config'
+mutant warned-every-run shim/pipeline/run_tool.cpp \
+  '!first_warning_in_session(dir, file, plan.flow.flow)) quiet.insert(file);' \
+  '!first_warning_in_session(dir, file, plan.flow.flow)) (void)0;' \
+  '^e2e_config_trust: test_an_undecided'
+mutant ignored-file-applied shim/config/load.cpp \
+  '    if (project && ignored_by_choice(req, path, file.content, cf, out, ignore_problem)) return;' \
+  '' \
+  '^unit:Config: a project file the user chose|^e2e_config_trust: test_trust_ignore'

@@ -152,11 +152,15 @@ TEST_CASE("A group- or world-writable project file is refused", "[config][trust]
 
 TEST_CASE("[env] sets strings and unsets with false", "[config]") {
   TempDir t;
-  t.write("user/config.toml", "[env]\nFOO = \"bar\"\nGONE = false\nBAD = 3\n");
+  t.write("user/config.toml", "[env]\nFOO = \"bar\"\nGONE = false\n");
   auto loaded = config::load(request_in(t));
   CHECK(loaded.settings.env.at("FOO").value == "bar");
   CHECK_FALSE(loaded.settings.env.at("GONE").value.has_value());
+  // A file with an error is not applied at all (the run is plain until it is fixed).
+  t.write("user/config.toml", "[env]\nFOO = \"bar\"\nGONE = false\nBAD = 3\n");
+  loaded = config::load(request_in(t));
   CHECK(mentions(loaded, "[env] BAD must be a string, or false to unset it"));
+  CHECK(loaded.settings.env.empty());
 }
 
 TEST_CASE("project_files lists .edashim.toml from the root down to the cwd", "[config]") {

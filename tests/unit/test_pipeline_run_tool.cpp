@@ -108,7 +108,13 @@ TEST_CASE("run_tool: a broken configuration runs the plain tool and says how to 
   CHECK(WEXITSTATUS(r.status) == 5);
   CHECK(r.err.find(t.path + "/config/edashim/config.toml:1") != std::string::npos);
   CHECK(r.err.find("EDASHIM=off") != std::string::npos);
-  CHECK(r.log.empty());  // the plain tool: nothing of edashim's, not even the log
+  // The plain tool, but not an invisible run: one log line says why, without times.
+  report::RunRecord rec;
+  REQUIRE(report::parse_run_line(r.log, rec));
+  CHECK(rec.config_error.rfind(t.path + "/config/edashim/config.toml:1:", 0) == 0);
+  CHECK(rec.untimed);
+  CHECK(rec.arm == "system");
+  CHECK(rec.tool == "mytool");
 }
 
 TEST_CASE("run_tool: a tool that is not found gives 127 and names the directories searched", "[run_tool]") {

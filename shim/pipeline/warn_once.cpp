@@ -1,0 +1,97 @@
+#include "pipeline/warn_once.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+
+#include "util/fs.hpp"
+#include "util/sha256.hpp"
+#include "util/strings.hpp"
+
+#include <vector>
+
+namespace pipeline {
+namespace {
+
+// Markers older than this are swept when a new one is made: a session rarely lasts longer,
+// and one that does is warned again, which is the safe side.
+constexpr time_t kMarkerDays = 7;
+
+std::string current_session() {
+  pid_t sid = ::getsid(0);
+  if (sid <= 0) return "";
+  auto stat = util::read_file("/proc/" + std::to_string(sid) + "/stat", 4096);
+  return stat ? session_name(sid, *stat) : "";
+}
+
+std::string version_of(const std::string& file) {
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) return "";
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
+         std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+}
+
+void sweep_old_markers(int dfd) {
+  DIR* d = ::fdopendir(::dup(dfd));
+  if (!d) return;
+  time_t now = ::time(nullptr);
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() != 32 || name.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+    struct stat st;
+    if (::fstatat(dfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && now - st.st_mtime > kMarkerDays * 86400)
+      ::unlinkat(dfd, name.c_str(), 0);
+  }
+  ::closedir(d);
+}
+
+}  // namespace
+
+std::string session_name(pid_t sid, std::string_view leader_stat) {
+  size_t close = leader_stat.rfind(')');
+  if (sid <= 0 || close == std::string_view::npos) return "";
+  // After ") ": state is field 3, so the start time (22) is the 20th from there.
+  auto fields = util::split(std::string(leader_stat.substr(close + 1)), ' ');
+  std::vector<std::string> words;
+  for (auto& f : fields)
+    if (!f.empty()) words.push_back(f);
+  if (words.size() < 20) return "";
+  const std::string& start = words[19];
+  if (start.empty() || start.find_first_not_of("0123456789") != std::string::npos) return "";
+  return std::to_string(sid) + "-" + start;
+}
+
+std::string warning_marker_name(const std::string& file, const std::string& version, const std::string& session) {
+  return util::sha256_hex(file + '\0' + version + '\0' + session).substr(0, 32);
+}
+
+bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow) {
+  std::string session = current_session(), version = version_of(file);
+  if (session.empty() && !flow.empty()) session = "flow " + flow;
+  if (session.empty() || version.empty() || !util::make_dirs(dir, 0700)) return true;
+  // The directory must be the user's own and private: anyone who could write it could silence
+  // the warning by planting markers.
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0) return true;
+  struct stat st;
+  if (::fstat(dfd, &st) != 0 || st.st_uid != ::getuid() || (st.st_mode & 022)) {
+    ::close(dfd);
+    return true;
+  }
+  std::string name = warning_marker_name(file, version, session);
+  int fd = ::openat(dfd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool first = fd >= 0 || errno != EEXIST;
+  if (fd >= 0) {
+    ::close(fd);
+    sweep_old_markers(dfd);
+  }
+  ::close(dfd);
+  return first;
+}
+
+}  // namespace pipeline

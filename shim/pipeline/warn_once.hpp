@@ -1,0 +1,30 @@
+#pragma once
+// An undecided project file (neither trusted nor ignored) is warned about once per terminal
+// session and version of the file, not on every tool run: a Makefile of N steps, a CI job or a
+// flow's nested runs say it once (issue 28 item 6). The session is the one a login shell or a
+// CI job starts (getsid), named with its leader's start time so a reused id is a new session:
+// each Makefile step is a run of its own with a flow of its own, so a flow id would not cover
+// the case that prompted this. explain and doctor still say it every time they are asked.
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+namespace pipeline {
+
+// Pure: this session's name from its id and the leader's /proc/SID/stat: "SID-STARTTIME"
+// (the 22nd field, counted after the command name's closing parenthesis). "" when the text is
+// not such a line: no session to remember, so every run warns.
+std::string session_name(pid_t sid, std::string_view leader_stat);
+
+// Pure: the marker's file name for `file` as it is now (`version`: its device, inode, size and
+// change time) in `session`: hex only, so nothing of a project's path reaches a file name.
+std::string warning_marker_name(const std::string& file, const std::string& version, const std::string& session);
+
+// True the first time this session meets `file` as it is now (and remembers it under
+// `dir`, $XDG_STATE_HOME/edashim/warned, owner-only); false after. Where no session leader can
+// be read (a container whose leader is outside its pid namespace), the run's flow stands in
+// for the session: the nested runs of one flow still warn once. True whenever it cannot tell.
+bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow);
+
+}  // namespace pipeline
