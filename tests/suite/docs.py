@@ -5,6 +5,8 @@
 - README.md stays a guide: at most 250 lines, and its Contents list names every section;
 - every relative link in README.md, CHANGELOG.md and docs/*.md reaches a file, and every #anchor
   a heading of that file (GitHub's slugs);
+- docs/allocators.md's table of allocators names each family of shim/alloc/registry.cpp with its
+  sonames and Debian package;
 - with the edashim command given, the synopsis of install/edashim.1 names every subcommand that
   `edashim --help` (and `bench --help`) lists.
 Usage: docs.py SOURCE_DIR [EDASHIM_CLI]"""
@@ -94,6 +96,24 @@ for doc in docs:
                 problems.append(f"{doc}:{n}: link to {target}: {rel} does not exist")
             elif anchor and rel.endswith(".md") and anchor not in anchors(read(rel)):
                 problems.append(f"{doc}:{n}: link to {target}: {rel} has no heading whose anchor is #{anchor}")
+
+registry = read("shim/alloc/registry.cpp")
+table = {}
+for n, line in outside_code(read("docs/allocators.md")):
+    m = re.match(r"\| `([a-z_]+)` \|", line)
+    if m:
+        table[m.group(1)] = line
+for entry in re.split(r"\{\.name = ", registry)[1:]:
+    name = entry.split('"')[1]
+    sonames = re.search(r"\.sonames = \{([^}]*)\}", entry.split("\n      {", 1)[0])
+    package = re.search(r'\.debian_package = "([^"]*)"', entry.split("\n      {", 1)[0])
+    wanted = (re.findall(r'"([^"]+)"', sonames.group(1)) if sonames else []) + ([package.group(1)] if package else [])
+    if name not in table:
+        problems.append(f"docs/allocators.md: no row for the allocator family '{name}' of shim/alloc/registry.cpp")
+        continue
+    for w in wanted:
+        if w not in table[name]:
+            problems.append(f"docs/allocators.md: the row of '{name}' lacks {w} (shim/alloc/registry.cpp has it)")
 
 if cli:
     man = read("install/edashim.1")
