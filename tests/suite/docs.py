@@ -7,6 +7,8 @@
   a heading of that file (GitHub's slugs);
 - docs/allocators.md's table of allocators names each family of shim/alloc/registry.cpp with its
   sonames and Debian package;
+- every key of shim/config/keys.cpp's table, and every allocator family, is described in
+  docs/configuration.md's Keys and in install/edashim.toml.5;
 - with the edashim command given, the synopsis of install/edashim.1 names every subcommand that
   `edashim --help` (and `bench --help`) lists.
 Usage: docs.py SOURCE_DIR [EDASHIM_CLI]"""
@@ -114,6 +116,19 @@ for entry in re.split(r"\{\.name = ", registry)[1:]:
     for w in wanted:
         if w not in table[name]:
             problems.append(f"docs/allocators.md: the row of '{name}' lacks {w} (shim/alloc/registry.cpp has it)")
+
+keys = re.findall(r'^\s*\{"([a-z_]+)", apply_', read("shim/config/keys.cpp"), re.M)
+families = re.findall(r'\{\.name = "([a-z_]+)"', registry)
+if len(keys) < 10:
+    problems.append(f"shim/config/keys.cpp: found only {keys} in the key table; this check reads its {{\"name\", apply_...}} lines")
+reference = read("docs/configuration.md").split("\n## Keys", 1)
+reference = reference[1] if len(reference) > 1 else ""
+man5 = read("install/edashim.toml.5")
+for key in keys + families:
+    if f"`{key}`" not in reference:
+        problems.append(f"docs/configuration.md: the Keys section does not describe '{key}' (a key of shim/config/keys.cpp or an allocator family)")
+    if not re.search(rf"^\.B[IR]? \[?{key}\b", man5, re.M) and f"[{key}]" not in man5:
+        problems.append(f"install/edashim.toml.5: no entry for '{key}' (a key of shim/config/keys.cpp or an allocator family)")
 
 if cli:
     man = read("install/edashim.1")
