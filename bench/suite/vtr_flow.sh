@@ -92,7 +92,9 @@ print(f"edashim/direct median ratio {statistics.median(times['edashim']) / stati
 lines = [json.loads(l) for l in open(os.path.join(work, "runs.jsonl"))]
 tops = [l for l in lines if l.get("parent_run") is None]
 vprs = [l for l in lines if l.get("tool") == "vpr"]
-bad = [l for l in vprs if not l.get("allocator_verified") or l.get("flow") not in {t["run_id"] for t in tops}]
+# argv[0] as the flow script called it: the hook routed the exec of that path, no PATH lookup.
+bad = [l for l in vprs if not l.get("allocator_verified") or l.get("flow") not in {t["run_id"] for t in tops}
+       or (l.get("argv") or [None])[0] != vpr]
 print(f"log: {len(tops)} flows, {len(vprs)} vpr runs, {len(vprs) - len(bad)} with the allocator verified in the flow")
 for l in vprs[-1:]:
     print("last vpr line: " + json.dumps({k: l.get(k) for k in ("tool", "path", "argv", "flow", "parent_run", "profile", "config_files", "arm", "allocator", "allocator_verified", "verification", "wall_s")}))
