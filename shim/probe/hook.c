@@ -117,15 +117,15 @@ static int same_file(const char* a, const char* b) {
 }
 
 
-/* What execvp would run for `file`: a PATH search like glibc's (the caller's PATH). */
-static int path_search(const char* file, char* out) {
+/* What execvp would run for `file`: a PATH search like glibc's (the caller's PATH). The found
+ * file's stat in *st. */
+static int path_search(const char* file, char* out, struct stat* st) {
   const char* path = env_get(environ, "PATH");
   if (!path) path = "/bin:/usr/bin";
   for (const char* p = path;;) {
     const char* e = strchr(p, ':');
     size_t len = e ? (size_t)(e - p) : strlen(p);
-    struct stat st;
-    if (edh_join(out, CAP, len ? p : ".", len ? len : 1, file) && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+    if (edh_join(out, CAP, len ? p : ".", len ? len : 1, file) && stat(out, st) == 0 && S_ISREG(st->st_mode) &&
         access(out, X_OK) == 0)
       return 1;
     if (!e) return 0;
@@ -227,6 +227,47 @@ static void record_not_applied(char* const* env, const char* program, const stru
 
 enum decision { PASS, ROUTE, STRIP };
 
+/* The last file whose loader needed nothing done (the system's, a script, a static program),
+ * by identity and version: make starts the same few programs thousands of times, and a stat
+ * (free when the PATH search made it) is a third of the open, read and close that finding the
+ * loader again costs. One entry, taken under a flag: a thread or vfork child that finds it busy
+ * just looks at the file. */
+struct file_key {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime, ctime;
+};
+static struct file_key g_plain;
+static int g_plain_set;
+static char g_plain_busy;
+
+static struct file_key key_of(const struct stat* st) {
+  struct file_key k;
+  memset(&k, 0, sizeof k);
+  k.dev = st->st_dev;
+  k.ino = st->st_ino;
+  k.size = st->st_size;
+  k.mtime = st->st_mtim;
+  k.ctime = st->st_ctim;
+  return k;
+}
+
+static int known_plain(const struct stat* st) {
+  if (__atomic_test_and_set(&g_plain_busy, __ATOMIC_ACQUIRE)) return 0;
+  struct file_key k = key_of(st);
+  int hit = g_plain_set && memcmp(&k, &g_plain, sizeof k) == 0;
+  __atomic_clear(&g_plain_busy, __ATOMIC_RELEASE);
+  return hit;
+}
+
+static void remember_plain(const struct stat* st) {
+  if (__atomic_test_and_set(&g_plain_busy, __ATOMIC_ACQUIRE)) return;
+  g_plain = key_of(st);
+  g_plain_set = 1;
+  __atomic_clear(&g_plain_busy, __ATOMIC_RELEASE);
+}
+
 struct work {
   char resolved[CAP];
   char route[CAP + 32];
@@ -270,7 +311,9 @@ static int loader_of(const char* target, int* explicit_run, struct edh_verdict* 
   return kind == EDH_DYNAMIC;
 }
 
-static enum decision decide(const char* target, char* const* argv, char* const* env, char** newenv, struct work* w) {
+/* `st`: the target's stat when the caller has it, else NULL. */
+static enum decision decide(const char* target, const struct stat* st, char* const* argv, char* const* env,
+                            char** newenv, struct work* w) {
   const char* ours = env_get(env, "__EDASHIM_OURS");
   if (!ours || switched_off(env_get(env, "EDASHIM"))) return PASS;
   const char* base = base_of(target);
@@ -291,11 +334,20 @@ static enum decision decide(const char* target, char* const* argv, char* const* 
     return ROUTE;
   }
   int explicit_run = 0;
-  if (!loader_of(target, &explicit_run, &w->v)) return PASS;
-  const char* sys = edh_system_loader();
-  if ((sys && (strcmp(w->v.loader, sys) == 0 || same_file(w->v.loader, sys))) ||
-      edh_loads_there(w->v.loader, (const char* const*)argv, explicit_run, ours, &w->v))
+  struct stat own;
+  if (!st && stat(target, &own) == 0) st = &own;
+  if (st && !edh_is_loader_name(base)) {
+    if (known_plain(st)) return PASS;
+    if (!loader_of(target, &explicit_run, &w->v)) return remember_plain(st), PASS;
+  } else if (!loader_of(target, &explicit_run, &w->v)) {
     return PASS;
+  }
+  const char* sys = edh_system_loader();
+  if (sys && (strcmp(w->v.loader, sys) == 0 || same_file(w->v.loader, sys))) {
+    if (st && !explicit_run) remember_plain(st);
+    return PASS;
+  }
+  if (edh_loads_there(w->v.loader, (const char* const*)argv, explicit_run, ours, &w->v)) return PASS;
   const char* preload = NULL;
   for (char* const* e = env; *e; ++e)
     if (strncmp(*e, "LD_PRELOAD=", 11) == 0) preload = *e + 11;  /* ld.so reads the last */
@@ -332,11 +384,12 @@ static int intercept(const struct call* c) {
   struct work w;
   const char* target = c->file;
   int search = (c->kind == K_EXECVPE || c->kind == K_SPAWNP) && !strchr(c->file, '/');
+  struct stat st;
   if (search) {
-    if (!c->file[0] || !path_search(c->file, w.resolved)) return errno = saved, call_real(c, c->kind, c->file, c->envp);
+    if (!c->file[0] || !path_search(c->file, w.resolved, &st)) return errno = saved, call_real(c, c->kind, c->file, c->envp);
     target = w.resolved;
   }
-  enum decision d = decide(target, c->argv, env, newenv, &w);
+  enum decision d = decide(target, search ? &st : NULL, c->argv, env, newenv, &w);
   errno = saved;
   if (d == ROUTE) {
     int spawn = c->kind == K_SPAWN || c->kind == K_SPAWNP;

@@ -250,4 +250,37 @@ test_an_untrusted_project_files_tool_path_routes_nothing() {
   expect_eq "$(log_rows 'j["tool"]')" "make" "no line for placer: not routed"
 }
 
+# The hook remembers the last program it found needed nothing done (make starts the same ones
+# thousands of times); a program replaced in place between two recipes is looked at again. The
+# replacing is done by a program under another loader, which the hook never remembers: a plain
+# `cp` would take the one place in memory and hide a stale entry.
+test_a_program_replaced_between_two_recipes_is_looked_at_again() {
+  need make gcc
+  printf '#include <stdlib.h>\nint main(void) { exit(0); }\n' > badinterp.c
+  gcc -o badinterp -Wl,--dynamic-linker=/nonexistent/ld-linux-x86-64.so.2 badinterp.c || fail "gcc failed"
+  mkdir -p "$SB/ld" && cp -L /lib64/ld-linux-x86-64.so.2 "$SB/ld/"
+  cat > mover.c <<'C'
+#include <fcntl.h>
+#include <unistd.h>
+int main(int argc, char** argv) {  /* copies argv[1] over argv[2] in place: the same inode */
+  char buf[65536];
+  int in = open(argv[1], O_RDONLY), out = open(argv[2], O_WRONLY | O_TRUNC);
+  ssize_t n;
+  if (argc != 3 || in < 0 || out < 0) return 1;
+  while ((n = read(in, buf, sizeof buf)) > 0)
+    if (write(out, buf, (size_t)n) != n) return 1;
+  return n < 0;
+}
+C
+  gcc -o mover -Wl,--dynamic-linker="$SB/ld/ld-linux-x86-64.so.2" mover.c || fail "gcc failed"
+  cp "$HELPER" prog
+  local inode; inode=$(stat -c %i prog)
+  # make starts each line itself (posix_spawn, no shell), all from one process.
+  printf 'all:\n\t./prog exit 0\n\t./prog exit 0\n\t./mover badinterp prog\n\t-./prog\n' > Makefile
+  "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_eq "$(stat -c %i prog)" "$inode" "premise: replaced in place"
+  expect_contains "$(last_log "$LOG" 'j["not_applied"]')" \
+    "allocator not applied to ./prog: loader /nonexistent/ld-linux-x86-64.so.2" "the replaced program's loader was looked at"
+}
+
 run_suite "$@"
