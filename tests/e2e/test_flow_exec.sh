@@ -261,15 +261,16 @@ test_a_program_replaced_between_two_recipes_is_looked_at_again() {
   mkdir -p "$SB/ld" && cp -L /lib64/ld-linux-x86-64.so.2 "$SB/ld/"
   cat > mover.c <<'C'
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 int main(int argc, char** argv) {  /* copies argv[1] over argv[2] in place: the same inode */
   char buf[65536];
   int in = open(argv[1], O_RDONLY), out = open(argv[2], O_WRONLY | O_TRUNC);
   ssize_t n;
-  if (argc != 3 || in < 0 || out < 0) return 1;
+  if (argc != 3 || in < 0 || out < 0) exit(1);
   while ((n = read(in, buf, sizeof buf)) > 0)
-    if (write(out, buf, (size_t)n) != n) return 1;
-  return n < 0;
+    if (write(out, buf, (size_t)n) != n) exit(1);
+  exit(n < 0);
 }
 C
   gcc -o mover -Wl,--dynamic-linker="$SB/ld/ld-linux-x86-64.so.2" mover.c || fail "gcc failed"
