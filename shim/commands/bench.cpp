@@ -288,6 +288,7 @@ void add_export_options(CLI::App* cmd, bench::Exports& x) {
   cmd->add_flag_function("--json", [&x](std::int64_t) { x.json.push_back("-"); }, "Same as --export-json -");
   cmd->add_flag_function("--markdown", [&x](std::int64_t) { x.markdown.push_back("-"); }, "Same as --export-markdown -");
   cmd->add_flag_function("--csv", [&x](std::int64_t) { x.csv.push_back("-"); }, "Same as --export-csv -");
+  cmd->add_flag("--wide", x.wide, "Show every column on the terminal (the Markdown export always has them)");
   cmd->add_option("--plot", x.plot, "Write an SVG of the run-time and peak-memory distributions");
 }
 

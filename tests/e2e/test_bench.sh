@@ -42,7 +42,7 @@ test_bench_json_has_every_run_and_report_reproduces_its_medians() {
 
 # --- Peak virtual size beside peak RSS (issue 17 item 1): a real yosys through jemalloc and glibc.
 test_bench_shows_peak_virtual_size_beside_peak_rss() {
-  "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --log v.jsonl --export-json v.json --export-csv v.csv \
+  "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --wide --log v.jsonl --export-json v.json --export-csv v.csv \
     -- yosys -q -p "$SYNTH" > table.txt 2> err.txt || fail "bench failed: $(cat err.txt)"
   # A process's virtual size includes every mapping it never touched: above its own resident
   # high-water mark (VmHWM), both from the probe. Not above wait4's max_rss_kb, which starts from
@@ -63,7 +63,7 @@ print(runs == sorted(r['vm_peak_kb'] for a in j['arms'] for r in a['runs']))")" 
     True "the ratio is jemalloc's median / baseline's"
   expect_eq "$(py 'j["peak_vm_note"]' v.json)" None "no note: the probe ran"
   expect_eq "$(py 'j["paired"]["arms"][0]["vm_ratio"] > 0' v.json)" True "paired VM ratio"
-  expect_contains "$(head -3 table.txt)" "peak VM MB" "a column in the table"
+  expect_contains "$(grep -m1 "^arm " table.txt)" "peak VM MB" "a column in the table"
   expect_contains "$(head -1 v.csv)" "rss_ratio,peak_vm_mb,vm_ratio" "and in the CSV"
   "$BIN" report --log v.jsonl --json > r.json
   expect_eq "$(py '[round(r["median_vm_peak_kb"]) for r in j]' r.json)" \
@@ -73,7 +73,7 @@ print(runs == sorted(r['vm_peak_kb'] for a in j['arms'] for r in a['runs']))")" 
 
 test_bench_without_the_probe_shows_no_peak_virtual_size_and_says_why() {
   printf 'allocator = "jemalloc"\nprobe = false\n' > noprobe.toml
-  "$BIN" bench -p baseline -p "$PWD/noprobe.toml" -n 1 --warmup 0 --export-json n.json \
+  "$BIN" bench -p baseline -p "$PWD/noprobe.toml" -n 1 --warmup 0 --wide --export-json n.json \
     -- yosys -q -p "$SYNTH" > table.txt 2> err.txt || fail "bench failed: $(cat err.txt)"
   expect_eq "$(py 'j["arms"][1]["runs"][0]["vm_peak_kb"], j["arms"][1]["peak_vm_kb_median"], j["arms"][1]["ratio_to_first"]["peak_vm"]' n.json)" \
     "None None None" "null without the probe"
@@ -84,7 +84,7 @@ test_bench_without_the_probe_shows_no_peak_virtual_size_and_says_why() {
 
 # --- Paired by round (issue 16 item 2): a real yosys bench, one host.
 test_bench_pairs_runs_by_round_and_exports_every_rounds_ratio() {
-  "$BIN" bench -p baseline -p jemalloc -n 3 --warmup 0 --export-json p.json \
+  "$BIN" bench -p baseline -p jemalloc -n 3 --warmup 0 --wide --export-json p.json \
     -- yosys -q -p "$SYNTH" > table.txt 2> err.txt || fail "bench failed: $(cat err.txt)"
   expect_contains "$(cat table.txt)" "Paired by round" "the paired table"
   expect_eq "$(grep -c '^jemalloc  *3  ' table.txt)" 2 "a row per table for jemalloc, 3 pairs in the paired one"
@@ -402,9 +402,35 @@ test_bench_closes_with_a_verdict_and_how_to_make_it_stick() {
   expect_contains "$(cat table.txt)" "jemalloc is faster with identical outputs" "the decision"
   expect_contains "$(cat table.txt)" "[tool.sh]" "the TOML that makes it stick"
   expect_contains "$(cat table.txt)" 'allocator = "jemalloc"' "with the allocator"
-  expect_eq "$(sed -n '/^Ratios/,$p' table.txt | awk 'length > 100' | wc -l)" 0 "notes and summary fit 100 columns"
-  expect_contains "$(head -3 table.txt)" "σ s" "a sigma column"
-  expect_contains "$(head -3 table.txt)" "min - max s" "a min-max column"
+  expect_eq "$(wider_than_100 table.txt)" "" "table, notes and summary fit 100 columns"
+  expect_contains "$(grep -m1 "^arm " table.txt)" "σ s" "a sigma column"
+  expect_contains "$(grep -m1 "^arm " table.txt)" "min-max s" "a min-max column"
+}
+
+# Lines longer than 100 characters (not bytes: the table has σ and ±), one per line.
+wider_than_100() { python3 -c 'import sys; [print(l) for l in open(sys.argv[1], encoding="utf-8").read().splitlines() if len(l) > 100]' "$1"; }
+
+# Issue 28 items 1-2: the terminal's table fits an 100-column terminal, with one p-value per arm
+# (the paired Wilcoxon signed-rank, named); --wide and --markdown have every column, still one test.
+test_bench_table_fits_100_columns_with_one_p_value_per_arm() {
+  local cmd='case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *mimalloc*) sleep 0.1;; *) sleep 0.2;; esac'
+  "$BIN" bench -p baseline -p jemalloc -p mimalloc -n 4 -w 0 --compare-outputs --export-markdown b.md --export-csv b.csv \
+    -- sh -c "$cmd; echo some output of a tool with a rather long name for its log file" > table.txt 2> err.txt \
+    || fail "bench failed: $(cat err.txt)"
+  expect_eq "$(wider_than_100 table.txt)" "" "every line fits 100 columns"
+  expect_contains "$(grep -m1 "^arm " table.txt)" "ratio (95% CI)" "the ratio and its interval"
+  expect_contains "$(cat table.txt)" "Wilcoxon signed-rank" "the test is named"
+  expect_not_contains "$(cat table.txt)" "Mann-Whitney" "one test only"
+  expect_not_contains "$(cat table.txt)" "Paired by round" "the paired figures are in the one table"
+  expect_eq "$(grep -cE '^(jemalloc|mimalloc) .* 0\.[0-9]{4} ' table.txt)" 2 "a p-value on each compared arm's row"
+  "$BIN" bench -p baseline -p jemalloc -n 3 -w 0 --wide -- sh -c "$cmd" > wide.txt 2> err.txt || fail "bench --wide failed: $(cat err.txt)"
+  for f in wide.txt b.md; do
+    expect_contains "$(cat $f)" "peak VM" "$f: every column"
+    expect_contains "$(cat $f)" "Paired by round" "$f: the paired table"
+    expect_not_contains "$(cat $f)" "Mann-Whitney" "$f: one test only"
+    expect_eq "$(grep -c 'p (faster)' $f)" 1 "$f: one p-value column"
+  done
+  expect_contains "$(head -1 b.csv)" "mann_whitney_p_faster" "the CSV names its test"
 }
 
 test_bench_fails_on_a_compared_file_no_run_left() {
