@@ -344,7 +344,8 @@ Subcommand add_forget_command(CLI::App& app) {
   auto tool = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("forget", "Drop learned choices (all tools, or one): runs go back to your configuration");
   cmd->add_option("tool", *tool, "Only this tool");
-  cmd->footer("Learned choices live in $XDG_STATE_HOME/edashim/learned.toml (adopt = true and edashim report --recommend).");
+  cmd->footer("Example: edashim forget yosys   yosys runs as configured again\n"
+              "Learned choices live in $XDG_STATE_HOME/edashim/learned.toml (adopt = true and edashim report --recommend).");
   return {cmd, [tool] {
             std::string file = paths::Files::discover().learned_file;
             std::size_t dropped = 0;
