@@ -529,6 +529,45 @@ test_bench_adopt_writes_a_clear_winner_into_the_config_and_the_next_run_uses_it(
   expect_eq "$(last_log "$LOG" 'j["arm"]')" "jemalloc" "the next run uses the winner"
 }
 
+# Issue 28 item 3: --adopt --project writes into the nearest .edashim.toml (created when there is
+# none) and trusts it as written when it is new or was trusted; a file the user never trusted
+# gets the line but stays untrusted (trust pins the whole content, and the rest is not theirs).
+trusted_hash_of() {  # the hash the trust store holds for file $1, "" when none
+  local store=$XDG_STATE_HOME/edashim/trusted
+  [ -f "$store" ] || return 0
+  awk -v f="$1" '$2 == f { print $1 }' "$store"
+}
+test_bench_adopt_project_writes_the_nearest_project_file_and_trusts_only_its_own_write() {
+  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac')
+  mkdir -p new/sub && cd new
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  expect_contains "$(cat err.txt)" "--adopt: added to $PWD/.edashim.toml" "says where"
+  expect_contains "$(cat .edashim.toml)" 'allocator = "jemalloc"' "the winner, in the project file"
+  [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "--project wrote the user's config too"
+  expect_eq "$(trusted_hash_of "$PWD/.edashim.toml")" "$(sha256sum < .edashim.toml | cut -d' ' -f1)" "a new file: trusted as written"
+  cd sub
+  "$BIN" run -- sh -c 'exit 0' 2> run.err || fail "the next run failed"
+  expect_eq "$(last_log "$LOG" 'j["arm"]')" "jemalloc" "the next run, below the project, uses the winner"
+  expect_not_contains "$(cat run.err)" "not trusted" "and trusts the file"
+  cd "$SB/work"
+  # Someone else's file (a clone's), never trusted: the line is added, trust is not given.
+  mkdir clone && cd clone
+  printf '# from upstream\n[tool.yosys]\nallocator = "mimalloc"\n' > .edashim.toml
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  expect_contains "$(cat .edashim.toml)" "[tool.sh]" "the winner is written"
+  expect_contains "$(cat .edashim.toml)" "# from upstream" "beside the rest, kept"
+  expect_contains "$(cat err.txt)" "was not trusted before this edit, so it is not trusted now" "says why"
+  expect_eq "$(trusted_hash_of "$PWD/.edashim.toml")" "" "not trusted"
+  # Trusted before: the user's edit keeps it trusted, for the new content.
+  printf '[tool.sh]\n' > .edashim.toml
+  "$BIN" trust 2> /dev/null || fail "trust failed"
+  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  expect_eq "$(trusted_hash_of "$PWD/.edashim.toml")" "$(sha256sum < .edashim.toml | cut -d' ' -f1)" "trusted before: trusted as written"
+}
+
 test_bench_setup_prepare_and_cleanup_as_in_hyperfine() {
   # prepare runs before every run (2 arms x (1 warm-up + 2)), in the run's directory, untimed;
   # setup once before, cleanup once after.
