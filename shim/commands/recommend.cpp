@@ -221,8 +221,8 @@ Evidence read_evidence(const std::vector<std::string>& files, const std::vector<
         ++ev.without_status;
         return;
       }
-      ev.runs.push_back(
-          {r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s, r.max_rss_kb});
+      ev.runs.push_back({r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s,
+                         r.max_rss_kb, r.bench_experiment});
     });
     ignored.say(file, std::cerr);
     ev.reads.insert(ev.reads.end(), reads.begin(), reads.end());

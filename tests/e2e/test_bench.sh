@@ -479,6 +479,20 @@ print(sorted((l['bench']['arm'], l['bench']['round'], l['explore']['by'], l['exp
   expect_eq "$(wc -l < "$LOG")" "$((before + 6))" "--no-log keeps nothing"
 }
 
+# Issue 28 item 1: one bench of 10 interleaved runs per arm is enough for report --recommend
+# (the 3-signature rule is met by a bench of both arms on its own signature).
+test_one_bench_is_enough_evidence_for_recommend() {
+  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.3;; esac')
+  "$BIN" run -- "${tool[@]}" || fail "a plain run failed"  # the current choice: system
+  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs -- "${tool[@]}" > /dev/null 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  "$BIN" report --recommend --log "$LOG" --tool sh --json > r.json 2> err.txt || fail "report: $(cat err.txt)"
+  expect_eq "$(py '[(c["arm"], c["runs"], c["signatures"], [m for m in c["missing"] if m.startswith("thin")]) for c in j["verdicts"][0]["candidates"]]' r.json)" \
+    "[('jemalloc', 10, 1, [])]" "10 runs on one signature, from one bench: not thin"
+  # Its speed is what the rule judges next (RSS is the tool's: not under test here).
+  expect_eq "$(py '[m for m in j["verdicts"][0]["candidates"][0]["missing"] if "p " in m or "CI" in m]' r.json)" "[]" "and clearly faster"
+}
+
 # --- Issue 28 item 4: tune's summary from its table's data, its header wrapped, the default
 # budget relative to the current setting, --export-json.
 test_tune_summary_matches_its_table_and_exports_json() {
