@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "bench/analysis.hpp"
 #include "bench/outputs_record.hpp"
@@ -227,6 +228,34 @@ std::string default_arms(Options& o) {
   return "";
 }
 
+// bench collect: the finished rounds' runs into the user's run log, marked as a local bench's
+// are (bench::mark_bench_line), so that report --recommend counts them; each run once: one whose
+// run_id the log already holds under this experiment is not added again. Only the user's own
+// experiment (anyone who can write DIR could forge the rest).
+void log_collected(const Options& o, const farm::Experiment& e, const bench::BenchResult& outcome) {
+  if (!e.own || o.no_log) return;
+  std::string log = current_log_path("bench");
+  if (log.empty()) return;
+  std::string experiment = "farm-" + e.fingerprint.substr(0, 16);
+  auto shared = user_shared_dirs();
+  std::set<std::string> there;
+  if (util::exists(log))
+    scan_logs({log}, shared, [&](const report::RunRecord& r) {
+      if (r.bench_experiment == experiment && !r.run_id.empty()) there.insert(r.run_id);
+    });
+  std::size_t added = 0;
+  for (const auto& r : outcome.runs) {
+    if (r.log_line.empty() || r.record.run_id.empty() || !there.insert(r.record.run_id).second) continue;
+    std::string error, line = bench::mark_bench_line(r.log_line, experiment, e.spec.arms[std::size_t(r.arm)], r.round);
+    if (!run::append_log_line(log, line, error, {}, shared)) {
+      say("cannot add the collected runs to " + log + ": " + error);
+      return;
+    }
+    ++added;
+  }
+  if (added) say(std::to_string(added) + " collected run(s) added to " + log + " (evidence for report --recommend)");
+}
+
 // `bench collect DIR`: whatever has finished, analysed as a local bench's runs are; with
 // --resubmit the unfinished rounds go to the scheduler again first. Exit status: 0 when every
 // round is done, 3 when some are not (figures from the done ones still printed, if any), 1 as a
@@ -267,6 +296,7 @@ int run_collect(Options& o) {
     std::cerr << "edashim bench: no round of " << dir << " is done yet: nothing to analyse\n";
     return 3;
   }
+  log_collected(o, *e, c.outcome);
   int rc = finish(o, c.outcome);
   return rc != 0 ? rc : c.count["done"] == e->spec.runs ? 0 : 3;
 }
