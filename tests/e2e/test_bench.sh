@@ -297,7 +297,7 @@ test_bench_writes_any_number_of_exports_and_the_table() {
   echo "mine" > old.csv
   "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --export-json a.json --export-json b.json \
     --export-markdown r.md --export-csv old.csv -- sh -c 'exit 0' > term.txt 2> err.txt
-  expect_contains "$(cat term.txt)" "median s" "the terminal table"
+  expect_contains "$(cat term.txt)" "min-max s" "the terminal table"
   expect_eq "$(py '[a["ok"] for a in j["arms"]]' a.json)" "[2, 2]" "json export"
   cmp -s a.json b.json || fail "two JSON exports differ"
   expect_contains "$(cat r.md)" "| arm | ok | failed |" "markdown export"
@@ -306,7 +306,7 @@ test_bench_writes_any_number_of_exports_and_the_table() {
   # --json still prints to stdout, and the table then goes to stderr.
   "$BIN" bench -p baseline -n 1 --warmup 0 --json -- sh -c 'exit 0' > s.json 2> err.txt
   expect_eq "$(py 'j["arms"][0]["ok"]' s.json)" 1 "stdout is JSON only"
-  expect_contains "$(cat err.txt)" "median s" "the table on stderr"
+  expect_contains "$(cat err.txt)" "min-max s" "the table on stderr"
 }
 
 test_bench_verdict_per_output_file_with_stdout_filtered_or_left_out() {
@@ -329,11 +329,11 @@ test_bench_verdict_per_output_file_with_stdout_filtered_or_left_out() {
   expect_eq "$(py '[a["outputs"]["stdout"]["verdict"] for a in j["arms"]]' filtered.json)" \
     "['identical', 'identical']" "timing lines filtered out"
   expect_eq "$(py '[a["outputs_summary"] for a in j["arms"]]' filtered.json)" "['reference', 'identical']" "summary"
-  "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --compare-outputs design.route --no-compare-stdout \
+  "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --compare-outputs design.route --no-compare-stdout --wide \
     -- "${tool[@]}" > table.txt 2> err.txt
   expect_eq "$(grep -c '^design\.route .*identical.*identical, as first arm' table.txt)" 1 "a verdict row for the file"
   expect_eq "$(grep -c '^stdout ' table.txt || true)" 0 "no row for stdout, left out"
-  expect_contains "$(cat table.txt)" "reference" "the summary column"
+  expect_contains "$(cat table.txt)" "reference" "--wide: the summary column"
 }
 
 # --- Tune chooses only on evidence (issue 11.7).

@@ -155,6 +155,10 @@ COMP_WORDS=(edashim bench co); COMP_CWORD=2; _edashim
 expect_eq "${COMPREPLY[*]}" "collect" "completing bench's collect"
 COMP_WORDS=(edashim bench collect /nonexistent-dir --res); COMP_CWORD=4; _edashim
 expect_eq "${COMPREPLY[*]}" "--resubmit" "completing collect's --resubmit"
+COMP_WORDS=(edashim fo); COMP_CWORD=1; _edashim
+expect_eq "${COMPREPLY[*]}" "forget" "completing forget"
+COMP_WORDS=(edashim bench --pro); COMP_CWORD=2; _edashim
+expect_eq "${COMPREPLY[*]}" "--profile --project" "completing bench's --project"
 COMP_WORDS=(edashim trust --ig); COMP_CWORD=2; _edashim
 expect_eq "${COMPREPLY[*]}" "--ignore" "completing trust's --ignore"
 if command -v man >/dev/null; then
