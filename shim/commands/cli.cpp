@@ -44,6 +44,24 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub)
   return code == 0 ? 0 : 2;
 }
 
+// The top-level help's examples, one per subcommand worth knowing first.
+std::string global_examples() {
+  return
+      "Examples:\n"
+      "  edashim run -- yosys -p 'synth -top top' design.v   run yosys through its profile\n"
+      "  edashim run --allocator jemalloc -- yosys -s flow.ys try another allocator once\n"
+      "  edashim explain yosys                              what a yosys run would use, and why\n"
+      "  edashim trust                                      trust the nearest .edashim.toml\n"
+      "  edashim doctor                                     check the installation; each problem comes with its fix\n"
+      "  edashim shims list                                 the tools edashim stands in for, and the real ones\n"
+      "  edashim shims add vpr yices                        stand in for two more tools\n"
+      "  edashim bench -p baseline -p jemalloc -n 30 -- yosys ...  compare profiles, with statistics and a plot\n"
+      "  edashim report --tool yosys --since 7d             runs, medians and speedups from the run log\n"
+      "  edashim tune --option mimalloc.eager_commit_delay=0,1,4 -- yosys ...  sweep allocator options\n"
+      "  edashim SUBCOMMAND --help                          more on one subcommand\n"
+      "  EDASHIM=off yosys ...                              the plain tool, untouched";
+}
+
 // A mistyped subcommand: CLI11 would say "A subcommand is required", which hides the typo.
 // Options (--help, --version) are CLI11's to judge.
 bool known_command(const CLI::App& app, const std::string& first) {
@@ -95,22 +113,8 @@ int cli_main(int argc, char** argv) {
   Subcommand forget_cmd = add_forget_command(app);
   Subcommand bench_cmd = add_bench_command(app);
   Subcommand tune_cmd = add_tune_command(app);
-  // The global examples, set after the subcommands so that none inherits them as its own.
-  app.footer(
-      "Examples:\n"
-      "  edashim run -- yosys -p 'synth -top top' design.v   run yosys through its profile\n"
-      "  edashim run --allocator jemalloc -- yosys -s flow.ys try another allocator once\n"
-      "  edashim explain yosys                              what a yosys run would use, and why\n"
-      "  edashim trust                                      trust the nearest .edashim.toml\n"
-      "  edashim doctor                                     check the installation; each problem comes with its fix\n"
-      "  edashim shims list                                 the tools edashim stands in for, and the real ones\n"
-      "  edashim shims add vpr yices                        stand in for two more tools\n"
-      "  edashim bench -p baseline -p jemalloc -n 30 -- yosys ...  compare profiles, with statistics and a plot\n"
-      "  edashim report --tool yosys --since 7d             runs, medians and speedups from the run log\n"
-      "  edashim tune --option mimalloc.eager_commit_delay=0,1,4 -- yosys ...  sweep allocator options\n"
-      "  edashim SUBCOMMAND --help                          more on one subcommand\n"
-      "  EDASHIM=off yosys ...                              the plain tool, untouched");
-
+  // Set after the subcommands: each copies its parent's footer when added, and would show these as its own.
+  app.footer(global_examples());
   if (argc > 1 && !known_command(app, argv[1])) return 2;
 
   // `edashim run [options] -- TOOL ARGS`: everything after the first `--` is the tool's, never
