@@ -4,7 +4,7 @@ allocator's tune output (the coordinate search) and chosen setting, and the conf
 JSON and Markdown. The summary says, per allocator and confirmation workload, whether the lean
 setting meets issue 17's goal: peak RSS and peak virtual size within 5% of glibc's, and at least
 90% of the allocator's own speed gain kept. OUT/data/peak-memory.md is that table in the form
-the README's "Peak memory" section shows.
+the "Peak memory" section of docs/results.md shows.
 
 usage: page.py OUT MACHINE COMMAND SEARCH_WORKLOAD QUICK ALLOCATORS SEARCH_RSS ROOT WORKLOADS WORK
                VTR_ROOT YICES_SRC YICES
@@ -94,7 +94,7 @@ def main():
     lines += [
         "Method. For each allocator, `edashim tune` sweeps its memory options one after another on "
         f"`{search_wl}` (Yosys with ABC; coordinate search: each option's best value is fixed before the "
-        "next is swept, the biggest lever first; README \"Tuning for memory\" lists the options), within "
+        "next is swept, the biggest lever first; docs/allocators.md, \"Tuning for memory\", lists the options), within "
         f"peak RSS <= {search_rss}x glibc's (tighter than the goal's {MEMORY_BUDGET}x, as headroom for designs "
         f"the search did not see) and peak virtual size <= {MEMORY_BUDGET}x. While the setting is over a "
         "budget, memory decides a step: the fastest value within both, else the value closest to them "
@@ -134,7 +134,7 @@ def main():
                          f"{'-' if share is None else f'{share:.0%}'} | {'yes' if ok else 'no: ' + why} |")
     lines += ["## Summary (confirmation workloads)", ""] + table + [""]
 
-    # The README's "Peak memory" table: per allocator, as shipped and lean, per workload the
+    # The "Peak memory" table of docs/results.md: per allocator, as shipped and lean, per workload the
     # median wall ratio (bold: a clear gain), peak RSS ratio and peak virtual size ratio.
     compact = ["| allocator | setting | " + " | ".join(f"{tool} {name}" for name, tool, _ in confirms) + " |",
                "|---|---|" + "---|" * len(confirms)]

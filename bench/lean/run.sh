@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the lean-profile search of issue 17 (item 4): for each allocator, `edashim tune`'s
-# coordinate search over its memory options (README "Tuning for memory") on one Yosys workload,
+# coordinate search over its memory options (docs/allocators.md, "Tuning for memory") on one Yosys workload,
 # then one `edashim bench` per confirmation workload (none of which the search saw) of baseline,
 # every allocator as shipped and every lean setting found. Writes a results page and the chosen
 # settings (never profiles/named/: a lean profile is shipped from a real run, by hand).
@@ -60,7 +60,7 @@ declare -A search=(
     mimalloc.eager_commit=false"
   [tcmalloc]="tcmalloc.aggressive_decommit=true tcmalloc.max_total_thread_cache_bytes=4194304
     tcmalloc.transfer_num_obj=8 tcmalloc.release_rate=10"
-  # tbbmalloc has one size knob: a threshold that can only keep more cached (README).
+  # tbbmalloc has one size knob: a threshold that can only keep more cached (docs/allocators.md).
   [tbbmalloc]="tbbmalloc.set_huge_size_threshold=8388608"
 )
 declare -A quick_search=(

@@ -73,6 +73,16 @@ bool known_command(const CLI::App& app, const std::string& first) {
   return false;
 }
 
+// `edashim run -- CMD`: CMD may be a flow's top (make, a flow script), which runs plain.
+int run_command(const std::vector<std::string>& command, const std::string& profile, const std::string& allocator,
+                bool strict) {
+  pipeline::Invocation inv = invocation_for(command);
+  pipeline::select_from(inv, profile, allocator);
+  inv.strict = strict;
+  inv.via_run = true;
+  return pipeline::run_tool(inv);
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -141,11 +151,7 @@ int cli_main(int argc, char** argv) {
       std::fprintf(stderr, "edashim run: which tool? e.g. edashim run -- yosys -p 'synth' design.v\n");
       return 2;
     }
-    pipeline::Invocation inv = invocation_for(command);
-    pipeline::select_from(inv, profile, allocator);
-    inv.strict = strict;
-    inv.via_run = true;
-    return pipeline::run_tool(inv);
+    return run_command(command, profile, allocator, strict);
   }
   if (*explain_cmd) {
     explain_command = after_dashes.empty() ? explain_cmd->remaining() : after_dashes;

@@ -44,7 +44,7 @@ before=$(snapshot)
 step "cmake --install honours DESTDIR and --prefix"
 DESTDIR=$T/destdir cmake --install "$BUILD" --prefix /opt/edashim-test >/dev/null
 D=$T/destdir/opt/edashim-test
-for f in bin/edashim share/edashim/profiles/defaults/yosys.toml share/man/man1/edashim.1 \
+for f in bin/edashim share/edashim/profiles/defaults/yosys.toml share/man/man1/edashim.1 share/man/man5/edashim.toml.5 \
   share/bash-completion/completions/edashim share/edashim/uninstall.sh; do
   [ -f "$D/$f" ] || fail "DESTDIR install lacks $f"
 done
@@ -164,6 +164,8 @@ expect_eq "${COMPREPLY[*]}" "--ignore" "completing trust's --ignore"
 if command -v man >/dev/null; then
   warnings=$(MANWIDTH=80 man --warnings -l "$P/share/man/man1/edashim.1" 2>&1 >/dev/null)
   expect_eq "$warnings" "" "man page renders without warnings"
+  warnings=$(MANWIDTH=80 man --warnings -l "$P/share/man/man5/edashim.toml.5" 2>&1 >/dev/null)
+  expect_eq "$warnings" "" "edashim.toml(5) renders without warnings"
 fi
 
 step "install.sh again changes nothing"

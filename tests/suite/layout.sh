@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The source layout's rules (README "How the source is laid out"), checked on the tree itself:
+# The source layout's rules (docs/architecture.md), checked on the tree itself:
 # - no two folders of shim/ include each other, directly or through others (the config<->alloc and
 #   bench<->commands cycles came back silently before this check existed);
 # - util/ includes nothing of edashim's other folders;

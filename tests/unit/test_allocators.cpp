@@ -106,7 +106,7 @@ TEST_CASE("Option values are checked against their grammar in every family", "[a
 }
 
 // Issue 17 item 3: the options that move peak memory on Debian 12's allocators, with the bounds
-// of each library's own parser (README "Tuning for memory"), and nothing else.
+// of each library's own parser (docs/allocators.md, "Tuning for memory"), and nothing else.
 TEST_CASE("jemalloc 5.3 memory options are accepted within its parser's bounds", "[alloc][options]") {
   using alloc::OptionValue;
   auto i = [](int64_t v) { return OptionValue(v); };
