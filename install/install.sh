@@ -44,7 +44,7 @@ build_dir="$src/build-release" from_build=""
 # a link for a missing tool would make `command -v verilator` succeed and fool configure scripts.
 # z3 is left out: newer z3 calls malloc_usable_size, and third-party allocators crashed it (z3 #6890).
 tools="vpr odin_II parmys yosys yosys-abc berkeley-abc yices yices-smt2 yices-sat
-       nextpnr-ice40 nextpnr-ecp5 nextpnr-generic verilator_bin verilator_bin_dbg ivl boolector bitwuzla"
+       nextpnr-ice40 nextpnr-ecp5 nextpnr-generic icepack verilator_bin verilator_bin_dbg ivl boolector bitwuzla"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -106,16 +106,38 @@ if [ "$packages" = 1 ]; then
 fi
 
 # ---- 2. Build -----------------------------------------------------------------------------
+# The build's own percentage, every 10 points, and a line every 20 s between them, so that
+# minutes of compiling on a busy machine never look like a hang.
+build_start=$SECONDS
+build_progress() {
+  local line pct shown=-10 last=0 rc
+  while :; do
+    if IFS= read -r -t 20 line; then
+      [[ $line =~ ^\[\ *([0-9]+)%\] ]] || continue
+      pct=${BASH_REMATCH[1]}; last=$pct
+      if [ "$pct" -ge $((shown + 10)) ]; then shown=$pct; say "  build: $pct% after $((SECONDS - build_start)) s"; fi
+    else
+      rc=$?
+      [ "$rc" -gt 128 ] || break
+      say "  build: still at $last% after $((SECONDS - build_start)) s"
+    fi
+  done
+}
 if [ -n "$from_build" ]; then
   build_dir=$from_build
   [ -f "$build_dir/cmake_install.cmake" ] || die "$build_dir is not a configured CMake build directory (build it first, or drop --from-build)"
   say "build: using what $build_dir already built"
 else
-  say "build: Release in $build_dir"
+  say "build: Release in $build_dir (about 2 minutes on a quiet 2-core machine, longer on a busy one)"
   cmake -S "$src" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >"$tmp/configure.log" 2>&1 ||
     { cat "$tmp/configure.log" >&2; die "configuring failed (missing packages? run without --no-packages)"; }
-  cmake --build "$build_dir" -j"$(nproc)" >"$tmp/build.log" 2>&1 ||
-    { tail -40 "$tmp/build.log" >&2; die "the build failed (full log above); fix it, then run install/install.sh again"; }
+  # The log lives in the build directory, not in $tmp: a failed build's log must outlive this script.
+  build_log="$build_dir/install-build.log"
+  if ! cmake --build "$build_dir" -j"$(nproc)" 2>&1 | tee "$build_log" | build_progress; then
+    tail -40 "$build_log" >&2
+    die "the build failed (its last 40 lines above; the full log is kept in $build_log); fix it, then run install/install.sh again"
+  fi
+  say "build: done in $((SECONDS - build_start)) s (log: $build_log)"
 fi
 
 # ---- 3. Files under the prefix ------------------------------------------------------------
@@ -180,6 +202,11 @@ after=$(as_owner "$bindir/edashim" shims list --names --dir "$shimdir")
 for name in $after; do
   grep -qx -- "$name" <<<"$before" || entries+=("link $shimdir/$name")
 done
+# The examples' tools: examples/ice40 runs yosys, nextpnr-ice40 and icepack, each through its
+# link; examples/formal's z3 stays plain (see the tool list's comment), only its yosys is ours.
+case " $tools " in *" z3 "*) ;; *)
+  if command -v z3 >/dev/null; then say "  z3 is not linked (examples/formal's solver runs plain: third-party allocators crashed newer z3, z3 #6890); edashim shims add z3 if yours is safe"; fi ;;
+esac
 
 # ---- 5. The PATH line ---------------------------------------------------------------------
 tag="# added by edashim install.sh"

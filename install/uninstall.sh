@@ -103,7 +103,8 @@ while IFS= read -r d; do
   else kept+=("$d (not empty: $others)"); fi
 done < <(printf '%s\n' "${dirs[@]}" | awk '{ print length($0) "\t" $0 }' | sort -rn | cut -f2-)
 
-say "removed $removed files and links installed under $prefix"
+if [ "$dry" = 1 ]; then say "would remove $removed files and links installed under $prefix (nothing was removed)"
+else say "removed $removed files and links installed under $prefix"; fi
 for k in "${kept[@]}"; do say "kept $k"; done
 
 config="${XDG_CONFIG_HOME:-$HOME/.config}/edashim"

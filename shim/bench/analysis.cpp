@@ -1,5 +1,6 @@
 #include "bench/analysis.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -125,11 +126,11 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
   auto fx = [](double v) { return util::fixed(v, 3); };
   if (compact) {
     // p5/p95 are in the CSV; the terminal shows the spread as hyperfine does (sigma, min-max).
-    t.headers = {"arm", "ok", "failed", "mean s", "median s", "σ s", "min - max s", "p (faster)", "median ratio 95% CI",
+    t.headers = {"arm", "ok", "failed", "mean s", "median s", "σ s", "min - max s", "median ratio 95% CI",
                  "peak RSS MB", "peak VM MB", "verified"};
   } else {
     t.headers = {"arm", "ok", "failed", "mean_s", "median_s", "p5_s", "p95_s", "mean_ratio", "median_ratio", "p5_ratio",
-                 "p95_ratio", "p_faster", "p_method", "ci95_lo", "ci95_hi", "peak_rss_mb", "rss_ratio", "peak_vm_mb", "vm_ratio", "verified",
+                 "p95_ratio", "mann_whitney_p_faster", "mann_whitney_method", "ci95_lo", "ci95_hi", "peak_rss_mb", "rss_ratio", "peak_vm_mb", "vm_ratio", "verified",
                  "stddev_s", "min_s", "max_s"};
   }
   if (compare) t.headers.push_back("outputs");
@@ -147,7 +148,6 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
       row.push_back(both(s.wall_s.median, s.median_ratio));
       row.push_back(std::isnan(s.wall_sd) ? "-" : fx(s.wall_sd));
       row.push_back(s.ok ? fx(s.wall_s.min) + " - " + fx(s.wall_s.max) : "-");
-      row.push_back(s.test ? p_value(s.test->p) + (s.test->exact ? " exact" : "") : "-");
       row.push_back(s.median_ratio_ci ? util::fixed(s.median_ratio_ci->lo, 3) + " - " + util::fixed(s.median_ratio_ci->hi, 3)
                                       : "-");
       row.push_back(util::fixed(s.rss_median_kb / 1024, 1) + (first ? "" : " (" + ratio(s.rss_ratio) + ")"));
@@ -173,6 +173,35 @@ util::Table bench_table(const std::vector<ArmStats>& arms, bool compare, bool co
     }
     if (compare) row.push_back(s.outputs_summary);
     t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+util::Table narrow_table(const std::vector<ArmStats>& arms, const Paired& paired) {
+  util::Table t;
+  t.headers = {"arm", "ok", "mean \u00b1 \u03c3 s", "min-max s", "ratio (95% CI)", "p", "peak RSS MB"};
+  t.right_aligned.assign(t.headers.size(), true);
+  t.right_aligned[0] = false;
+  // Four or five significant digits, the same for every row: a 1200 s run's milliseconds are noise.
+  double longest = 0;
+  for (const auto& s : arms) longest = s.ok ? std::max(longest, s.wall_s.max) : longest;
+  int digits = longest >= 100 ? 1 : longest >= 10 ? 2 : 3;
+  auto fx = [digits](double v) { return util::fixed(v, digits); };
+  for (std::size_t a = 0; a < arms.size(); ++a) {
+    const auto& s = arms[a];
+    bool first = a == 0;
+    std::string spread = s.ok == 0 ? "-" : fx(s.wall_s.mean) + (std::isnan(s.wall_sd) ? "" : " \u00b1 " + fx(s.wall_sd));
+    std::string ratio_ci = first ? "" : util::fixed(s.median_ratio, 3);
+    if (!first && s.median_ratio_ci)
+      ratio_ci += " (" + util::fixed(s.median_ratio_ci->lo, 3) + "-" + util::fixed(s.median_ratio_ci->hi, 3) + ")";
+    std::string p = first ? "" : "-";
+    if (!first && a < paired.arms.size() && paired.arms[a].test.method != stats::SignedRankMethod::none)
+      p = p_value(paired.arms[a].test.p);
+    double mb = s.rss_median_kb / 1024;
+    std::string rss = s.ok == 0 ? "-" : util::fixed(mb, mb >= 100 ? 0 : 1);
+    if (s.ok && !first) rss += " (" + util::fixed(s.rss_ratio, 2) + "x)";
+    t.rows.push_back({s.name, std::to_string(s.ok) + "/" + std::to_string(s.ok + s.failed), spread,
+                      s.ok ? fx(s.wall_s.min) + "-" + fx(s.wall_s.max) : "-", ratio_ci, p, rss});
   }
   return t;
 }

@@ -48,9 +48,16 @@ std::vector<ArmStats> analyse(const Spec& spec, const BenchResult& outcome, int 
 // --compare-outputs as a table: a row per output, a column per arm, a verdict per cell.
 util::Table outputs_table(const Spec& spec, const std::vector<ArmStats>& arms);
 
-// compact: value and ratio in one cell ("4.210 (0.85x)") for terminals and Markdown;
-// otherwise one column each, for CSV.
+// compact: value and ratio in one cell ("4.210 (0.85x)") for --wide and Markdown (no p-value
+// column: the paired table's Wilcoxon p is the one said); otherwise one column each, for CSV,
+// whose Mann-Whitney columns are named for it (mann_whitney_p_faster).
 util::Table bench_table(const std::vector<ArmStats>& arms, bool compare_outputs, bool compact);
+
+// The terminal's default table, for an 100-column terminal: per arm, runs ok out of all, mean ±
+// σ, min - max, the median ratio with its bootstrap 95% CI (what the verdict reads), the one
+// p-value (`paired`'s Wilcoxon signed-rank on the rounds) and peak RSS. No VM, verified or
+// outputs column: --wide and the exports have them (the outputs have a table of their own).
+util::Table narrow_table(const std::vector<ArmStats>& arms, const Paired& paired);
 
 // The paired analysis as a table: a row per arm but the reference (pairs, paired ratio, CI,
 // Wilcoxon p, RSS ratio).

@@ -25,7 +25,7 @@ std::vector<Rendering> renderings(const Spec& spec, const BenchResult& o, const 
     for (const auto& p : x.json) out.push_back({"JSON", p, json});
   }
   if (!x.markdown.empty()) {
-    std::string md = render_report(spec, o, arms, true);
+    std::string md = render_report(spec, o, arms, true, true);
     for (const auto& p : x.markdown) out.push_back({"Markdown", p, md});
   }
   if (!x.csv.empty()) {
@@ -78,37 +78,39 @@ std::string check_exports(const Exports& x) {
   return s;
 }
 
-std::string render_report(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms, bool md) {
+std::string render_report(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms, bool md, bool wide) {
+  wide = wide || md;
   auto render = [md](const util::Table& t) { return md ? util::render_markdown(t) : util::render_text(t); };
+  // Prose wrapped for an 100-column terminal (Markdown reflows it anyway).
+  auto prose = [md](const std::string& text) { return (md ? text : wrap(text, 100)) + "\n"; };
   std::string cmd = report::command_line(spec.command);
   std::string head = "`" + cmd + "`: " + std::to_string(spec.runs) + " runs per arm, " + std::to_string(spec.warmup) +
                      " warm-up, " + (o.rounds.empty() ? std::to_string(spec.jobs) + " at a time" : std::string("a round per farm task")) +
                      (spec.fresh_copy.empty() ? "" : ", fresh copy on " + spec.on) + "; " + o.machine;
-  std::string s = head + "\n\n" + render(bench_table(arms, spec.compare, true)) + "\n";
-  // Prose wrapped for an 100-column terminal (Markdown reflows it anyway).
-  auto prose = [md](const std::string& text) { return (md ? text : wrap(text, 100)) + "\n"; };
-  s += prose("Ratios are to the first arm (" + (arms.empty() ? std::string() : arms[0].name) +
-             "). p (faster): one-sided Mann-Whitney U, H1: the arm's times are smaller. CI: bootstrap 95% of the median "
-             "ratio. \u03c3: standard deviation (n - 1). Failed runs are excluded. Peak RSS: the tool's (its largest "
-             "process's) resident high-water mark; peak VM: the largest VmPeak (virtual size) over its processes; both "
-             "medians over the runs.");
-  if (auto note = vm_note(arms); !note.empty()) s += prose("Peak VM \"-\": " + note + ".");
-  if (arms.size() > 1) {
-    auto paired = analyse_paired(spec, o);
-    s += "\nPaired by round (each arm against " + arms[0].name + " in the same round, on the same node):\n\n" +
+  std::string ref = arms.empty() ? std::string() : arms[0].name;
+  auto paired = analyse_paired(spec, o);
+  std::string s = prose(head) + "\n" + render(wide ? bench_table(arms, spec.compare, true) : narrow_table(arms, paired)) + "\n";
+  s += prose(wide ? "Ratios are to the first arm (" + ref + "). CI: bootstrap 95% of the median ratio. \u03c3: standard deviation "
+                    "(n - 1). Failed runs are excluded. Peak RSS: the tool's largest process's resident high-water mark; "
+                    "peak VM: the largest VmPeak over its processes; both medians over the runs."
+                  : "ratio: median time / " + ref + "'s, bootstrap 95% CI. p: one-sided Wilcoxon signed-rank test on the "
+                    "rounds (H1: faster than " + ref + "). Failed runs excluded; RSS: median peak resident. --wide: all "
+                    "columns.");
+  if (auto note = vm_note(arms); wide && !note.empty()) s += prose("Peak VM \"-\": " + note + ".");
+  if (wide && arms.size() > 1) {
+    s += "\nPaired by round (each arm against " + ref + " in the same round, on the same node):\n\n" +
          render(paired_table(paired)) + "\n";
-    s += prose("Paired ratio: median over rounds of the arm's time / " + arms[0].name +
+    s += prose("Paired ratio: median over rounds of the arm's time / " + ref +
                "'s time. CI: bootstrap 95%, resampling rounds. Wilcoxon p: one-sided signed-rank on the rounds' log "
                "ratios, H1: the arm is faster. A round where either run failed or is missing is left out.");
-    if (several_nodes(paired)) {
-      s += "\nBy node (paired ratio, pairs in parentheses):\n\n" + render(hosts_table(paired)) + "\n" +
-           render(cpus_table(paired));
-      for (const auto& w : paired.warnings) s += "\nWarning: " + w + "\n";
-    }
+  }
+  if (arms.size() > 1 && several_nodes(paired)) {
+    s += "\nBy node (paired ratio, pairs in parentheses):\n\n" + render(hosts_table(paired)) + "\n" + render(cpus_table(paired));
+    for (const auto& w : paired.warnings) s += "\n" + prose("Warning: " + w);
   }
   if (spec.compare) {
-    std::string head = "Outputs, over each arm's successful runs (identical: one content in every run; varies: more than "
-                       "one; missing: no run left it)";
+    std::string head = "Outputs over each arm's successful runs (identical: one content in every run; varies: more "
+                       "than one; missing: no run left it)";
     if (!spec.stdout_filter.empty()) head += "; lines matching /" + spec.stdout_filter + "/ left out of stdout";
     s += "\n" + prose(head + ":") + "\n" + render(outputs_table(spec, arms));
   }
@@ -133,7 +135,7 @@ bool present(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>
   auto files = renderings(spec, o, arms, x);
   bool stdout_taken = false;
   for (const auto& f : files) stdout_taken |= f.path == "-";
-  (stdout_taken ? err : out) << render_report(spec, o, arms, false);
+  (stdout_taken ? err : out) << render_report(spec, o, arms, false, x.wide);
   bool ok = true;
   for (const auto& f : files) {
     if (f.path == "-") {

@@ -15,6 +15,7 @@ namespace bench {
 struct Exports {
   std::vector<std::string> json, markdown, csv;
   std::string plot;  // SVG of the distributions; "" = none
+  bool wide = false;  // the terminal shows every column (the Markdown export always does)
 };
 
 // Whether every export can be written, checked before anything runs: its directory exists and
@@ -23,7 +24,10 @@ struct Exports {
 std::string check_exports(const Exports& exports);
 
 // The terminal rendering (or Markdown): a head line, the table, the outputs' verdicts, a legend.
-std::string render_report(const Spec& spec, const BenchResult& outcome, const std::vector<ArmStats>& arms, bool markdown);
+// Not wide (a terminal's default): narrow_table and short footnotes, fitting 100 columns;
+// wide (--wide, and always Markdown): every column and the paired table.
+std::string render_report(const Spec& spec, const BenchResult& outcome, const std::vector<ArmStats>& arms, bool markdown,
+                          bool wide = false);
 
 // Prints warnings and failed runs to `err`, the terminal table to `out` (to `err` when an
 // export goes to stdout), and writes every export. An interrupted benchmark writes no file

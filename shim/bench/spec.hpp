@@ -59,6 +59,7 @@ struct ArmRun {
   std::string failure;                // why a run is not ok
   report::RunRecord record;           // times, peak RSS, status, allocator verification
   std::map<std::string, std::string> hashes;  // output name ("stdout" or a file) -> sha256 / "missing"
+  std::string log_line;  // a farm round's run: the tool's log line as the task wrote it ("" locally)
 };
 
 // A round of a benchmark run by a farm executor (slurm, parallel): one task, one node. A local

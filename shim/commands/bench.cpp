@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "bench/analysis.hpp"
 #include "bench/outputs_record.hpp"
@@ -18,6 +19,9 @@
 #include "farm/executors.hpp"
 #include "farm/round_task.hpp"
 #include "commands/report.hpp"
+#include "config/config_file.hpp"
+#include "config/load.hpp"
+#include "config/trust.hpp"
 #include "learn/config_edit.hpp"
 #include "learn/learned.hpp"
 #include "paths/files.hpp"
@@ -59,6 +63,7 @@ struct Options {
   bool resubmit = false;
   bool no_log = false;  // --no-log: keep no run in any log
   bool adopt = false;   // --adopt: write a clear winner into the user's config
+  bool project = false;  // --project (with --adopt): into the nearest .edashim.toml instead
   // Records go to the user's own run log only from the user's own runs: a local bench, or an
   // experiment whose directory and experiment.json are the user's (anyone can forge the rest).
   bool own = true;
@@ -68,12 +73,55 @@ void say(const std::string& error) {
   for (const auto& line : util::split(error, '\n')) std::cerr << "edashim bench: " << line << "\n";
 }
 
-// --adopt: the winner's settings into the user's config through the checked merge report
-// --recommend --write uses (learn::merge_settings: the keys inserted into the file's text,
-// nothing else changed, refused where the file sets them otherwise), written only when the file
-// is still as merged against. bench::decide offers settings only for a clear win with identical
-// outputs; anything else writes nothing and says why (status 0: keeping is a result).
-int adopt(const bench::Spec& spec, const std::vector<bench::ArmStats>& arms) {
+// Where --adopt writes: the user's config, or with --project the nearest .edashim.toml (one in
+// the current directory when there is none). `trust_after`: whether the written file may then be
+// trusted as the user's own act: a file it creates, or one whose content the user had trusted
+// already. An untrusted file is someone else's words until its owner reads them: adding a line
+// to it must not trust the rest (trust pins the whole content).
+struct AdoptTarget {
+  std::string file;
+  bool trust_after = false;
+};
+AdoptTarget adopt_target(bool project) {
+  if (!project) return {paths::Files::discover().user_file, false};
+  char cwd[4096];
+  std::string here = ::getcwd(cwd, sizeof cwd) ? cwd : ".";
+  auto files = config::project_files(here);
+  if (files.empty()) return {here + "/.edashim.toml", true};
+  std::string key = config::trust_key(files.back());
+  auto read = config::read_config_file(key);
+  config::TrustStore trusted(paths::Files::discover().trust_file);
+  return {files.back(), read.ok() && trusted.is_trusted(key, read.content)};
+}
+
+// --adopt --project: the file as now written is trusted (as `edashim trust` records it), when
+// adopt_target allowed it; otherwise says how to review and trust it.
+int trust_adopted(const AdoptTarget& t) {
+  std::string key = config::trust_key(t.file);
+  if (!t.trust_after) {
+    say("--adopt: " + t.file + " was not trusted before this edit, so it is not trusted now: read it, then: edashim trust " +
+        util::shell_quote(key));
+    return 0;
+  }
+  auto read = config::read_config_file(key);
+  config::TrustStore trusted(paths::Files::discover().trust_file);
+  std::string error;
+  if (!read.ok() || !trusted.trust(key, read.content, error)) {
+    say("--adopt: written, but not trusted: " + (read.ok() ? error : read.why + read.refused) + "; run: edashim trust " +
+        util::shell_quote(key));
+    return 1;
+  }
+  say("--adopt: trusted " + key + " as it is now (your own edit; any other edit revokes it)");
+  return 0;
+}
+
+// --adopt: the winner's settings into the user's config (or the project's file, --project)
+// through the checked merge report --recommend --write uses (learn::merge_settings: the keys
+// inserted into the file's text, nothing else changed, refused where the file sets them
+// otherwise), written only when the file is still as merged against. bench::decide offers
+// settings only for a clear win with identical outputs; anything else writes nothing and says
+// why (status 0: keeping is a result).
+int adopt(const bench::Spec& spec, const std::vector<bench::ArmStats>& arms, bool project) {
   std::string tool = util::basename(spec.command.front());
   auto v = bench::decide(spec, arms, tool);
   if (v.adopt_toml.empty()) {
@@ -81,7 +129,8 @@ int adopt(const bench::Spec& spec, const std::vector<bench::ArmStats>& arms) {
     return 0;
   }
   auto settings = learn::adopt_settings(tool, arms[*v.winner].arm_id);
-  std::string file = paths::Files::discover().user_file;
+  AdoptTarget where = adopt_target(project);
+  const std::string& file = where.file;
   std::string target = util::real_path(file).value_or(file);
   if (std::string dir = util::dirname(target); !util::exists(target) && !util::is_directory(dir))
     if (auto refused = util::make_owned_dir(dir, user_shared_dirs(), 0700); !refused.empty()) {
@@ -113,7 +162,7 @@ int adopt(const bench::Spec& spec, const std::vector<bench::ArmStats>& arms) {
   say("--adopt: added to " + file + " (the next run of " + tool + " uses " + arms[*v.winner].name + "):");
   for (const auto& line : util::split(learn::render_settings(settings), '\n'))
     if (!line.empty()) std::cerr << "  " << line << "\n";
-  return 0;
+  return project ? trust_adopted(where) : 0;
 }
 
 // The figures, exports and exit status of a finished outcome: one path for local and farm runs.
@@ -139,7 +188,7 @@ int finish(Options& o, const bench::BenchResult& outcome) {
   for (const auto& a : arms) ok += a.ok;
   if (ok == 0 || !decided) return 1;
   if (!written) return 1;
-  return o.adopt ? adopt(spec, arms) : 0;
+  return o.adopt ? adopt(spec, arms, o.project) : 0;
 }
 
 // A local bench's runs are evidence (issue 28): they go to the user's run log, marked as bench
@@ -177,6 +226,34 @@ std::string default_arms(Options& o) {
   std::cerr << "edashim bench: comparing " << tool << "'s current choice (" << current
             << ") with baseline; -p PROFILE names other arms\n";
   return "";
+}
+
+// bench collect: the finished rounds' runs into the user's run log, marked as a local bench's
+// are (bench::mark_bench_line), so that report --recommend counts them; each run once: one whose
+// run_id the log already holds under this experiment is not added again. Only the user's own
+// experiment (anyone who can write DIR could forge the rest).
+void log_collected(const Options& o, const farm::Experiment& e, const bench::BenchResult& outcome) {
+  if (!e.own || o.no_log) return;
+  std::string log = current_log_path("bench");
+  if (log.empty()) return;
+  std::string experiment = "farm-" + e.fingerprint.substr(0, 16);
+  auto shared = user_shared_dirs();
+  std::set<std::string> there;
+  if (util::exists(log))
+    scan_logs({log}, shared, [&](const report::RunRecord& r) {
+      if (r.bench_experiment == experiment && !r.run_id.empty()) there.insert(r.run_id);
+    });
+  std::size_t added = 0;
+  for (const auto& r : outcome.runs) {
+    if (r.log_line.empty() || r.record.run_id.empty() || !there.insert(r.record.run_id).second) continue;
+    std::string error, line = bench::mark_bench_line(r.log_line, experiment, e.spec.arms[std::size_t(r.arm)], r.round);
+    if (!run::append_log_line(log, line, error, {}, shared)) {
+      say("cannot add the collected runs to " + log + ": " + error);
+      return;
+    }
+    ++added;
+  }
+  if (added) say(std::to_string(added) + " collected run(s) added to " + log + " (evidence for report --recommend)");
 }
 
 // `bench collect DIR`: whatever has finished, analysed as a local bench's runs are; with
@@ -219,6 +296,7 @@ int run_collect(Options& o) {
     std::cerr << "edashim bench: no round of " << dir << " is done yet: nothing to analyse\n";
     return 3;
   }
+  log_collected(o, *e, c.outcome);
   int rc = finish(o, c.outcome);
   return rc != 0 ? rc : c.count["done"] == e->spec.runs ? 0 : 3;
 }
@@ -288,6 +366,7 @@ void add_export_options(CLI::App* cmd, bench::Exports& x) {
   cmd->add_flag_function("--json", [&x](std::int64_t) { x.json.push_back("-"); }, "Same as --export-json -");
   cmd->add_flag_function("--markdown", [&x](std::int64_t) { x.markdown.push_back("-"); }, "Same as --export-markdown -");
   cmd->add_flag_function("--csv", [&x](std::int64_t) { x.csv.push_back("-"); }, "Same as --export-csv -");
+  cmd->add_flag("--wide", x.wide, "Show every column on the terminal (the Markdown export always has them)");
   cmd->add_option("--plot", x.plot, "Write an SVG of the run-time and peak-memory distributions");
 }
 
@@ -317,6 +396,10 @@ Subcommand add_bench_command(CLI::App& app) {
   cmd->add_flag("--adopt", o->adopt,
                 "Write a clear winner with identical outputs (--compare-outputs) into your config "
                 "(~/.config/edashim/config.toml), as report --recommend --write does");
+  cmd->add_flag("--project", o->project,
+                "With --adopt: write into the nearest .edashim.toml (created here if there is none) instead, and trust "
+                "it as written if you had trusted it before (or it is new)")
+      ->needs(cmd->get_option("--adopt"));
   cmd->add_flag("--no-log", o->no_log, "Keep the runs in no log (they are evidence for report --recommend otherwise)");
   add_farm_options(cmd, o->farm);
   cmd->add_option("command", s.command, "TOOL [ARGS...] (after --)");

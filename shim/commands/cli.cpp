@@ -1,12 +1,14 @@
 #include "commands/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "commands/bench.hpp"
 #include "commands/doctor.hpp"
 #include "commands/explain.hpp"
+#include "commands/help_text.hpp"
 #include "commands/profiles_cmd.hpp"
 #include "commands/recommend.hpp"
 #include "commands/report.hpp"
@@ -42,6 +44,35 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub)
   return code == 0 ? 0 : 2;
 }
 
+// The top-level help's examples, one per subcommand worth knowing first.
+std::string global_examples() {
+  return
+      "Examples:\n"
+      "  edashim run -- yosys -p 'synth -top top' design.v   run yosys through its profile\n"
+      "  edashim run --allocator jemalloc -- yosys -s flow.ys try another allocator once\n"
+      "  edashim explain yosys                              what a yosys run would use, and why\n"
+      "  edashim trust                                      trust the nearest .edashim.toml\n"
+      "  edashim doctor                                     check the installation; each problem comes with its fix\n"
+      "  edashim shims list                                 the tools edashim stands in for, and the real ones\n"
+      "  edashim shims add vpr yices                        stand in for two more tools\n"
+      "  edashim bench -p baseline -p jemalloc -n 30 -- yosys ...  compare profiles, with statistics and a plot\n"
+      "  edashim report --tool yosys --since 7d             runs, medians and speedups from the run log\n"
+      "  edashim tune --option mimalloc.eager_commit_delay=0,1,4 -- yosys ...  sweep allocator options\n"
+      "  edashim SUBCOMMAND --help                          more on one subcommand\n"
+      "  EDASHIM=off yosys ...                              the plain tool, untouched";
+}
+
+// A mistyped subcommand: CLI11 would say "A subcommand is required", which hides the typo.
+// Options (--help, --version) are CLI11's to judge.
+bool known_command(const CLI::App& app, const std::string& first) {
+  if (!first.empty() && first[0] == '-') return true;
+  std::vector<std::string> names;
+  for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
+  if (std::find(names.begin(), names.end(), first) != names.end()) return true;
+  std::fprintf(stderr, "%s\n", unknown_command(first, names).c_str());
+  return false;
+}
+
 // `edashim run -- CMD`: CMD may be a flow's top (make, a flow script), which runs plain.
 int run_command(const std::vector<std::string>& command, const std::string& profile, const std::string& allocator,
                 bool strict) {
@@ -60,21 +91,8 @@ int cli_main(int argc, char** argv) {
       "Installed as links named after the tools (yosys, vpr, yices ...), it is those tools."};
   app.set_version_flag("--version", std::string("edashim ") + EDASHIM_VERSION);
   app.require_subcommand(1);
-  app.footer(
-      "Examples:\n"
-      "  edashim run -- yosys -p 'synth -top top' design.v   run yosys through its profile\n"
-      "  edashim run --allocator jemalloc -- yosys -s flow.ys try another allocator once\n"
-      "  edashim explain yosys                              what a yosys run would use, and why\n"
-      "  edashim trust                                      trust the nearest .edashim.toml\n"
-      "  edashim doctor                                     check the installation; each problem comes with its fix\n"
-      "  edashim shims list                                 the tools edashim stands in for, and the real ones\n"
-      "  edashim shims add vpr yices                        stand in for two more tools\n"
-      "  edashim bench -p baseline -p jemalloc -n 30 -- yosys ...  compare profiles, with statistics and a plot\n"
-      "  edashim report --tool yosys --since 7d             runs, medians and speedups from the run log\n"
-      "  edashim tune --option mimalloc.eager_commit_delay=0,1,4 -- yosys ...  sweep allocator options\n"
-      "  edashim SUBCOMMAND --help                          more on one subcommand\n"
-      "  EDASHIM=off yosys ...                              the plain tool, untouched");
-
+  // Before any subcommand: each takes its parent's formatter (and footer) when it is added.
+  app.formatter(std::make_shared<PlainFormatter>());
   std::string profile, allocator;
   bool strict = false;
   std::vector<std::string> command;
@@ -96,6 +114,7 @@ int cli_main(int argc, char** argv) {
 
   Subcommand trust_cmd = add_trust_command(app, TrustAction::trust);
   auto* profiles_cmd = app.add_subcommand("profiles", "List the named profiles that can be selected here");
+  profiles_cmd->footer("Example: edashim profiles   (then: edashim run -p NAME -- TOOL ...)");
   Subcommand untrust_cmd = add_trust_command(app, TrustAction::untrust);
 
   Subcommand shims_cmd = add_shims_command(app);
@@ -104,6 +123,9 @@ int cli_main(int argc, char** argv) {
   Subcommand forget_cmd = add_forget_command(app);
   Subcommand bench_cmd = add_bench_command(app);
   Subcommand tune_cmd = add_tune_command(app);
+  // Set after the subcommands: each copies its parent's footer when added, and would show these as its own.
+  app.footer(global_examples());
+  if (argc > 1 && !known_command(app, argv[1])) return 2;
 
   // `edashim run [options] -- TOOL ARGS`: everything after the first `--` is the tool's, never
   // ours (CLI11 would otherwise look into it). Without `--`, prefix_command() stops at TOOL.

@@ -221,8 +221,8 @@ Evidence read_evidence(const std::vector<std::string>& files, const std::vector<
         ++ev.without_status;
         return;
       }
-      ev.runs.push_back(
-          {r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s, r.max_rss_kb});
+      ev.runs.push_back({r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s,
+                         r.max_rss_kb, r.bench_experiment});
     });
     ignored.say(file, std::cerr);
     ev.reads.insert(ev.reads.end(), reads.begin(), reads.end());
@@ -344,7 +344,8 @@ Subcommand add_forget_command(CLI::App& app) {
   auto tool = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("forget", "Drop learned choices (all tools, or one): runs go back to your configuration");
   cmd->add_option("tool", *tool, "Only this tool");
-  cmd->footer("Learned choices live in $XDG_STATE_HOME/edashim/learned.toml (adopt = true and edashim report --recommend).");
+  cmd->footer("Example: edashim forget yosys   yosys runs as configured again\n"
+              "Learned choices live in $XDG_STATE_HOME/edashim/learned.toml (adopt = true and edashim report --recommend).");
   return {cmd, [tool] {
             std::string file = paths::Files::discover().learned_file;
             std::size_t dropped = 0;

@@ -311,7 +311,10 @@ void parse_run(const json& j, int round, RoundFile& f) {
   if (j.contains("hashes") && j["hashes"].is_object())
     for (auto& [k, v] : j["hashes"].items())
       if (v.is_string()) r.run.hashes[k] = v.get<std::string>();
-  if (j.contains("record") && j["record"].is_object()) report::parse_run_line(j["record"].dump(), r.run.record);
+  if (j.contains("record") && j["record"].is_object()) {
+    r.run.log_line = j["record"].dump(-1, ' ', false, json::error_handler_t::replace);
+    report::parse_run_line(r.run.log_line, r.run.record);
+  }
   f.runs.push_back(std::move(r));
 }
 

@@ -19,7 +19,17 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct Cell {
   std::vector<double> wall, rss;
   std::size_t failures = 0;
+  std::map<std::string, std::size_t> bench_runs;  // experiment -> its successful runs here
 };
+
+// Whether one bench ran both cells' arms, `min_runs` successful runs each.
+bool benched(const Cell& a, const Cell& b, std::size_t min_runs) {
+  for (const auto& [experiment, n] : a.bench_runs) {
+    auto other = b.bench_runs.find(experiment);
+    if (n >= min_runs && other != b.bench_runs.end() && other->second >= min_runs) return true;
+  }
+  return false;
+}
 using BySignature = std::map<std::string, std::map<std::string, Cell>>;  // signature -> arm -> cell
 
 std::string plural(std::size_t n, const char* word) {
@@ -45,6 +55,7 @@ Comparison compare(const BySignature& cells, const std::string& arm, const std::
     }
     if (cand.wall.empty() || cur.wall.empty()) continue;
     ++c.signatures;
+    if (benched(cand, cur, rule.min_runs)) ++c.benched_signatures;
     c.runs += cand.wall.size();
     c.current_runs += cur.wall.size();
     wall.push_back({cand.wall, cur.wall});
@@ -59,11 +70,12 @@ Comparison compare(const BySignature& cells, const std::string& arm, const std::
     c.ci = {kNaN, kNaN};
   }
   // What is missing, most basic first.
-  if (c.runs < rule.min_runs || c.current_runs < rule.min_runs || c.signatures < rule.min_signatures)
+  bool thin = c.runs < rule.min_runs || c.current_runs < rule.min_runs || c.signatures < rule.min_signatures;
+  if (thin && c.benched_signatures == 0)
     c.missing.push_back("thin evidence: " + plural(c.runs, "run") + " of " + arm + " and " + std::to_string(c.current_runs) +
                         " of " + current + " over " + plural(c.signatures, "signature") + " (needs >= " +
                         std::to_string(rule.min_runs) + " runs per arm over >= " + std::to_string(rule.min_signatures) +
-                        " signatures)");
+                        " signatures, or one bench of both with >= " + std::to_string(rule.min_runs) + " runs each)");
   if (!c.stopped.empty())
     c.missing.push_back("stopped on " + plural(c.stopped.size(), "signature") + ": failed where " + current +
                         " succeeded (left out of the comparison)");
@@ -108,6 +120,7 @@ std::vector<Verdict> recommend(const std::vector<Run>& runs, const Rule& rule, i
     }
     cell.wall.push_back(r.wall_s);
     cell.rss.push_back(r.max_rss_kb);
+    if (!r.bench_experiment.empty()) ++cell.bench_runs[r.bench_experiment];
     if (!r.explored && r.start_unix >= g.latest) {
       g.latest = r.start_unix;
       g.current = r.arm;
@@ -155,6 +168,7 @@ std::optional<Comparison> compare_arms(const std::vector<Run>& runs, const std::
     }
     cell.wall.push_back(r.wall_s);
     cell.rss.push_back(r.max_rss_kb);
+    if (!r.bench_experiment.empty()) ++cell.bench_runs[r.bench_experiment];
   }
   if (!any) return std::nullopt;
   return compare(cells, candidate, reference, rule, resamples);
@@ -167,7 +181,8 @@ std::string rule_text(const Rule& rule) {
          ", its peak-RSS ratio is at most " + util::fixed(rule.rss_max, 2) +
          ", it failed no more often than the current choice on any signature (and never where the current choice "
          "succeeded), and each arm has at least " + std::to_string(rule.min_runs) + " successful runs over at least " +
-         std::to_string(rule.min_signatures) + " signatures";
+         std::to_string(rule.min_signatures) + " signatures, or one bench (edashim bench) ran both with at least " +
+         std::to_string(rule.min_runs) + " successful runs each";
 }
 
 bool bench_confirms(const std::vector<BenchRecord>& benches, const std::string& tool, const std::string& allocator) {

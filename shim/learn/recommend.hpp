@@ -18,6 +18,7 @@ struct Run {
   bool explored = false;                        // the run ran a candidate instead of the current choice
   bool ok = false;                              // exit status 0
   double start_unix = 0, wall_s = 0, max_rss_kb = 0;
+  std::string bench_experiment;                 // a bench's run (interleaved with the other arms): its experiment id
 };
 
 // The evidence a recommendation needs. The defaults are the documented rule (README).
@@ -33,6 +34,10 @@ struct Comparison {
   std::string arm;
   std::size_t runs = 0, current_runs = 0;        // successful runs in the compared signatures
   std::size_t signatures = 0;                    // compared signatures
+  // Compared signatures where one bench ran both arms, min_runs successful runs each: a bench's
+  // interleaved rounds cancel what the machine and the moment add, so one such signature is
+  // evidence enough in place of min_signatures (issue 28 item 1: a bench counts at full weight).
+  std::size_t benched_signatures = 0;
   std::size_t failures = 0, current_failures = 0;  // status != 0, over the signatures both ran
   double ratio, p, rss_ratio;                    // candidate / current; NaN when not computable
   stats::Interval ci;

@@ -312,6 +312,7 @@ static_assert(logkey::arm[0] == 'a' && logkey::machine[0] == 'm' && logkey::sign
               logkey::explore[0] == 'e' && logkey::record[0] == 'r' && logkey::identical_arms[0] == 'i' &&
               logkey::differing_arms[0] == 'd' && logkey::path[0] == 'p' && logkey::host[0] == 'h' &&
               logkey::processes[0] == 'p');
+static_assert(logkey::bench[0] == 'b');
 static_assert(logkey::run_id[0] == 'r' && logkey::flow[0] == 'f' && logkey::parent_run[0] == 'p');
 static_assert(logkey::wall_s[0] == 'w' && logkey::start_unix[0] == 's' && logkey::signal[0] == 's' &&
               logkey::status[0] == 's' && logkey::sys_s[0] == 's');
@@ -341,6 +342,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
           good = s.skip();
         }
         break;
+      case 'b': good = key == logkey::bench ? s.field_of_object(logkey::experiment, r.bench_experiment) : s.skip(); break;
       case 'c':
         good = key == logkey::cwd ? s.string_or_null(r.cwd)
                : key == logkey::config_error ? s.string_or_null(r.config_error) : s.skip();

@@ -39,6 +39,7 @@ struct RunRecord {
   std::string host;                    // the machine's name (gethostname); empty in older logs
   std::string signature, arm;
   bool explored = false;               // "explore" is an object, not null
+  std::string bench_experiment;        // bench.experiment: a bench's interleaved run; "" otherwise
   // Issue 26's flow fields; empty in older logs and at the top of a flow (parent_run).
   std::string run_id, flow, parent_run;
   // Not a run: the kind of record ("bench_outputs"), with its lists. Empty for a run.

@@ -37,6 +37,8 @@ inline constexpr std::string_view scratch = "scratch";     // object: dir, kept,
 inline constexpr std::string_view preflight = "preflight";
 // The key of "same work" (issue 15; README "Same work"): what ran, where, on what command.
 inline constexpr std::string_view arm = "arm";             // "mimalloc[eager_commit_delay=4]", "system"
+inline constexpr std::string_view bench = "bench";  // a bench's run: {"experiment", "arm", "round"}; absent otherwise
+inline constexpr std::string_view experiment = "experiment";
 inline constexpr std::string_view explore = "explore";     // null, or {"ran": profile, "instead_of": arm}
 inline constexpr std::string_view ran = "ran";
 inline constexpr std::string_view instead_of = "instead_of";

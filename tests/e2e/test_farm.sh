@@ -114,6 +114,24 @@ test_parallel_runs_every_round_on_local_sshlogin_jobs() {
   expect_eq "$(awk 'NR > 1' "$SB/pexp/parallel/joblog-1" | wc -l)" 3 "one parallel job per round"
 }
 
+# Issue 28 item 1: a farm bench's runs reach the user's run log as a local bench's do, marked
+# with one experiment id, once however often the experiment is collected.
+test_collect_writes_the_farm_runs_to_the_run_log_once() {
+  need_parallel
+  "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --executor parallel --dir "$SB/pexp" --wait \
+    -- yosys -q -p "$SYNTH" > /dev/null 2> farm.err || fail "farm bench: $(cat farm.err)"
+  expect_contains "$(cat farm.err)" "4 collected run(s) added to $LOG" "said"
+  marked() { grep '"bench":{' "$LOG" | python3 -c "
+import json, sys
+lines = [json.loads(l) for l in sys.stdin]
+print(len(lines), sorted({l['bench']['experiment'][:5] for l in lines}), sorted((l['bench']['arm'], l['bench']['round']) for l in lines))"; }
+  expect_eq "$(marked)" "4 ['farm-'] [('baseline', 1), ('baseline', 2), ('jemalloc', 1), ('jemalloc', 2)]" \
+    "each measured run once, marked as the farm experiment's"
+  "$BIN" bench collect "$SB/pexp" > /dev/null 2> again.err || fail "collect: $(cat again.err)"
+  expect_eq "$(marked)" "4 ['farm-'] [('baseline', 1), ('baseline', 2), ('jemalloc', 1), ('jemalloc', 2)]" "collecting again adds nothing"
+  expect_not_contains "$(cat again.err)" "added to" "and says nothing of it"
+}
+
 test_parallel_a_killed_task_is_partial_and_resubmit_completes_it() {
   need_parallel
   "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --executor parallel --dir "$SB/pexp" \

@@ -65,6 +65,7 @@ out=$(cd "$T" && bash "$SRC/install/install.sh" --no-packages --from-build "$BUI
   fail "install.sh failed:
 $out"
 expect_contains "$out" "all well" "doctor at the end of install.sh"
+expect_contains "$out" "z3 is not linked (examples/formal's solver runs plain" "why examples/formal's z3 runs plain"
 expect_contains "$out" "Number of cells" "the example's synthesis result"
 expect_contains "$out" '"requested": "jemalloc"' "the example's pretty-printed log entry"
 [ -x "$P/bin/edashim" ] || fail "no $P/bin/edashim"
@@ -81,7 +82,8 @@ mv "$T/profiles-aside" "$P/share/edashim/profiles"
 [[ "$out" != *"$SRC"* ]] || fail "with its profiles missing, the installed edashim read the source tree's: $out"
 
 step "links for the installed tools, and only those"
-for t in yosys yosys-abc berkeley-abc; do
+# Every tool examples/ice40 runs (install/packages.txt installs them); z3 is left out, and said so.
+for t in yosys yosys-abc berkeley-abc nextpnr-ice40 icepack; do
   [ -L "$SHIMS/$t" ] || fail "no link for $t"
   expect_eq "$(readlink "$SHIMS/$t")" "../../../bin/edashim" "$t link target (relative: the prefix can move)"
 done
@@ -153,6 +155,10 @@ COMP_WORDS=(edashim bench co); COMP_CWORD=2; _edashim
 expect_eq "${COMPREPLY[*]}" "collect" "completing bench's collect"
 COMP_WORDS=(edashim bench collect /nonexistent-dir --res); COMP_CWORD=4; _edashim
 expect_eq "${COMPREPLY[*]}" "--resubmit" "completing collect's --resubmit"
+COMP_WORDS=(edashim fo); COMP_CWORD=1; _edashim
+expect_eq "${COMPREPLY[*]}" "forget" "completing forget"
+COMP_WORDS=(edashim bench --pro); COMP_CWORD=2; _edashim
+expect_eq "${COMPREPLY[*]}" "--profile --project" "completing bench's --project"
 COMP_WORDS=(edashim trust --ig); COMP_CWORD=2; _edashim
 expect_eq "${COMPREPLY[*]}" "--ignore" "completing trust's --ignore"
 if command -v man >/dev/null; then
@@ -172,6 +178,13 @@ expect_contains "$out" "yosys: already linked" "second run"
 second=$(snapshot strict)
 [ "$first" == "$second" ] || fail "the second install changed files:
 $(diff <(echo "$first") <(echo "$second"))"
+
+step "uninstall --dry-run says what it would remove and removes nothing"
+out=$(bash "$P/share/edashim/uninstall.sh" --dry-run 2>&1) || fail "uninstall.sh --dry-run failed: $out"
+grep -qE '^uninstall.sh: would remove [1-9][0-9]* files and links installed under ' <<<"$out" ||
+  fail "--dry-run does not end with what it would remove: $out"
+! grep -qE 'removed [0-9]+ files' <<<"$out" || fail "--dry-run says it removed files: $out"
+[ "$(snapshot strict)" == "$second" ] || fail "--dry-run changed files"
 
 step "uninstall (the installed copy) restores the prefix and HOME, keeps the log"
 out=$(bash "$P/share/edashim/uninstall.sh" 2>&1) || fail "uninstall.sh failed: $out"

@@ -20,6 +20,8 @@
 #include "bench/svg.hpp"
 #include "bench/sweep.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
+#include "util/table.hpp"
 
 using Catch::Matchers::WithinRel;
 
@@ -114,7 +116,8 @@ TEST_CASE("Bench: CSV has one column per figure, JSON every run", "[bench]") {
   auto a = bench::analyse(spec, o, 100);
   auto csv = util::render_csv(bench::bench_table(a, false, false));
   CHECK(csv.substr(0, csv.find('\n')) ==
-        "arm,ok,failed,mean_s,median_s,p5_s,p95_s,mean_ratio,median_ratio,p5_ratio,p95_ratio,p_faster,p_method,ci95_lo,"
+        "arm,ok,failed,mean_s,median_s,p5_s,p95_s,mean_ratio,median_ratio,p5_ratio,p95_ratio,mann_whitney_p_faster,"
+        "mann_whitney_method,ci95_lo,"
         "ci95_hi,peak_rss_mb,rss_ratio,peak_vm_mb,vm_ratio,verified,stddev_s,min_s,max_s");
   CHECK(csv.find("\nmimalloc,2,0,2.000000,2.000000,1.100000,2.900000,0.6667,0.6667,0.5238,0.7436,") != std::string::npos);
   auto j = nlohmann::json::parse(bench::bench_json(spec, o, a));
@@ -359,7 +362,7 @@ TEST_CASE("Bench: peak virtual size per arm: median of the runs' VmPeak, ratio t
   CHECK(text.find("5.0 (1.250x)") != std::string::npos);
   auto csv = util::render_csv(bench::bench_table(a, false, false));
   CHECK(csv.find(",5.00,1.2500,") != std::string::npos);
-  auto report = bench::render_report(spec, o, a, false);
+  auto report = bench::render_report(spec, o, a, false, true);
   CHECK(report.find("Peak VM \"-\": peak virtual size (VmPeak) needs the probe's records: the probe was off for noprobe") !=
         std::string::npos);
   auto j = nlohmann::json::parse(bench::bench_json(spec, o, a));
@@ -506,7 +509,7 @@ TEST_CASE("Bench: exports are checked first, written whole, and never half over 
   REQUIRE(util::write_file_atomic(dir + "/r.csv", "the user's old file\n"));
   std::ostringstream out, err;
   CHECK(bench::present(spec, o, arms, x, out, err));
-  CHECK(out.str().find("median s") != std::string::npos);  // the terminal table, always
+  CHECK(out.str().find("mean ± σ s") != std::string::npos);  // the terminal table, always
   CHECK(util::read_file(dir + "/a.json") == util::read_file(dir + "/b.json"));
   CHECK(nlohmann::json::parse(*util::read_file(dir + "/a.json"))["arms"].size() == 2);
   CHECK(util::read_file(dir + "/r.md")->find("| arm | ok | failed |") != std::string::npos);
@@ -617,7 +620,7 @@ TEST_CASE("Paired: an arm that gains on one CPU model only is warned about, with
 
   // The report shows both tables and the warning; the JSON the same figures.
   auto arms = bench::analyse(spec, two_models(), 100);
-  auto text = bench::render_report(spec, two_models(), arms, false);
+  auto text = bench::render_report(spec, two_models(), arms, false, true);
   CHECK(text.find("Paired by round") != std::string::npos);
   CHECK(text.find("By node") != std::string::npos);
   CHECK(text.find("Warning: gains: ") != std::string::npos);
@@ -694,6 +697,62 @@ TEST_CASE("Paired: the same input gives the same JSON, whatever order the runs a
   CHECK(j1["by_node"] == j2["by_node"]);
 }
 
+// Issue 28 items 1-2: a realistic bench (long times, a profile file's name, a long command,
+// outputs compared) renders within 100 columns by default, with one p-value per arm, the
+// Wilcoxon signed-rank on the rounds, named in the footnote; --wide and Markdown keep every
+// column.
+TEST_CASE("Bench: the terminal report fits 100 columns with one p-value per arm", "[bench][present]") {
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"jemalloc-narenas4", "./jemalloc-narenas4.toml"}, {"mimalloc", "mimalloc"}};
+  spec.command = {"yosys", "-q", "-p", "read_verilog design_with_a_long_name.v; synth_ice40 -top top; write_json net.json",
+                  "-l", "logs/yosys_synthesis_run.log"};
+  spec.runs = 12;
+  spec.compare = true;
+  spec.compare_outputs = {"net.json"};
+  bench::BenchResult o;
+  o.machine = "AMD EPYC 7B13 64-Core Processor, 2 logical CPUs, load 1.23";
+  for (int r = 0; r < 12; ++r) {
+    o.runs.push_back(run(0, r, 1234.567 + r, 4 * 1024 * 1024 + r));
+    o.runs.push_back(run(1, r, 1111.111 + r, 5 * 1024 * 1024 + r));
+    o.runs.push_back(run(2, r, 1200.001 + 3 * r, 4 * 1024 * 1024 + 7 * r));
+  }
+  o.runs.push_back(run(2, 12, 0, 0));
+  o.runs.back().ok = false;
+  o.runs.back().failure = "exit status 1";
+  auto arms = bench::analyse(spec, o, 100);
+  auto text = bench::render_report(spec, o, arms, false);
+  auto cells = [](const std::string& line) {  // terminal cells: UTF-8 continuation bytes take none
+    return std::size_t(std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  };
+  std::size_t longest = 0;
+  for (const auto& line : util::split(text, '\n')) {
+    INFO(line);
+    CHECK(cells(line) <= 100);
+    longest = std::max(longest, cells(line));
+  }
+  CHECK(longest > 60);
+  auto table = text.substr(text.find("arm "));
+  CHECK(table.find("mean \u00b1 \u03c3 s") != std::string::npos);
+  CHECK(table.find("min-max s") != std::string::npos);
+  CHECK(table.find("1240.1 \u00b1 3.6") != std::string::npos);  // four significant digits above 100 s
+  CHECK(table.find("1234.6-1245.6") != std::string::npos);
+  CHECK(table.find("12/13") != std::string::npos);
+  CHECK(text.find("Wilcoxon signed-rank") != std::string::npos);
+  CHECK(text.find("Mann-Whitney") == std::string::npos);
+  CHECK(text.find("Paired by round") == std::string::npos);
+  // p: the paired test's, not the unpaired one's (they differ here: 12 rounds all faster, p = 1/4096).
+  auto paired = bench::analyse_paired(spec, o, 100);
+  CHECK(text.find(util::fixed(paired.arms[1].test.p, 4)) != std::string::npos);
+  // --wide and Markdown: every column, the paired table, still one p-value (Wilcoxon) per arm.
+  for (bool md : {false, true}) {
+    auto wide = bench::render_report(spec, o, arms, md, true);
+    CHECK(wide.find("peak VM MB") != std::string::npos);
+    CHECK(wide.find("Paired by round") != std::string::npos);
+    CHECK(wide.find("Mann-Whitney") == std::string::npos);
+    CHECK(wide.find("p (faster)") == wide.rfind("p (faster)"));
+  }
+}
+
 TEST_CASE("Paired: a local bench (one host) shows the paired table and no by-node table", "[bench][paired]") {
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}};
@@ -703,7 +762,7 @@ TEST_CASE("Paired: a local bench (one host) shows the paired table and no by-nod
     o.runs.push_back(placed(0, r, 2.0 + 0.1 * r, 1000, "here", "Some CPU"));
     o.runs.push_back(placed(1, r, 1.8 + 0.1 * r, 1000, "here", "Some CPU"));
   }
-  auto text = bench::render_report(spec, o, bench::analyse(spec, o, 100), false);
+  auto text = bench::render_report(spec, o, bench::analyse(spec, o, 100), false, true);
   CHECK(text.find("Paired by round") != std::string::npos);
   CHECK(text.find("By node") == std::string::npos);
   auto md = bench::render_report(spec, o, bench::analyse(spec, o, 100), true);

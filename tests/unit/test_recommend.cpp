@@ -93,6 +93,55 @@ TEST_CASE("Recommend: the current choice is the latest non-explored successful r
   CHECK(says(*find(v[0], "jemalloc"), "slower: 1.25x"));
 }
 
+// Issue 28 item 1: one bench (interleaved, the same experiment for both arms) of min_runs runs per
+// arm is evidence enough on its own signature; the same runs outside a bench, or a bench too
+// short, or two benches each of one arm, are not.
+TEST_CASE("Recommend: one bench of both arms is enough evidence for its signature", "[recommend]") {
+  auto from_bench = [](std::vector<learn::Run>& runs, std::size_t from, const std::string& experiment) {
+    for (std::size_t i = from; i < runs.size(); ++i) runs[i].bench_experiment = experiment;
+  };
+  std::vector<learn::Run> runs;
+  add_runs(runs, "mimalloc", {"s1"}, 10, 0.8, 1000, true);
+  add_runs(runs, "jemalloc", {"s1"}, 10, 1.0, 2000);
+  auto plain = learn::recommend(runs);
+  REQUIRE(plain[0].candidates.size() == 1);
+  CHECK(plain[0].recommended == -1);
+  CHECK(says(plain[0].candidates[0], "thin evidence: 10 runs of mimalloc and 10 of jemalloc over 1 signature"));
+  from_bench(runs, 0, "b1");
+  auto v = learn::recommend(runs);
+  CHECK(v[0].candidates[0].benched_signatures == 1);
+  CHECK(v[0].candidates[0].missing.empty());
+  CHECK(v[0].recommended == 0);
+  // Each arm from a bench of its own: not one interleaved comparison.
+  from_bench(runs, 10, "b2");
+  v = learn::recommend(runs);
+  CHECK(v[0].candidates[0].benched_signatures == 0);
+  CHECK(v[0].recommended == -1);
+  // A bench of fewer than min_runs runs per arm is thin still.
+  runs.clear();
+  add_runs(runs, "mimalloc", {"s1"}, 9, 0.8, 1000, true);
+  add_runs(runs, "jemalloc", {"s1"}, 9, 1.0, 2000);
+  from_bench(runs, 0, "b1");
+  v = learn::recommend(runs);
+  CHECK(v[0].recommended == -1);
+  CHECK(says(v[0].candidates[0], "thin evidence: 9 runs"));
+  // The rest of the rule still holds for a bench: no gain, no recommendation.
+  runs.clear();
+  add_runs(runs, "mimalloc", {"s1"}, 10, 1.0, 1000, true);
+  add_runs(runs, "jemalloc", {"s1"}, 10, 1.0, 2000);
+  from_bench(runs, 0, "b1");
+  v = learn::recommend(runs);
+  CHECK(v[0].recommended == -1);
+  CHECK(v[0].candidates[0].benched_signatures == 1);
+  // The run log's lines carry the experiment (bench::mark_bench_line), and a plain run none.
+  report::RunRecord r;
+  REQUIRE(report::parse_run_line(R"({"tool":"yosys","bench":{"experiment":"e-17","arm":"jemalloc","round":3},"arm":"jemalloc"})", r));
+  CHECK(r.bench_experiment == "e-17");
+  CHECK(r.arm == "jemalloc");
+  REQUIRE(report::parse_run_line(R"({"tool":"yosys","bench":null,"arm":"jemalloc"})", r));
+  CHECK(r.bench_experiment.empty());
+}
+
 TEST_CASE("Recommend: thin evidence is said with its numbers", "[recommend]") {
   std::vector<learn::Run> runs;
   add_runs(runs, "mimalloc", {"s1"}, 4, 0.8, 1000, true);

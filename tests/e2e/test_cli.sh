@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The CLI's own words (issue 28 item 7): a mistyped subcommand is named with its nearest match,
+# each subcommand's --help shows its own examples, and no help shows CLI11's internals.
+source "$(dirname "$0")/lib.sh"
+
+test_a_mistyped_subcommand_gets_did_you_mean() {
+  rc=0
+  "$BIN" reprot --tool yosys > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "a usage error"
+  expect_eq "$(head -1 err.txt)" "edashim: unknown command 'reprot'; did you mean 'report'? (edashim --help lists them)" "the message"
+  expect_not_contains "$(cat err.txt)" "A subcommand is required" "not CLI11's"
+  rc=0
+  "$BIN" xyzzy > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "nothing near: still a usage error"
+  expect_eq "$(cat err.txt)" "edashim: unknown command 'xyzzy' (edashim --help lists them)" "no guess"
+  "$BIN" --version > out.txt || fail "--version is an option, not a command"
+}
+
+# Every subcommand's help ends with examples of that subcommand, never the global list.
+test_each_subcommands_help_shows_its_own_examples() {
+  "$BIN" --help > global.txt || fail "--help failed"
+  expect_contains "$(cat global.txt)" "edashim SUBCOMMAND --help" "the global examples"
+  for sub in run explain trust untrust profiles shims doctor report forget bench tune; do
+    "$BIN" $sub --help > help.txt 2>&1 || fail "$sub --help: status $?"
+    expect_not_contains "$(cat help.txt)" "edashim SUBCOMMAND --help" "$sub --help shows the global examples"
+    grep -qE "^ *(Examples?:)? *edashim $sub( |$)" help.txt || fail "$sub --help has no example of edashim $sub: $(cat help.txt)"
+  done
+}
+
+test_help_says_types_and_exclusions_in_plain_words() {
+  for sub in bench tune report doctor shims trust; do
+    "$BIN" $sub --help > help.txt 2>&1 || fail "$sub --help: status $?"
+    for internal in "Excludes:" "Needs:" "INT:" "TEXT:" "FLOAT:" " in [" "{"; do
+      expect_not_contains "$(cat help.txt)" "$internal" "$sub --help"
+    done
+  done
+  expect_contains "$("$BIN" bench --help)" "N, 1 to 100000" "bench's run count, in words"
+  expect_contains "$("$BIN" report --help)" "(not with" "report's exclusions, in words"
+}
+
+run_suite "$@"
