@@ -199,7 +199,12 @@ bool still_there(const std::string& path, int fd) {
 
 LockedDir make_locked_dir(const std::string& base, const std::string& prefix, std::string& error) {
   for (int attempt = 0; attempt < 8; ++attempt) {
-    std::string templ = base + "/" + prefix + std::to_string(::getpid()) + "-XXXXXX";
+    // The pid at a fixed width (pid_max is at most 2^22, 7 digits): the directory's name reaches
+    // the tool's environment (TMPDIR, the probe's file), whose size bench keeps equal across runs
+    // and arms; pids that wrap from 7 digits to 3 on a busy machine changed it by bytes.
+    char pid[16];
+    std::snprintf(pid, sizeof pid, "%07d", int(::getpid()));
+    std::string templ = base + "/" + prefix + pid + "-XXXXXX";
     if (!::mkdtemp(templ.data())) {  // mkdtemp creates it 0700
       error = "cannot create a directory in " + base + ": " + std::strerror(errno);
       return {};

@@ -87,7 +87,7 @@ test_a_live_run_in_another_pid_namespace_keeps_its_scratch_through_a_concurrent_
   done
   unshare --pid --fork --mount-proc sh -c "echo $n > /proc/sys/kernel/ns_last_pid; ftool hold-tmp 3" > inner.out &
   local inner=$!
-  local dir; dir=$(waitfile "$OWN/edashim-$(id -u)-$((n + 1))-*/mine")
+  local dir; dir=$(waitfile "$OWN/edashim-$(id -u)-$(printf %07d $((n + 1)))-*/mine")
   dir=${dir%/mine}
   ! kill -0 $((n + 1)) 2>/dev/null || fail "premise: PID $((n + 1)) exists out here too"
   out=$(ftool hold-tmp 0)  # a run out here, sweeping the same base while the inner one runs
@@ -182,7 +182,7 @@ test_a_sigkilled_runs_probe_directory_is_swept_by_the_next_run_and_a_live_ones_i
   mkdir -m 700 "$XDG_RUNTIME_DIR"
   mytool sleep 30 &
   local pid=$!
-  local dir; dir=$(waitfile "$XDG_RUNTIME_DIR/edashim-$(id -u)/edashim-$(id -u)-$pid-*/probe")
+  local dir; dir=$(waitfile "$XDG_RUNTIME_DIR/edashim-$(id -u)/edashim-$(id -u)-$(printf %07d "$pid")-*/probe")
   dir=${dir%/probe}
   mytool exit 0
   [ -d "$dir" ] || fail "a live run's probe directory was swept"

@@ -361,7 +361,7 @@ test_sigkilled_edashim_takes_the_tool_and_the_next_run_sweeps_its_scratch() {
   wait_for "$SB/p" '[0-9]'
   local tool; tool=$(cat "$SB/p")
   local scratch; scratch=$(tr '\0' '\n' < "/proc/$tool/environ" | sed -n 's/^TMPDIR=//p')
-  expect_contains "$scratch" "$base/edashim-$(id -u)/edashim-$(id -u)-$pid-" "the tool runs in edashim's scratch"
+  expect_contains "$scratch" "$base/edashim-$(id -u)/edashim-$(id -u)-$(printf %07d "$pid")-" "the tool runs in edashim's scratch"
   [ -d "$scratch" ] || fail "no scratch directory $scratch"
   kill -KILL "$pid"
   wait "$pid" 2>/dev/null || true
