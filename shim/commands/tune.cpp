@@ -433,7 +433,7 @@ Subcommand add_tune_command(CLI::App& app) {
       ->required();
   cmd->add_option("--allocator", o->allocator, "Allocator to tune (default: the first option's family)");
   cmd->add_option("--max-rss-ratio", o->max_rss_ratio,
-                  "Peak-RSS budget relative to baseline (default 1.05 when no budget is given)")
+                  "Peak-RSS budget relative to baseline (no budget given: 1.05 x the current setting's peak RSS)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-vm-ratio", o->max_vm_ratio,
                   "Peak-virtual-size budget (largest VmPeak over the processes, from the probe) relative to baseline")
@@ -455,7 +455,7 @@ Subcommand add_tune_command(CLI::App& app) {
       "the evidence, as bench reports it: one-sided Mann-Whitney p < 0.05 and the bootstrap 95% interval of the median\n"
       "ratio below 1 (with fewer than 4 runs per setting no difference can show), and it is within every budget given:\n"
       "median peak RSS within --max-rss-ratio of baseline's, median peak virtual size (VmPeak, from the probe) within\n"
-      "--max-vm-ratio of baseline's (neither given: --max-rss-ratio 1.05). While the current setting is over a budget,\n"
+      "--max-vm-ratio of baseline's (neither given: 1.05 x the current setting's peak RSS). While the current setting is over a budget,\n"
       "memory decides instead: the fastest value within every budget, else the value closest to them (by at least 1% of\n"
       "the budget), so that several options can reach a budget together. With --max-vm-ratio, tune stops with status 2\n"
       "before running when the probe would be off, and a candidate whose runs reported no VmPeak counts as over. The result is written only when it beats baseline on the same evidence; otherwise\n"
