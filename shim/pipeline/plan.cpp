@@ -171,18 +171,13 @@ void check_options(Plan& plan) {
 
 // The tools with a shipped profile of their own (defaults/NAME.toml but all.toml): what the exec
 // hook routes through edashim, by file name.
-std::string routed_tools(const std::string& shipped_dir) {
+std::vector<std::string> routed_tools(const std::string& shipped_dir) {
   std::vector<std::string> names;
   if (DIR* d = ::opendir((shipped_dir + "/defaults").c_str())) {
     while (dirent* e = ::readdir(d)) names.push_back(e->d_name);
     ::closedir(d);
   }
-  return util::join(tool_names_of_profiles(names), ":");
-}
-
-bool in_colon_list(const std::string& list, const std::string& name) {
-  auto names = util::split(list, ':');
-  return std::find(names.begin(), names.end(), name) != names.end();
+  return tool_names_of_profiles(names);
 }
 
 // 6. Where the run goes: log, probe, scratch.
@@ -201,7 +196,8 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
   // A profile or allocator asked for by name (a flag, EDASHIM_PROFILE, EDASHIM_ALLOCATOR; bench's
   // arms) is for the whole tree, as before routing: nothing below is routed to a profile of its own.
   bool chosen = !plan.inv.chosen.profile.empty() || !plan.inv.chosen.allocator.empty();
-  plan.routed_tools = chosen ? "" : routed_tools(files.shipped_dir);
+  auto routed = chosen ? std::vector<std::string>() : routed_tools(files.shipped_dir);
+  plan.routed_tools = util::join(routed, ":");
   if (!chosen)
     for (const auto& [name, path] : s.routed_paths)
       plan.routed_paths += (plan.routed_paths.empty() ? "" : "\n") + name + "=" + path.value;
@@ -209,7 +205,7 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
   // to prove, and its tools are routed to runs and log lines of their own. Recording each of its
   // processes (make's recipes, by the thousand) cost ~50 us an exec for nothing (issue 26 item 6).
   plan.flow_top = plan.inv.via_run && !chosen && plan.allocator == "system" && plan.preloaded_by_caller.empty() &&
-                  !in_colon_list(plan.routed_tools, plan.inv.tool);
+                  std::find(routed.begin(), routed.end(), plan.inv.tool) == routed.end();
   if (!s.scratch.value) return;
   // A temporary directory the user set is theirs (it may be on a disk for a reason, or be
   // where they look for what a tool leaves): only an explicit "override" replaces it.

@@ -278,10 +278,36 @@ C
   local inode; inode=$(stat -c %i prog)
   # make starts each line itself (posix_spawn, no shell), all from one process.
   printf 'all:\n\t./prog exit 0\n\t./prog exit 0\n\t./mover badinterp prog\n\t-./prog\n' > Makefile
-  "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  local st_direct=0 st_via=0
+  EDASHIM=off make -s > direct.out 2>&1 || st_direct=$?
+  cp "$HELPER" prog  # back as it was, the same inode
+  expect_eq "$(stat -c %i prog)" "$inode" "premise: put back in place"
+  "$BIN" run -- make -s > hook.out 2>&1 || st_via=$?
+  expect_eq "$st_via" "$st_direct" "same status as directly"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output and make's error for the replaced program"
   expect_eq "$(stat -c %i prog)" "$inode" "premise: replaced in place"
   expect_contains "$(last_log "$LOG" 'j["not_applied"]')" \
     "allocator not applied to ./prog: loader /nonexistent/ld-linux-x86-64.so.2" "the replaced program's loader was looked at"
+}
+
+# `edashim run -- yosys` runs a tool, not a flow's top: its profile's allocator, every process
+# recorded and the allocator verified, the same netlist as directly. So does a tool whose shipped
+# profile keeps glibc's malloc (z3): no allocator, but a tool's run, not a flow's top.
+test_edashim_run_of_a_tool_with_a_profile_is_not_a_flows_top() {
+  need yosys z3
+  printf '(declare-const x Int)\n(assert (> x 2))\n(check-sat)\n' > q.smt2
+  local z3_direct; z3_direct=$(EDASHIM=off /usr/bin/z3 q.smt2 2>&1)
+  expect_eq "$("$BIN" run -- /usr/bin/z3 q.smt2 2>&1)" "$z3_direct" "z3: same answer"
+  expect_eq "$(last_log "$LOG" 'j["tool"], j["allocator"]["requested"], j["allocator_verified"], j["processes"] is not None')" \
+    "z3 system True True" "z3: a tool's run, its processes recorded and glibc's malloc verified"
+  design out.json
+  EDASHIM=off /usr/bin/yosys -q -s synth.ys > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  mv out.json direct.json
+  "$BIN" run -- /usr/bin/yosys -q -s synth.ys > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output"
+  cmp direct.json out.json || fail "netlist differs"
+  expect_eq "$(log_rows 'j["tool"], j["allocator"]["requested"], j["allocator_verified"], j["processes"] is not None' | grep '^yosys ')" \
+    "yosys jemalloc True True" "yosys' profile, its processes recorded and verified"
 }
 
 run_suite "$@"
