@@ -3,6 +3,8 @@
 # trivial recipes (each one exec of `true`, started by make with posix_spawn), timed
 # interleaved in three arms:
 #   plain   make alone
+#   floor   make with an empty library preloaded: what preloading any library costs each
+#           process (the loader opens, maps and relocates it), the floor under the hook
 #   hook    make with libedashim_probe.so preloaded as the hook alone (its records off):
 #           every exec passes through the hook's decision, nothing else of edashim
 #   run     `edashim run -- make`: the hook and the probe's records, as a flow runs
@@ -24,17 +26,20 @@ mkdir -p "$work/home"
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_STATE_HOME=$work/home/.local/state
 export XDG_CACHE_HOME=$work/home/.cache EDASHIM_LOG=$work/runs.jsonl
 unset EDASHIM LD_PRELOAD __EDASHIM_CHAIN
+printf 'void edashim_flow_exec_empty(void) {}\n' > "$work/empty.c"
+cc -O2 -fPIC -shared -o "$work/empty.so" "$work/empty.c"
 cd "$work"
 make=$(type -P make)
-python3 - "$rounds" "$n" "$make" "$edashim" "$probe" "$(type -P true)" <<'PY'
+python3 - "$rounds" "$n" "$make" "$edashim" "$probe" "$work/empty.so" <<'PY'
 import os, statistics, subprocess, sys, time
-rounds, n, make, edashim, probe, true_bin = int(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
+rounds, n, make, edashim, probe, empty = int(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
 base = dict(os.environ)
 # The hook alone: what `edashim run` gives a process, without the probe's records (no __EDASHIM_PROBE).
 hook_env = dict(base, LD_PRELOAD=probe, __EDASHIM_OURS=probe, __EDASHIM_EXE=edashim,
                 __EDASHIM_TOOLS="berkeley-abc:icepack:nextpnr-ice40:vpr:yosys:yosys-abc")
 arms = {
     "plain": ([make, "-s", "-j2"], base),
+    "floor": ([make, "-s", "-j2"], dict(base, LD_PRELOAD=empty)),
     "hook": ([make, "-s", "-j2"], hook_env),
     "run": ([edashim, "run", "--", make, "-s", "-j2"], base),
 }
@@ -54,4 +59,6 @@ for k in arms:
     extra = med[k] - med["plain"]
     print(f"{k:6s} median {med[k]*1000:8.1f} ms  (min {min(times[k])*1000:.1f})  "
           f"+{extra*1e6/n:6.1f} us per exec  {extra/med['plain']*100:+6.1f} %")
+over = (med["hook"] - med["floor"]) * 1e6 / n
+print(f"the hook over the floor of any preloaded library: {over:+.1f} us per exec")
 PY
