@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <ctime>
+#include <optional>
 
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
@@ -21,11 +22,33 @@ namespace {
 // and one that does is warned again, which is the safe side.
 constexpr time_t kMarkerDays = 7;
 
-std::string current_session() {
-  pid_t sid = ::getsid(0);
-  if (sid <= 0) return "";
-  auto stat = util::read_file("/proc/" + std::to_string(sid) + "/stat", 4096);
-  return stat ? session_name(sid, *stat) : "";
+// /proc/PID/stat's fields after the command name, which may hold spaces and parentheses:
+// [0] is the state (field 3), [1] the parent (field 4).
+std::vector<std::string> words_after_name(std::string_view stat) {
+  std::vector<std::string> words;
+  size_t close = stat.rfind(')');
+  if (close == std::string_view::npos) return words;
+  for (auto& f : util::split(std::string(stat.substr(close + 1)), ' '))
+    if (!f.empty()) words.push_back(f);
+  return words;
+}
+
+std::optional<std::string> stat_of(pid_t pid) { return util::read_file("/proc/" + std::to_string(pid) + "/stat", 4096); }
+
+// The oldest ancestor in sight, where the session's leader is out of it (a container whose
+// leader is outside its pid namespace: getsid answers 0): what started this job in the
+// container (its init, or the shell `docker exec` started), the same for every step of one job.
+std::string top_ancestor() {
+  std::string top;
+  pid_t pid = ::getpid();
+  for (int depth = 0; depth < 64 && pid > 0; ++depth) {
+    auto stat = stat_of(pid);
+    std::string name = stat ? session_name(pid, *stat) : "";
+    if (name.empty()) break;
+    top = "top " + name;
+    pid = parent_in_stat(*stat);
+  }
+  return top;
 }
 
 std::string version_of(const std::string& file) {
@@ -53,17 +76,28 @@ void sweep_old_markers(int dfd) {
 }  // namespace
 
 std::string session_name(pid_t sid, std::string_view leader_stat) {
-  size_t close = leader_stat.rfind(')');
-  if (sid <= 0 || close == std::string_view::npos) return "";
+  if (sid <= 0) return "";
   // After ") ": state is field 3, so the start time (22) is the 20th from there.
-  auto fields = util::split(std::string(leader_stat.substr(close + 1)), ' ');
-  std::vector<std::string> words;
-  for (auto& f : fields)
-    if (!f.empty()) words.push_back(f);
+  auto words = words_after_name(leader_stat);
   if (words.size() < 20) return "";
   const std::string& start = words[19];
   if (start.empty() || start.find_first_not_of("0123456789") != std::string::npos) return "";
   return std::to_string(sid) + "-" + start;
+}
+
+pid_t parent_in_stat(std::string_view stat) {
+  auto words = words_after_name(stat);
+  if (words.size() < 2 || words[1].empty() || words[1].size() > 9 ||
+      words[1].find_first_not_of("0123456789") != std::string::npos)
+    return 0;
+  return static_cast<pid_t>(std::stol(words[1]));
+}
+
+std::string this_session() {
+  pid_t sid = ::getsid(0);
+  auto stat = sid > 0 ? stat_of(sid) : std::nullopt;
+  std::string name = stat ? session_name(sid, *stat) : "";
+  return name.empty() ? top_ancestor() : name;
 }
 
 std::string warning_marker_name(const std::string& file, const std::string& version, const std::string& session) {
@@ -71,7 +105,7 @@ std::string warning_marker_name(const std::string& file, const std::string& vers
 }
 
 bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow) {
-  std::string session = current_session(), version = version_of(file);
+  std::string session = this_session(), version = version_of(file);
   if (session.empty() && !flow.empty()) session = "flow " + flow;
   if (session.empty() || version.empty() || !util::make_dirs(dir, 0700)) return true;
   // The directory must be the user's own and private: anyone who could write it could silence

@@ -17,14 +17,23 @@ namespace pipeline {
 // not such a line: no session to remember, so every run warns.
 std::string session_name(pid_t sid, std::string_view leader_stat);
 
+// Pure: the parent's pid (field 4) in a /proc/PID/stat line; 0 when it has none.
+pid_t parent_in_stat(std::string_view stat);
+
+// This session's name: its leader's (session_name), or where the leader is out of sight (a
+// container whose session leader is outside its pid namespace: getsid answers 0) the oldest
+// ancestor in sight's, "top PID-STARTTIME": what started the job in the container, the same
+// for every step of it. "" only when /proc cannot be read.
+std::string this_session();
+
 // Pure: the marker's file name for `file` as it is now (`version`: its device, inode, size and
 // change time) in `session`: hex only, so nothing of a project's path reaches a file name.
 std::string warning_marker_name(const std::string& file, const std::string& version, const std::string& session);
 
 // True the first time this session meets `file` as it is now (and remembers it under
-// `dir`, $XDG_STATE_HOME/edashim/warned, owner-only); false after. Where no session leader can
-// be read (a container whose leader is outside its pid namespace), the run's flow stands in
-// for the session: the nested runs of one flow still warn once. True whenever it cannot tell.
+// `dir`, $XDG_STATE_HOME/edashim/warned, owner-only); false after. Where no session can be
+// named at all, the run's flow stands in for it: the nested runs of one flow still warn once.
+// True whenever it cannot tell.
 bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow);
 
 }  // namespace pipeline

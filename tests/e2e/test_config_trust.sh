@@ -71,6 +71,24 @@ test_an_undecided_project_file_warns_once_a_session() {
   expect_contains "$(cat explain.txt)" "not trusted: $SB/work/.edashim.toml" "explain still says it"
 }
 
+# Where the session's leader is out of sight (a CI container whose leader is outside its pid
+# namespace: getsid answers 0), as on the CI machine that first failed the tests above: the
+# oldest ancestor in sight stands in for the session, and a make of five steps still warns once.
+test_a_job_whose_session_leader_is_out_of_sight_warns_once() {
+  command -v make > /dev/null || skip "make is not installed"
+  unshare --pid --fork --mount-proc true 2> /dev/null || skip "unshare --pid does not work here"
+  printf '[env]\nSECRET = "1"\n' > .edashim.toml
+  printf 'all: s1 s2 s3\ns1 s2 s3:\n\tmytool exit 0\n.PHONY: all s1 s2 s3\n' > Makefile
+  unshare --pid --fork --mount-proc sh -c 'python3 -c "import os; print(os.getsid(0))" > sid.txt; make -s -j2' \
+    > out.txt 2> err.txt || fail "make failed: $(cat err.txt)"
+  expect_eq "$(cat sid.txt)" 0 "the session's leader is out of sight in the namespace"
+  expect_eq "$(wc -l < "$LOG")" 3 "three runs logged"
+  expect_eq "$(count_lines err.txt 'is not trusted')" 1 "three steps, one warning ($(cat err.txt))"
+  # Another job (another namespace, another top) hears it again.
+  unshare --pid --fork --mount-proc mytool exit 0 2> err2.txt || fail "run failed: $(cat err2.txt)"
+  expect_eq "$(count_lines err2.txt 'is not trusted')" 1 "another job is warned"
+}
+
 # The case the issue reports: each recipe is a run (and a flow) of its own, under one make.
 test_a_makefile_of_five_steps_warns_once() {
   command -v make > /dev/null || skip "make is not installed"
