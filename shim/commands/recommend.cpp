@@ -55,7 +55,7 @@ learn::Verdict printable(learn::Verdict v) {
   return v;
 }
 
-void print_verdict(const learn::Verdict& raw, const learn::Rule& rule) {
+void print_verdict(const learn::Verdict& raw, const std::vector<learn::BenchRecord>& benches, const learn::Rule& rule) {
   const learn::Verdict v = printable(raw);
   std::cout << "\n" << v.tool << " on " << (v.cpu.empty() ? "an unknown CPU model" : v.cpu);
   if (v.current.empty()) {
@@ -104,9 +104,14 @@ void print_verdict(const learn::Verdict& raw, const learn::Rule& rule) {
     std::string family = parts ? parts->allocator : arm;
     return family == "system" ? std::string("baseline") : family;
   };
-  std::cout << "     An allocator can change a tool's output: confirm first that it does not, e.g.\n"
-            << "     edashim bench --compare-outputs OUTPUT -p " << profile(v.current) << " -p " << profile(best.arm)
-            << " -- " << v.tool << " ...\n";
+  // A bench that compared the outputs has already answered the question the advice asks.
+  auto best_parts = learn::parse_arm(raw.candidates[std::size_t(raw.recommended)].arm);
+  if (best_parts && learn::bench_confirms(benches, raw.tool, best_parts->allocator))
+    std::cout << "     Its outputs: identical to the reference's in the latest bench that compared them.\n";
+  else
+    std::cout << "     An allocator can change a tool's output: confirm first that it does not, e.g.\n"
+              << "     edashim bench --compare-outputs OUTPUT -p " << profile(v.current) << " -p " << profile(best.arm)
+              << " -- " << v.tool << " ...\n";
   for (const auto* arm : {&v.current, &best.arm})
     if (arm->find('[') != std::string::npos)
       std::cout << "     (" << *arm << " has options: to bench it exactly, give -p a profile file that sets them)\n";
@@ -328,7 +333,7 @@ int run_recommend(const RecommendOptions& o) {
                 << (ev.without_fields == 1 ? "was" : "were") << " left out.\n";
     if (ev.without_status) std::cout << ev.without_status << " runs without a status (edashim exec'd the tool) were left out.\n";
     if (verdicts.empty()) std::cout << "No runs to compare in " << util::printable(path) << ".\n";
-    for (const auto& v : verdicts) print_verdict(v, rule);
+    for (const auto& v : verdicts) print_verdict(v, ev.benches, rule);
   }
   std::ostream& say = o.json ? std::cerr : std::cout;
   if (failed) {

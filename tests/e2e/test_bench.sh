@@ -491,6 +491,11 @@ test_one_bench_is_enough_evidence_for_recommend() {
     "[('jemalloc', 10, 1, [])]" "10 runs on one signature, from one bench: not thin"
   # Its speed is what the rule judges next (RSS is the tool's: not under test here).
   expect_eq "$(py '[m for m in j["verdicts"][0]["candidates"][0]["missing"] if "p " in m or "CI" in m]' r.json)" "[]" "and clearly faster"
+  # The bench compared the outputs: the advice does not ask for that bench again.
+  "$BIN" report --recommend --log "$LOG" --tool sh --rss-budget 10 > r.txt 2> err.txt || fail "report: $(cat err.txt)"
+  expect_contains "$(cat r.txt)" "=> recommend jemalloc" "recommended"
+  expect_contains "$(cat r.txt)" "identical to the reference's in the latest bench" "with the bench's word on its outputs"
+  expect_not_contains "$(cat r.txt)" "confirm first" "not a request for the bench it already has"
 }
 
 # --- Issue 28 item 4: tune's summary from its table's data, its header wrapped, the default
