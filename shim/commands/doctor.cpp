@@ -109,88 +109,114 @@ bool same_dir(const std::string& a, const std::string& b) {
   return ia && ib && *ia == *ib;
 }
 
-int doctor(const std::string& dir_arg) {
-  Report r;
-  std::string dir = dir_arg.empty() ? default_shim_dir() : dir_arg;
-  // Fix commands name the directory when it is not the default one.
-  auto shims_cmd = [&](const std::string& verb) {
-    return "edashim shims " + verb + (dir_arg.empty() ? "" : " --dir " + util::shell_quote(dir));
-  };
-  const std::string& exe = paths::layout().shim;
-  std::string path_env = std::getenv("PATH") ? std::getenv("PATH") : "";
-  auto entries = util::split(path_env, ':');
-  auto self = tool::SelfIdentity::current(std::getenv(pipeline::kChainVar));
-  std::string put_first = "export PATH=" + util::shell_quote(dir) + ":\"$PATH\"   (for good: add it to ~/.bashrc; "
-                          "fish: " + tool::path_line("fish", dir) + ")";
-  std::printf("edashim %s at %s\n", EDASHIM_VERSION, exe.c_str());
+// What every section looks at: the shim directory, PATH as this shell has it, and the links in
+// the directory; gathered once, so that the sections agree on what they saw.
+struct Scene {
+  std::string dir;
+  bool dir_given = false;             // --dir: then fix commands name the directory
+  std::string exe;                    // the shim binary the links lead to
+  std::string path_env;               // $PATH
+  std::vector<std::string> entries;   // its entries, in order
+  tool::SelfIdentity self;
+  std::vector<std::string> links;     // the tool links in dir
+  int shim_index = -1;                // dir's place on PATH (-1: not on it)
+  std::string put_first;              // the fix that puts dir first on PATH
 
-  // ---- the shim directory and PATH
+  std::string shims_cmd(const std::string& verb) const {
+    return "edashim shims " + verb + (dir_given ? " --dir " + util::shell_quote(dir) : "");
+  }
+};
+
+Scene look_around(const std::string& dir_arg) {
+  Scene s;
+  s.dir = dir_arg.empty() ? default_shim_dir() : dir_arg;
+  s.dir_given = !dir_arg.empty();
+  s.exe = paths::layout().shim;
+  s.path_env = std::getenv("PATH") ? std::getenv("PATH") : "";
+  s.entries = util::split(s.path_env, ':');
+  s.self = tool::SelfIdentity::current(std::getenv(pipeline::kChainVar));
+  s.put_first = "export PATH=" + util::shell_quote(s.dir) + ":\"$PATH\"   (for good: add it to ~/.bashrc; "
+                "fish: " + tool::path_line("fish", s.dir) + ")";
+  s.links = shim_links(s.dir, s.self);
+  s.shim_index = tool::path_index(s.entries, [&](const std::string& e) { return same_dir(e, s.dir); });
+  return s;
+}
+
+void check_shim_dir_and_path(Report& r, const Scene& s) {
   r.section("shim directory and PATH");
-  auto links = shim_links(dir, self);
-  int shim_index = tool::path_index(entries, [&](const std::string& e) { return same_dir(e, dir); });
-  if (!util::is_directory(dir)) {
-    r.problem("no shim directory at " + dir, shims_cmd("add") + " yosys yosys-abc berkeley-abc   (or install/install.sh)");
-  } else if (links.empty()) {
-    r.problem(dir + " has no tool links, so no tool runs through edashim", shims_cmd("add") + " yosys yosys-abc berkeley-abc");
+  if (!util::is_directory(s.dir)) {
+    r.problem("no shim directory at " + s.dir, s.shims_cmd("add") + " yosys yosys-abc berkeley-abc   (or install/install.sh)");
+  } else if (s.links.empty()) {
+    r.problem(s.dir + " has no tool links, so no tool runs through edashim", s.shims_cmd("add") + " yosys yosys-abc berkeley-abc");
   } else {
-    r.ok(dir + ": " + std::to_string(links.size()) + " links (" + util::join(links, ", ") + ")");
+    r.ok(s.dir + ": " + std::to_string(s.links.size()) + " links (" + util::join(s.links, ", ") + ")");
   }
-  if (shim_index < 0)
-    r.problem(dir + " is not on PATH, so typing a tool's name runs the plain tool", put_first);
+  if (s.shim_index < 0)
+    r.problem(s.dir + " is not on PATH, so typing a tool's name runs the plain tool", s.put_first);
   else
-    r.ok("on PATH, entry " + std::to_string(shim_index + 1) + " of " + std::to_string(entries.size()));
-  int bin_index = tool::path_index(entries, [&](const std::string& e) { return same_dir(e, util::dirname(exe)); });
+    r.ok("on PATH, entry " + std::to_string(s.shim_index + 1) + " of " + std::to_string(s.entries.size()));
+  int bin_index = tool::path_index(s.entries, [&](const std::string& e) { return same_dir(e, util::dirname(s.exe)); });
   if (bin_index < 0)
-    r.note("the edashim command itself is not on PATH (" + util::dirname(exe) + "); tools work regardless. "
-           "To type `edashim`: export PATH=\"$PATH\":" + util::shell_quote(util::dirname(exe)));
+    r.note("the edashim command itself is not on PATH (" + util::dirname(s.exe) + "); tools work regardless. "
+           "To type `edashim`: export PATH=\"$PATH\":" + util::shell_quote(util::dirname(s.exe)));
+}
 
-  // ---- each linked tool: what its name runs now
-  r.section("linked tools (what each name runs now)");
-  if (links.empty()) r.note("none");
-  for (const auto& name : links) {
-    std::vector<tool::Found> found;
-    std::set<std::string> seen;
-    for (auto d : entries) {
-      if (d.empty()) d = ".";
-      if (!seen.insert(d).second) continue;
-      std::string p = d + "/" + name;
-      if (!util::is_regular_executable(p)) continue;
-      bool ours = same_dir(d, dir);
-      found.push_back({p, ours ? is_shim_link(p, self) : tool::is_edashim(p, self), ours});
-    }
-    // The shim itself when its directory is off PATH: what edashim would run through the link.
-    auto rep = tool::analyse_order(found);
-    if (rep.real.empty()) rep.real = tool::resolve(name, path_env, self).path;
-    switch (rep.order) {
-      case tool::Order::Ok:
-        r.ok(name + " -> edashim -> " + rep.real);
-        break;
-      case tool::Order::NotOnPath:
-        if (shim_index >= 0)
-          r.problem(name + ": the link in " + dir + " does not lead to a working edashim", shims_cmd("add") + " " + name);
-        else if (rep.real.empty())
-          r.problem(name + ": no real " + name + " on PATH", "install it, or: " + shims_cmd("remove") + " " + name);
-        else
-          r.note(name + " runs " + rep.real + " directly until the shim directory is on PATH");
-        break;
-      case tool::Order::Shadowed:
-        r.problem(name + " is shadowed: " + rep.runs_now + " comes before the shim directory on PATH, so `" + name +
-                      "` bypasses edashim",
-                  put_first);
-        break;
-      case tool::Order::OtherEdashim:
-        r.problem(name + " runs another edashim link first (" + rep.runs_now + ")",
-                  "remove that link (edashim shims remove --dir " + util::shell_quote(util::dirname(rep.runs_now)) + " " +
-                      name + "), or put " + dir + " first: " + put_first);
-        break;
-      case tool::Order::NoRealTool:
-        r.problem(name + ": no real " + name + " on PATH after the shim, so running it says \"command not found\"",
-                  "install " + name + ", or: " + shims_cmd("remove") + " " + name);
-        break;
-    }
+// What typing `name` runs now: each executable of that name on PATH in order (an empty entry is
+// the current directory, as in a shell), told apart as edashim or not, in the shim directory or not.
+tool::OrderReport what_name_runs(const Scene& s, const std::string& name) {
+  std::vector<tool::Found> found;
+  std::set<std::string> seen;
+  for (auto d : s.entries) {
+    if (d.empty()) d = ".";
+    if (!seen.insert(d).second) continue;
+    std::string p = d + "/" + name;
+    if (!util::is_regular_executable(p)) continue;
+    bool ours = same_dir(d, s.dir);
+    found.push_back({p, ours ? is_shim_link(p, s.self) : tool::is_edashim(p, s.self), ours});
   }
+  // The shim itself when its directory is off PATH: what edashim would run through the link.
+  auto rep = tool::analyse_order(found);
+  if (rep.real.empty()) rep.real = tool::resolve(name, s.path_env, s.self).path;
+  return rep;
+}
 
-  // ---- allocators
+void say_order(Report& r, const Scene& s, const std::string& name, const tool::OrderReport& rep) {
+  switch (rep.order) {
+    case tool::Order::Ok:
+      r.ok(name + " -> edashim -> " + rep.real);
+      break;
+    case tool::Order::NotOnPath:
+      if (s.shim_index >= 0)
+        r.problem(name + ": the link in " + s.dir + " does not lead to a working edashim", s.shims_cmd("add") + " " + name);
+      else if (rep.real.empty())
+        r.problem(name + ": no real " + name + " on PATH", "install it, or: " + s.shims_cmd("remove") + " " + name);
+      else
+        r.note(name + " runs " + rep.real + " directly until the shim directory is on PATH");
+      break;
+    case tool::Order::Shadowed:
+      r.problem(name + " is shadowed: " + rep.runs_now + " comes before the shim directory on PATH, so `" + name +
+                    "` bypasses edashim",
+                s.put_first);
+      break;
+    case tool::Order::OtherEdashim:
+      r.problem(name + " runs another edashim link first (" + rep.runs_now + ")",
+                "remove that link (edashim shims remove --dir " + util::shell_quote(util::dirname(rep.runs_now)) + " " +
+                    name + "), or put " + s.dir + " first: " + s.put_first);
+      break;
+    case tool::Order::NoRealTool:
+      r.problem(name + ": no real " + name + " on PATH after the shim, so running it says \"command not found\"",
+                "install " + name + ", or: " + s.shims_cmd("remove") + " " + name);
+      break;
+  }
+}
+
+void check_linked_tools(Report& r, const Scene& s) {
+  r.section("linked tools (what each name runs now)");
+  if (s.links.empty()) r.note("none");
+  for (const auto& name : s.links) say_order(r, s, name, what_name_runs(s, name));
+}
+
+void check_allocators(Report& r) {
   r.section("allocator libraries");
   util::FactCache in_memory("");  // doctor writes nothing, not even the cache
   for (const auto& a : alloc::known()) {
@@ -204,95 +230,142 @@ int doctor(const std::string& dir_arg) {
       r.note(a.name + ": not installed (needed only by profiles that choose it): " + install_command(a.name));
     }
   }
+}
 
-  // ---- configuration as a run of each linked tool from here would see it
+// What the linked tools' plans hold, gathered across tools: the configuration section lists
+// the files and trust decisions once, and the scratch and log section checks what they ask for.
+struct Gathered {
+  std::map<std::string, std::string> files;  // path -> state
+  std::set<std::string> problems_seen, logs, untrusted, ignored;
+  util::SharedDirs shared;  // every linked tool's shared_dirs (the user's own setting)
+  bool wants_scratch = false;
+  pipeline::ScratchNeed need;  // the free space the linked tools ask for (the largest), or the default
+};
+
+// A config problem shared by several tools' plans is said once.
+void say_config_problems(Report& r, const pipeline::Plan& plan, Gathered& g) {
+  for (const auto& p : plan.loaded.problems)
+    if (g.problems_seen.insert(p.str()).second) {
+      if (p.error) r.problem(p.str(), "edit " + p.file + (p.line ? " line " + std::to_string(p.line) : "") +
+                                          " (until then the tool runs without edashim's settings)");
+      else r.note(p.str());
+    }
+}
+
+void say_allocator(Report& r, const std::string& name, const pipeline::Plan& plan) {
+  const auto& s = plan.loaded.settings;
+  if (!plan.allocator_note.empty())
+    r.problem(name + ": " + plan.allocator_note,
+              alloc::find(s.allocator.value) ? install_command(s.allocator.value)
+                                             : "fix 'allocator' in " + s.allocator.origin.str());
+  else
+    r.ok(name + ": allocator " + s.allocator.value +
+         (plan.allocator_version.empty() ? "" : " " + plan.allocator_version) + " (from " + s.allocator.origin.str() + ")" +
+         (s.scratch.value ? ", scratch on tmpfs" : ""));
+  // Not a problem: the run still works and is recorded; but the user should know that the
+  // allocator will not change for this tool (explain says what edashim does instead).
+  if (plan.preflight.inspected && !plan.preflight.preload_reaches())
+    r.note(name + ": " + plan.preflight.path + ": " + plan.preflight.reason + " (see: edashim explain " + name + ")");
+}
+
+// The files, trust decisions, log, shared directories and scratch need of one tool's plan.
+void gather(const pipeline::Plan& plan, Gathered& g) {
+  const auto& s = plan.loaded.settings;
+  for (const auto& f : plan.loaded.files)
+    if (f.used || f.kind == "project" || !f.note.empty())
+      g.files[f.path] = "[" + f.kind + "] " + (f.used ? "used" : "NOT used") + (f.note.empty() ? "" : ": " + f.note);
+  for (const auto& f : plan.loaded.untrusted_files) g.untrusted.insert(f);
+  g.ignored.insert(plan.loaded.ignored_by_choice.begin(), plan.loaded.ignored_by_choice.end());
+  if (!plan.log_path.empty()) g.logs.insert(plan.log_path);
+  for (const auto& d : s.shared_dirs.value)
+    if (std::find(g.shared.dirs.begin(), g.shared.dirs.end(), d) == g.shared.dirs.end()) g.shared.dirs.push_back(d);
+  if (s.scratch.value) {
+    auto n = pipeline::scratch_need(s);
+    if (!g.wants_scratch || n.bytes > g.need.bytes) g.need = n;
+    g.wants_scratch = true;
+  }
+}
+
+// The configuration as a run of each linked tool started here would see it: each tool's plan,
+// made as a run makes it.
+Gathered check_configuration(Report& r, const Scene& scene, const paths::Files& paths) {
   char cwd[4096];
   std::string here = ::getcwd(cwd, sizeof cwd) ? cwd : "?";
   r.section("configuration (as runs started in " + here + " see it)");
   auto env = pipeline::current_environment();
-  paths::Files paths = paths::Files::discover();
-  std::map<std::string, std::string> files;       // path -> state
-  std::set<std::string> problems_seen, logs, untrusted, ignored;
-  util::SharedDirs shared;  // every linked tool's shared_dirs (the user's own setting)
-  bool wants_scratch = false;
-  // The free space the linked tools ask for (the largest), or the default when none does.
-  auto need = pipeline::scratch_need(config::Settings{});
-  for (const auto& name : links) {
+  Gathered g;
+  g.need = pipeline::scratch_need(config::Settings{});
+  for (const auto& name : scene.links) {
     pipeline::Invocation inv;
     inv.tool = name;
     inv.argv = {name};
     pipeline::select_from(inv);
     pipeline::Plan plan = pipeline::make_plan(inv, paths, env);
-    const auto& s = plan.loaded.settings;
-    for (const auto& f : plan.loaded.files)
-      if (f.used || f.kind == "project" || !f.note.empty())
-        files[f.path] = "[" + f.kind + "] " + (f.used ? "used" : "NOT used") + (f.note.empty() ? "" : ": " + f.note);
-    for (const auto& p : plan.loaded.problems)
-      if (problems_seen.insert(p.str()).second) {
-        if (p.error) r.problem(p.str(), "edit " + p.file + (p.line ? " line " + std::to_string(p.line) : "") +
-                                            " (until then the tool runs without edashim's settings)");
-        else r.note(p.str());
-      }
-    for (const auto& f : plan.loaded.untrusted_files) untrusted.insert(f);
-    ignored.insert(plan.loaded.ignored_by_choice.begin(), plan.loaded.ignored_by_choice.end());
-    if (!plan.allocator_note.empty())
-      r.problem(name + ": " + plan.allocator_note,
-                alloc::find(s.allocator.value) ? install_command(s.allocator.value)
-                                               : "fix 'allocator' in " + s.allocator.origin.str());
-    else
-      r.ok(name + ": allocator " + s.allocator.value +
-           (plan.allocator_version.empty() ? "" : " " + plan.allocator_version) + " (from " + s.allocator.origin.str() + ")" +
-           (s.scratch.value ? ", scratch on tmpfs" : ""));
-    // Not a problem: the run still works and is recorded; but the user should know that the
-    // allocator will not change for this tool (explain says what edashim does instead).
-    if (plan.preflight.inspected && !plan.preflight.preload_reaches())
-      r.note(name + ": " + plan.preflight.path + ": " + plan.preflight.reason + " (see: edashim explain " + name + ")");
-    if (!plan.log_path.empty()) logs.insert(plan.log_path);
-    for (const auto& d : s.shared_dirs.value)
-      if (std::find(shared.dirs.begin(), shared.dirs.end(), d) == shared.dirs.end()) shared.dirs.push_back(d);
-    if (s.scratch.value) {
-      auto n = pipeline::scratch_need(s);
-      if (!wants_scratch || n.bytes > need.bytes) need = n;
-      wants_scratch = true;
-    }
+    say_config_problems(r, plan, g);
+    say_allocator(r, name, plan);
+    gather(plan, g);
   }
-  for (const auto& [path, state] : files) std::printf("           %s  %s\n", path.c_str(), state.c_str());
-  note_trust_decisions(r, untrusted, ignored);
+  for (const auto& [path, state] : g.files) std::printf("           %s  %s\n", path.c_str(), state.c_str());
+  note_trust_decisions(r, g.untrusted, g.ignored);
+  return g;
+}
 
-  // ---- scratch space and the run log
-  r.section("scratch space and run log");
-  auto base = run::find_scratch_base(need.bytes, need.rule);
+void check_scratch(Report& r, const Gathered& g, const paths::Files& paths) {
+  auto base = run::find_scratch_base(g.need.bytes, g.need.rule);
   if (!base.dir.empty()) r.ok(base.note);
-  else if (!base.refused.ok() && wants_scratch)
+  else if (!base.refused.ok() && g.wants_scratch)
     r.problem(base.refused.what + ": runs go without scratch",
               base.refused.fix.empty() ? "set scratch = false in " + paths.user_file : base.refused.fix);
   else if (!base.refused.ok()) r.note(base.refused.line() + " (no linked tool asks for scratch)");
-  else if (wants_scratch)
+  else if (g.wants_scratch)
     r.problem(base.note, "sudo mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm   (or set scratch = false in " +
                              paths.user_file + ")");
   else r.note(base.note + " (no linked tool asks for scratch)");
-  if (logs.empty()) r.note("run log: off");
-  for (const auto& log : logs) {
+}
+
+void check_run_logs(Report& r, const Gathered& g, const paths::Files& paths) {
+  if (g.logs.empty()) r.note("run log: off");
+  for (const auto& log : g.logs) {
     std::string why;
-    if (auto refused = owned_rule_refusal(log, shared); !refused.empty())
+    if (auto refused = owned_rule_refusal(log, g.shared); !refused.empty())
       r.problem("run log " + log + ": runs would refuse it: " + refused,
                 "point it elsewhere (log in " + paths.user_file + ", or EDASHIM_LOG=FILE)");
     else if (log_writable(log, why)) r.ok("run log " + log + " is writable");
     else r.problem("run log " + log + ": " + why, "chmod u+w " + util::shell_quote(util::dirname(log)) +
                                                        "   (or point it elsewhere: export EDASHIM_LOG=FILE, or EDASHIM_LOG=off)");
     std::string dir = util::dirname(log);
-    if (shared.covers(util::real_path(dir).value_or(dir)) && writable_by_others(dir))
+    if (g.shared.covers(util::real_path(dir).value_or(dir)) && writable_by_others(dir))
       r.note("run log directory " + dir + " is shared (shared_dirs): other users can add lines to it and read your runs' "
              "command lines; report and recommend take their lines as data (known allocators, checked options)");
   }
-  // The other files whose writer decides what runs: the same rule, no shared directories.
+}
+
+// The other files whose writer decides what runs: the same rule, no shared directories.
+void check_owned_inputs(Report& r, const paths::Files& paths) {
   for (const auto& [what, path] : {std::pair<std::string, std::string>{"your config", paths.user_file},
                                    {"the trust store", paths.trust_file},
                                    {"the store of ignored project files", config::ignore_store_path(paths.trust_file)},
                                    {"the learned choices", paths.learned_file}})
     if (auto refused = owned_rule_refusal(path, util::SharedDirs::none()); !refused.empty())
       r.problem(what + " " + path + ": runs would refuse it: " + refused, "");
+}
 
+// The passes of doctor, in the order of its report: PATH, the tools behind the links, the
+// allocators, the configuration each tool's run would load, then what that configuration asks
+// of the machine (scratch space, a writable log) and the files a run must own.
+int doctor(const std::string& dir_arg) {
+  Report r;
+  Scene scene = look_around(dir_arg);
+  std::printf("edashim %s at %s\n", EDASHIM_VERSION, scene.exe.c_str());
+  check_shim_dir_and_path(r, scene);
+  check_linked_tools(r, scene);
+  check_allocators(r);
+  paths::Files paths = paths::Files::discover();
+  Gathered gathered = check_configuration(r, scene, paths);
+  r.section("scratch space and run log");
+  check_scratch(r, gathered, paths);
+  check_run_logs(r, gathered, paths);
+  check_owned_inputs(r, paths);
   std::printf("\n%s\n", r.problems() == 0 ? "all well"
                                           : (std::to_string(r.problems()) + (r.problems() == 1 ? " problem" : " problems") +
                                              "; each PROBLEM line above says how to fix it").c_str());

@@ -20,6 +20,7 @@
 #include "commands/measure.hpp"
 #include "report/aggregate.hpp"
 #include "util/fs.hpp"
+#include "util/result.hpp"
 #include "util/strings.hpp"
 #include "util/table.hpp"
 
@@ -39,16 +40,20 @@ struct Options {
 
 // One step's bench, here or on a farm: there each step is an experiment of its own in
 // DIR/step-N, submitted, waited for, and collected as `bench collect` would.
-std::optional<bench::BenchResult> run_step(const Options& o, const bench::Spec& spec, std::size_t i, std::string& error) {
-  if (o.farm.executor == "local") return bench::run(spec, preview_arm, error);
-  if (!bench::check(spec, preview_arm, error)) return std::nullopt;
+util::Result<bench::BenchResult> bench_step(const Options& o, const bench::Spec& spec, std::size_t i) {
+  std::string error;
+  if (o.farm.executor == "local") {
+    if (auto outcome = bench::run(spec, preview_arm, error)) return std::move(*outcome);
+    return util::fail(error);
+  }
+  if (!bench::check(spec, preview_arm, error)) return util::fail(error);
   // The tune's own directory first, under the one rule (0700, or 0750 among shared_dirs): each
   // step is an experiment made inside it.
-  if (error = farm::make_experiment_dir(farm_dir(o.farm), user_shared_dirs()); !error.empty()) return std::nullopt;
+  if (error = farm::make_experiment_dir(farm_dir(o.farm), user_shared_dirs()); !error.empty()) return util::fail(error);
   FarmOptions f = o.farm;
   f.dir = farm_dir(o.farm) + "/step-" + std::to_string(i + 1);
   auto e = start_farm(spec, f, error);
-  if (!e) return std::nullopt;
+  if (!e) return util::fail(error);
   bool interrupted = false;
   auto c = collect_farm(f.dir, *e, true, interrupted);
   if (!c.count["done"] || c.count["done"] < spec.runs) say_rounds(f.dir, c, spec.runs, std::cerr);
@@ -113,13 +118,13 @@ std::optional<bench::Spec> step_spec(const Options& o, const bench::TuneOption& 
 }
 
 // Where --write and --plot go must be writable before anything runs.
-std::string check_destination(const std::string& option, const std::string& path) {
-  if (path.empty()) return "";
+util::Status check_destination(const std::string& option, const std::string& path) {
+  if (path.empty()) return util::Ok{};
   std::string dir = util::dirname(path);
-  if (!util::is_directory(dir)) return option + " " + path + ": no directory " + dir + " to write it in";
-  if (::access(dir.c_str(), W_OK) != 0) return option + " " + path + ": the directory " + dir + " is not writable";
-  if (util::is_directory(path)) return option + " " + path + ": is a directory; name a file";
-  return "";
+  if (!util::is_directory(dir)) return util::fail(option + " " + path + ": no directory " + dir + " to write it in");
+  if (::access(dir.c_str(), W_OK) != 0) return util::fail(option + " " + path + ": the directory " + dir + " is not writable");
+  if (util::is_directory(path)) return util::fail(option + " " + path + ": is a directory; name a file");
+  return util::Ok{};
 }
 
 nlohmann::json number(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
@@ -218,134 +223,200 @@ std::string kept_summary(const std::vector<Step>& steps) {
   return wrap("Kept: " + (parts.empty() ? std::string("nothing (no step ran)") : util::join(parts, "; ")) + ".", 100, 2);
 }
 
-int run_tune(Options& o) {
-  auto usage = [](const std::string& message) {
-    for (const auto& line : util::split(message, '\n')) std::cerr << "edashim tune: " << line << "\n";
-    return 2;
-  };
+// tune's refusal of what it was asked, before anything ran: each line of the reason on its own, status 2.
+int usage(const std::string& message) {
+  for (const auto& line : util::split(message, '\n')) std::cerr << "edashim tune: " << line << "\n";
+  return 2;
+}
+
+// What every step shares: the options swept, in order, the allocator tuned, and tune's own
+// temporary directory for the candidates' profiles, numbered across the check and every step
+// so that no file is written twice.
+struct Tune {
+  const Options& o;
   std::vector<bench::TuneOption> options;
-  for (const auto& t : o.option_texts) {
+  std::string allocator;
+  std::string dir;
+  int file_no = 0;
+};
+
+// What the sweep found, for the table and the outputs.
+struct Sweep {
+  bench::Budget budget;
+  std::string budget_note;  // set when the budget is the default, from the current setting's figure
+  Settings fixed;           // the values kept so far, fixed in every later step
+  std::vector<Step> steps;  // the steps that ran, in order
+  std::vector<bench::TradeoffPoint> points;
+  std::string vm_why;  // why some candidate has no peak virtual size, said once under the table
+  int rc = 0;          // not 0: the sweep stopped early, and tune ends with this status
+};
+
+// Where the search ended. `figures` and `setting` describe it for --write (when it qualifies)
+// and --write-ended (whatever the verdict) alike; `snippet` is what --write writes, empty when
+// nothing qualifies, and then `verdict` says why.
+struct Ending {
+  std::string snippet, verdict, figures, setting;
+};
+
+util::Result<std::vector<bench::TuneOption>> parse_options(const std::vector<std::string>& texts) {
+  std::vector<bench::TuneOption> options;
+  for (const auto& t : texts) {
     std::string error;
     auto opt = bench::parse_tune_option(t, error);
-    if (!opt) return usage("--option " + t + ": " + error);
+    if (!opt) return util::fail("--option " + t + ": " + error);
     options.push_back(*opt);
   }
-  std::string allocator = o.allocator.empty() ? allocator_for_family(options.front().family) : o.allocator;
+  return options;
+}
+
+// What the command line alone shows wrong, before tune makes anything: a file --write or
+// --write-ended would replace unasked, an output with nowhere to go, a farm that cannot run it.
+util::Status check_request(const Options& o) {
   for (const auto& file : {o.write, o.write_ended})
     if (!file.empty() && util::exists(file) && !o.force)
-      return usage(file + " exists; choose another file or add --force to replace it");
+      return util::fail(file + " exists; choose another file or add --force to replace it");
   for (const auto& [option, path] :
        {std::pair{"--write", o.write}, std::pair{"--plot", o.plot}, std::pair{"--write-ended", o.write_ended},
         std::pair{"--export-json", o.export_json}})
-    if (auto bad = check_destination(option, path); !bad.empty()) return usage(bad);
+    if (auto writable = check_destination(option, path); !writable) return writable;
+  if (auto bad = check_farm_options(o.farm, o.spec, "tune"); !bad.empty()) return util::fail(bad);
+  if (o.farm.executor != "local" && !(o.spec.setup + o.spec.prepare + o.spec.cleanup).empty()) return util::fail(kLocalOnly);
+  return util::Ok{};
+}
 
-  if (auto bad = check_farm_options(o.farm, o.spec, "tune"); !bad.empty()) return usage(bad);
-  if (o.farm.executor != "local" && !(o.spec.setup + o.spec.prepare + o.spec.cleanup).empty()) return usage(kLocalOnly);
-
+util::Result<std::string> make_work_dir() {
   std::string tmp = "/tmp";
   if (const char* t = std::getenv("TMPDIR"); t && *t) tmp = t;
   std::string dir = tmp + "/edashim-tune-XXXXXX";
-  if (!::mkdtemp(dir.data())) {
-    std::cerr << "edashim tune: cannot create a directory in " << tmp << "\n";
-    return 1;
-  }
-  int file_no = 0;
-  bench::Budget budget = budget_of(o);
-  std::string budget_note;
-  // Every step's every value is checked before the first run: an option the installed
-  // allocator does not know stops tune here, not after an hour of sweeping.
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    auto spec = step_spec(o, options[i], allocator, {}, dir, file_no, i);
-    std::string error = spec ? "" : "cannot write candidate profiles in " + dir;
-    std::optional<bench::Checked> checked;
-    if (spec) checked = bench::check(*spec, preview_arm, error);
-    // A budget on a figure no run will have would keep nothing, or worse, seem to: refuse it.
-    if (checked && budget.max_vm_ratio) {
-      for (std::size_t a = 0; a < checked->probe_off.size() && error.empty(); ++a)
-        if (!checked->probe_off[a].empty())
-          error = "--max-vm-ratio needs each run's peak virtual size (VmPeak, which the probe records), but the "
-                  "probe would be off for " + spec->arms[a].name + ": " + checked->probe_off[a] +
-                  "; turn the probe on or budget on peak RSS alone (--max-rss-ratio)";
-    }
-    if (!error.empty()) {
-      util::remove_tree(dir);
-      // The candidate files are tune's own: name the option and value, not the temporary file.
-      error = std::regex_replace(error, std::regex(dir + "/candidate-[0-9]+\\.toml(:[0-9]+)?: "), "");
-      std::string said;
-      for (const auto& line : util::split(error, '\n'))
-        if (said.find(line.substr(line.find(": ") + 2)) == std::string::npos) said += line + "\n";
-      return usage(said.substr(0, said.size() - 1));
-    }
-  }
-  std::size_t n = std::size_t(o.spec.runs);
+  if (!::mkdtemp(dir.data())) return util::fail("cannot create a directory in " + tmp);
+  return dir;
+}
+
+// A budget on a figure no run will have would keep nothing, or worse, seem to: refuse it.
+util::Status check_vm_budget_measurable(const bench::Spec& spec, const bench::Checked& checked) {
+  for (std::size_t a = 0; a < checked.probe_off.size(); ++a)
+    if (!checked.probe_off[a].empty())
+      return util::fail("--max-vm-ratio needs each run's peak virtual size (VmPeak, which the probe records), but the "
+                        "probe would be off for " + spec.arms[a].name + ": " + checked.probe_off[a] +
+                        "; turn the probe on or budget on peak RSS alone (--max-rss-ratio)");
+  return util::Ok{};
+}
+
+// Step i's bench checked as it would run, without earlier steps' choices (not made yet).
+util::Status check_step(Tune& t, std::size_t i, const bench::Budget& budget) {
+  auto spec = step_spec(t.o, t.options[i], t.allocator, {}, t.dir, t.file_no, i);
+  if (!spec) return util::fail("cannot write candidate profiles in " + t.dir);
+  std::string error;
+  auto checked = bench::check(*spec, preview_arm, error);
+  if (!checked) return util::fail(error);
+  if (budget.max_vm_ratio) return check_vm_budget_measurable(*spec, *checked);
+  return util::Ok{};
+}
+
+// The candidate files are tune's own: a check's reason names the option and value, not the
+// temporary file, and says once what several candidates share.
+std::string without_candidate_files(const std::string& error, const std::string& dir) {
+  std::string named = std::regex_replace(error, std::regex(dir + "/candidate-[0-9]+\\.toml(:[0-9]+)?: "), "");
+  std::string said;
+  for (const auto& line : util::split(named, '\n'))
+    if (said.find(line.substr(line.find(": ") + 2)) == std::string::npos) said += line + "\n";
+  return said.substr(0, said.size() - 1);
+}
+
+// Every step's every value is checked before the first run: an option the installed
+// allocator does not know stops tune here, not after an hour of sweeping.
+util::Status check_every_step(Tune& t, const bench::Budget& budget) {
+  for (std::size_t i = 0; i < t.options.size(); ++i)
+    if (auto checked = check_step(t, i, budget); !checked)
+      return util::fail(without_candidate_files(checked.error(), t.dir));
+  return util::Ok{};
+}
+
+void warn_when_too_few_runs(std::size_t n) {
   if (double p = bench::smallest_p(n, n); p >= bench::kAlpha)
     std::cerr << "edashim tune: warning: with -n " << n << " no difference can show (the smallest p that " << n
               << " runs against " << n << " can give is " << util::fixed(p, 4)
               << "), so nothing will replace the current setting; use -n 4 or more\n";
+}
 
-  Settings fixed;
-  std::vector<Step> steps;
-  std::vector<bench::TradeoffPoint> points;
-  std::string vm_why;  // why some candidate has no peak virtual size, said once under the table
-  int rc = 0;
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    const auto& opt = options[i];
-    Step step;
-    step.option = opt.family + "." + opt.key;
-    auto spec = step_spec(o, opt, allocator, fixed, dir, file_no, i);
-    if (!spec) {
-      std::cerr << "edashim tune: cannot write candidate profiles in " << dir << "\n";
-      rc = 1;
-      break;
-    }
-    std::cerr << "edashim tune: step " << i + 1 << "/" << options.size() << ": " << step.option << " over "
-              << opt.values.size() << " values (+ current), " << o.spec.runs << " runs each, interleaved with baseline\n";
-    std::string error;
-    auto outcome = run_step(o, *spec, i, error);
-    if (!outcome) {
-      std::cerr << "edashim tune: " << error << "\n";
-      rc = 2;
-      break;
-    }
-    auto arms = bench::analyse(*spec, *outcome, 2000);
-    for (const auto& w : outcome->warnings) std::cerr << "edashim tune: warning: " << w << "\n";
-    for (const auto& a : arms)
-      for (const auto& f : a.failures) std::cerr << "edashim tune: " << a.name << " failed, " << f << "\n";
-    for (std::size_t c = 0; c + 1 < arms.size(); ++c) {
-      const auto& a = arms[c + 1];
-      bench::Candidate cand{c == 0 ? "" : opt.values[c - 1], a.wall_s.median, a.median_ratio, a.rss_ratio, a.ok, {},
-                            a.vm_ratio};
-      if (c > 0) cand.vs_current = bench::weigh(a.wall, arms[1].wall, spec->seed + c);
-      step.candidates.push_back(cand);
-    }
-    if (auto note = bench::vm_note(arms); !note.empty()) {
-      if (vm_why.empty()) vm_why = note;
-      if (budget.max_vm_ratio)
-        std::cerr << "edashim tune: warning: step " << i + 1 << ": " << note
-                  << "; a candidate without the figure counts as over the --max-vm-ratio budget\n";
-    }
-    if (i == 0 && !step.candidates.empty()) budget_note = default_budget_from_current(o, step.candidates[0].rss_ratio, budget);
-    step.chosen = bench::choose(step.candidates, budget, step.within);
-    if (!step.chosen) {
-      std::cerr << "edashim tune: no run of " << step.option << " succeeded; stopping\n";
-      rc = 1;
-      steps.push_back(step);
-      break;
-    }
-    step.chosen_vs_baseline = arms[*step.chosen + 1];
-    const auto& kept = step.candidates[*step.chosen];
-    if (!kept.value.empty()) fixed[opt.family][opt.key] = kept.value;
-    for (const auto& cand : step.candidates)
-      points.push_back({step.option + "=" + (cand.value.empty() ? "(current)" : cand.value), cand.rss_ratio,
-                        cand.wall_ratio, false, budget.holds(cand), cand.vm_ratio});
-    steps.push_back(step);
-    if (outcome->interrupted) {
-      rc = 130;
-      break;
-    }
+// What the runs said that the table does not: the bench's warnings and each failed run.
+void say_run_problems(const bench::BenchResult& outcome, const std::vector<bench::ArmStats>& arms) {
+  for (const auto& w : outcome.warnings) std::cerr << "edashim tune: warning: " << w << "\n";
+  for (const auto& a : arms)
+    for (const auto& f : a.failures) std::cerr << "edashim tune: " << a.name << " failed, " << f << "\n";
+}
+
+// A step's candidates from its arms (baseline, the current setting, then each value). A value
+// is weighed against the current setting, since that is what it would replace.
+std::vector<bench::Candidate> candidates_of(const bench::TuneOption& opt, const std::vector<bench::ArmStats>& arms,
+                                            uint64_t seed) {
+  std::vector<bench::Candidate> candidates;
+  for (std::size_t c = 0; c + 1 < arms.size(); ++c) {
+    const auto& a = arms[c + 1];
+    bench::Candidate cand{c == 0 ? "" : opt.values[c - 1], a.wall_s.median, a.median_ratio, a.rss_ratio, a.ok, {},
+                          a.vm_ratio};
+    if (c > 0) cand.vs_current = bench::weigh(a.wall, arms[1].wall, seed + c);
+    candidates.push_back(cand);
   }
-  util::remove_tree(dir);
+  return candidates;
+}
 
+void note_missing_vm(const std::vector<bench::ArmStats>& arms, std::size_t i, Sweep& sweep) {
+  auto note = bench::vm_note(arms);
+  if (note.empty()) return;
+  if (sweep.vm_why.empty()) sweep.vm_why = note;
+  if (sweep.budget.max_vm_ratio)
+    std::cerr << "edashim tune: warning: step " << i + 1 << ": " << note
+              << "; a candidate without the figure counts as over the --max-vm-ratio budget\n";
+}
+
+// The kept value is fixed in every later step; every candidate becomes a point of the plot.
+void keep(const bench::TuneOption& opt, Step step, Sweep& sweep) {
+  const auto& kept = step.candidates[*step.chosen];
+  if (!kept.value.empty()) sweep.fixed[opt.family][opt.key] = kept.value;
+  for (const auto& cand : step.candidates)
+    sweep.points.push_back({step.option + "=" + (cand.value.empty() ? "(current)" : cand.value), cand.rss_ratio,
+                            cand.wall_ratio, false, sweep.budget.holds(cand), cand.vm_ratio});
+  sweep.steps.push_back(std::move(step));
+}
+
+// Step i: its bench, run and analysed, then the value it keeps. 0 to go on to the next step,
+// else the status tune ends with.
+int run_step(Tune& t, std::size_t i, Sweep& sweep) {
+  const auto& opt = t.options[i];
+  Step step;
+  step.option = opt.family + "." + opt.key;
+  auto spec = step_spec(t.o, opt, t.allocator, sweep.fixed, t.dir, t.file_no, i);
+  if (!spec) {
+    std::cerr << "edashim tune: cannot write candidate profiles in " << t.dir << "\n";
+    return 1;
+  }
+  std::cerr << "edashim tune: step " << i + 1 << "/" << t.options.size() << ": " << step.option << " over "
+            << opt.values.size() << " values (+ current), " << t.o.spec.runs << " runs each, interleaved with baseline\n";
+  auto outcome = bench_step(t.o, *spec, i);
+  if (!outcome) {
+    std::cerr << "edashim tune: " << outcome.error() << "\n";
+    return 2;
+  }
+  auto arms = bench::analyse(*spec, *outcome, 2000);
+  say_run_problems(*outcome, arms);
+  step.candidates = candidates_of(opt, arms, spec->seed);
+  note_missing_vm(arms, i, sweep);
+  if (i == 0 && !step.candidates.empty())
+    sweep.budget_note = default_budget_from_current(t.o, step.candidates[0].rss_ratio, sweep.budget);
+  step.chosen = bench::choose(step.candidates, sweep.budget, step.within);
+  if (!step.chosen) {
+    std::cerr << "edashim tune: no run of " << step.option << " succeeded; stopping\n";
+    sweep.steps.push_back(step);
+    return 1;
+  }
+  step.chosen_vs_baseline = arms[*step.chosen + 1];
+  keep(opt, std::move(step), sweep);
+  return outcome->interrupted ? 130 : 0;
+}
+
+// Every step's candidates, a row each; "<-" marks the value the step kept.
+util::Table steps_table(const std::vector<Step>& steps, const bench::Budget& budget) {
   util::Table t;
   t.headers = {"step", "option", "value", "ok", "median s", "wall / baseline", "peak RSS / baseline",
                "peak VM / baseline", "in budget", "vs current (p, CI of median ratio)", "kept"};
@@ -358,69 +429,134 @@ int run_tune(Options& o) {
                         bench::ratio(cand.rss_ratio), bench::ratio(cand.vm_ratio), budget.holds(cand) ? "yes" : "no",
                         c == 0 ? "-" : cand.vs_current.why, steps[i].chosen == c ? "<-" : ""});
     }
-  std::cout << tune_header(budget, !budget_note.empty()) << "\n\n" << util::render_text(t) << "\n";
-  if (!vm_why.empty()) std::cout << "Peak VM \"-\": " << vm_why << ".\n\n";
+  return t;
+}
 
-  // The final setting against baseline, from the last step, where it was measured with every
-  // earlier choice fixed: written only when faster on the same evidence, within the budget.
-  // `figures` and `setting` describe where the search ended, for --write (when it qualifies)
-  // and --write-ended (whatever the verdict) alike.
-  std::string snippet, verdict, figures, setting;
-  if (rc == 0 && !steps.empty() && steps.back().chosen_vs_baseline) {
-    const auto& last = steps.back();
-    const auto& best = last.candidates[*last.chosen];
-    const auto& stats = *last.chosen_vs_baseline;
-    auto evidence = bench::judge(stats.test, stats.median_ratio_ci);
-    if (!last.within) verdict = "over the memory budget (" + budget.over(best) + ")";
-    else if (!evidence.faster) verdict = "not faster than baseline on the evidence (" + evidence.why + ")";
-    figures = "# median wall " + bench::ratio(best.wall_ratio) + " baseline (" + evidence.why + "), peak RSS " +
-              bench::ratio(best.rss_ratio) + ", peak virtual size " + bench::ratio(best.vm_ratio) + " (budget: " +
-              budget.describe() + "), " + std::to_string(o.spec.runs) + " runs per setting\n";
-    setting = bench::profile_toml(allocator, fixed);
-    if (verdict.empty()) {
-      char when[32];
-      time_t now = time(nullptr);
-      std::strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
-      snippet = "# Chosen by `edashim tune` on " + std::string(when) + " for: " + report::command_line(o.spec.command) +
-                "\n" + figures + setting;
-      for (auto& p : points)
-        if (p.label == last.option + "=" + (best.value.empty() ? "(current)" : best.value)) p.chosen = true;
-    }
+void say_table(const Sweep& sweep) {
+  std::cout << tune_header(sweep.budget, !sweep.budget_note.empty()) << "\n\n"
+            << util::render_text(steps_table(sweep.steps, sweep.budget)) << "\n";
+  if (!sweep.vm_why.empty()) std::cout << "Peak VM \"-\": " << sweep.vm_why << ".\n\n";
+}
+
+std::string today_utc() {
+  char when[32];
+  time_t now = time(nullptr);
+  std::strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
+  return when;
+}
+
+// The final setting against baseline, from the last step, where it was measured with every
+// earlier choice fixed: written only when faster on the same evidence, within the budget. A
+// sweep that stopped early ends nowhere. `today` dates the snippet.
+Ending end_of_search(const Options& o, const std::string& allocator, const Sweep& sweep, const std::string& today) {
+  Ending end;
+  if (sweep.rc != 0 || sweep.steps.empty() || !sweep.steps.back().chosen_vs_baseline) return end;
+  const auto& last = sweep.steps.back();
+  const auto& best = last.candidates[*last.chosen];
+  const auto& stats = *last.chosen_vs_baseline;
+  auto evidence = bench::judge(stats.test, stats.median_ratio_ci);
+  if (!last.within) end.verdict = "over the memory budget (" + sweep.budget.over(best) + ")";
+  else if (!evidence.faster) end.verdict = "not faster than baseline on the evidence (" + evidence.why + ")";
+  end.figures = "# median wall " + bench::ratio(best.wall_ratio) + " baseline (" + evidence.why + "), peak RSS " +
+                bench::ratio(best.rss_ratio) + ", peak virtual size " + bench::ratio(best.vm_ratio) + " (budget: " +
+                sweep.budget.describe() + "), " + std::to_string(o.spec.runs) + " runs per setting\n";
+  end.setting = bench::profile_toml(allocator, sweep.fixed);
+  if (end.verdict.empty())
+    end.snippet = "# Chosen by `edashim tune` on " + today + " for: " + report::command_line(o.spec.command) + "\n" +
+                  end.figures + end.setting;
+  return end;
+}
+
+// The plot marks the setting that is written.
+void mark_written_point(Sweep& sweep) {
+  const auto& last = sweep.steps.back();
+  const auto& best = last.candidates[*last.chosen];
+  for (auto& p : sweep.points)
+    if (p.label == last.option + "=" + (best.value.empty() ? "(current)" : best.value)) p.chosen = true;
+}
+
+bool write_plot(const Options& o, const Sweep& sweep) {
+  auto svg = bench::plot_tradeoff(sweep.points, sweep.budget.max_rss_ratio.value_or(bench::kNoFigure),
+                                  "edashim tune: " + report::command_line(o.spec.command));
+  if (util::write_file_atomic(o.plot, svg)) {
+    std::cerr << "edashim tune: plot written to " << o.plot << "\n";
+    return true;
   }
-  if (!o.plot.empty()) {
-    auto svg = bench::plot_tradeoff(points, budget.max_rss_ratio.value_or(bench::kNoFigure), "edashim tune: " + report::command_line(o.spec.command));
-    if (util::write_file_atomic(o.plot, svg)) std::cerr << "edashim tune: plot written to " << o.plot << "\n";
-    else {
-      std::cerr << "edashim tune: cannot write " << o.plot << "\n";
-      rc = rc ? rc : 1;
-    }
+  std::cerr << "edashim tune: cannot write " << o.plot << "\n";
+  return false;
+}
+
+// Where the search ended, whatever the verdict: what a lean search confirms on other
+// workloads, and the best trade-off to report when nothing met the goal here.
+bool write_ended(const Options& o, const Ending& end) {
+  std::string header = "# Where `edashim tune` ended for: " + report::command_line(o.spec.command) + "\n# " +
+                       (end.snippet.empty() ? "not written by --write: " + end.verdict : "also written by --write") + "\n";
+  if (!util::write_file_atomic(o.write_ended, header + end.figures + end.setting)) {
+    std::cerr << "edashim tune: cannot write " << o.write_ended << "\n";
+    return false;
   }
-  if (!o.export_json.empty() &&
-      !export_json(o.export_json, tune_json(o, allocator, budget, !budget_note.empty(), steps, verdict, setting,
-                                            rc == 0 && !snippet.empty() && !o.write.empty())))
-    rc = rc ? rc : 1;
-  if (rc) return rc;
-  if (!o.write_ended.empty() && !setting.empty()) {
-    // Where the search ended, whatever the verdict: what a lean search confirms on other
-    // workloads, and the best trade-off to report when nothing met the goal here.
-    std::string header = "# Where `edashim tune` ended for: " + report::command_line(o.spec.command) + "\n# " +
-                         (snippet.empty() ? "not written by --write: " + verdict : "also written by --write") + "\n";
-    if (!util::write_file_atomic(o.write_ended, header + figures + setting)) {
-      std::cerr << "edashim tune: cannot write " << o.write_ended << "\n";
-      return 1;
-    }
-    std::cout << "The setting the search ended on is in " << o.write_ended << "\n";
-  }
-  if (say_summary(steps, allocator + (fixed.empty() ? "" : " with the kept values"), verdict, snippet, o.write)) return 0;
-  if (o.write.empty()) {
+  std::cout << "The setting the search ended on is in " << o.write_ended << "\n";
+  return true;
+}
+
+int write_profile(const std::string& write, const std::string& snippet) {
+  if (write.empty()) {
     std::cout << "Profile snippet:\n\n" << snippet;
-  } else if (util::write_file_atomic(o.write, snippet)) {
-    std::cout << "Profile written to " << o.write << " (use it: edashim run -p " << o.write << " -- ...)\n";
+  } else if (util::write_file_atomic(write, snippet)) {
+    std::cout << "Profile written to " << write << " (use it: edashim run -p " << write << " -- ...)\n";
   } else {
-    std::cerr << "edashim tune: cannot write " << o.write << "\n";
+    std::cerr << "edashim tune: cannot write " << write << "\n";
     return 1;
   }
   return 0;
+}
+
+// The plot and the JSON show what ran, even when the sweep stopped early; the profile files
+// and the summary only come from a sweep that finished. A failed write makes the status 1
+// unless the sweep's own status says more.
+int write_outputs(const Tune& t, const Sweep& sweep, const Ending& end) {
+  const Options& o = t.o;
+  int rc = sweep.rc;
+  if (!o.plot.empty() && !write_plot(o, sweep)) rc = rc ? rc : 1;
+  if (!o.export_json.empty() &&
+      !export_json(o.export_json, tune_json(o, t.allocator, sweep.budget, !sweep.budget_note.empty(), sweep.steps,
+                                            end.verdict, end.setting, rc == 0 && !end.snippet.empty() && !o.write.empty())))
+    rc = rc ? rc : 1;
+  if (rc) return rc;
+  if (!o.write_ended.empty() && !end.setting.empty() && !write_ended(o, end)) return 1;
+  if (say_summary(sweep.steps, t.allocator + (sweep.fixed.empty() ? "" : " with the kept values"), end.verdict,
+                  end.snippet, o.write))
+    return 0;
+  return write_profile(o.write, end.snippet);
+}
+
+// The passes of a tune: check the request and every step's candidates before anything runs,
+// run the steps (coordinate search: each step with the values earlier steps kept), show the
+// table, judge where the search ended, write what was asked for.
+int run_tune(Options& o) {
+  auto options = parse_options(o.option_texts);
+  if (!options) return usage(options.error());
+  if (auto request = check_request(o); !request) return usage(request.error());
+  auto dir = make_work_dir();
+  if (!dir) {
+    std::cerr << "edashim tune: " << dir.error() << "\n";
+    return 1;
+  }
+  Tune t{o, std::move(*options), "", *dir};
+  t.allocator = o.allocator.empty() ? allocator_for_family(t.options.front().family) : o.allocator;
+  Sweep sweep;
+  sweep.budget = budget_of(o);
+  if (auto checked = check_every_step(t, sweep.budget); !checked) {
+    util::remove_tree(t.dir);
+    return usage(checked.error());
+  }
+  warn_when_too_few_runs(std::size_t(o.spec.runs));
+  for (std::size_t i = 0; i < t.options.size() && sweep.rc == 0; ++i) sweep.rc = run_step(t, i, sweep);
+  util::remove_tree(t.dir);
+  say_table(sweep);
+  Ending end = end_of_search(o, t.allocator, sweep, today_utc());
+  if (!end.snippet.empty()) mark_written_point(sweep);
+  return write_outputs(t, sweep, end);
 }
 
 }  // namespace
