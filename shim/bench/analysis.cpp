@@ -368,10 +368,8 @@ void add_paired(nlohmann::json& j, const Paired& paired) {
                   {"warnings", paired.warnings}};
 }
 
-}  // namespace
-
-std::string bench_json(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms) {
-  nlohmann::json j;
+// What was asked for: the command, the schedule and what was compared.
+void add_spec(nlohmann::json& j, const Spec& spec) {
   j["command"] = spec.command;
   j["runs_per_arm"] = spec.runs;
   j["warmup"] = spec.warmup;
@@ -385,6 +383,10 @@ std::string bench_json(const Spec& spec, const BenchResult& o, const std::vector
                                                                                ? nlohmann::json(nullptr)
                                                                                : nlohmann::json(spec.stdout_filter)}})
                                       : nlohmann::json(nullptr);
+}
+
+// Where and how it ran: the machine, whether it was cut short, and a farm's every round's state.
+void add_conditions(nlohmann::json& j, const BenchResult& o) {
   j["machine"] = o.machine;
   j["physical_cores"] = o.physical_cores;
   j["interrupted"] = o.interrupted;
@@ -394,69 +396,94 @@ std::string bench_json(const Spec& spec, const BenchResult& o, const std::vector
     for (const auto& r : o.rounds)
       rounds.push_back({{"round", r.round + 1}, {"task_index", r.round}, {"state", r.state}, {"detail", r.detail}});
   }
-  j["statistics"] = {{"percentiles", "linear interpolation (numpy default)"},
-                     {"p_value", "one-sided Mann-Whitney U vs the first arm, H1: this arm is faster; exact without ties when an "
-                                 "arm has <= 8 runs, else normal approximation with tie correction and continuity correction"},
-                     {"ci", "percentile bootstrap, 10000 resamples, of median(arm)/median(first arm)"},
-                     {"paired", "per round (runs of one round share a node and a moment): ratio = median over rounds of "
-                                "wall(arm)/wall(first arm) in the same round; ci95: percentile bootstrap, 10000 resamples "
-                                "of rounds, of that median; p_faster: one-sided Wilcoxon signed-rank on the rounds' log "
-                                "ratios, H1: the arm is faster, zero differences dropped, exact with <= 50 rounds and no "
-                                "ties, else normal approximation with tie correction, no continuity correction"},
-                     {"by_node", "rounds grouped by host and by CPU model (from the runs' records; unknown: none named, "
-                                 "mixed: a round's runs named several); warning when two CPU models with >= 3 pairs "
-                                 "each differ by two-sided Mann-Whitney p < 0.05 on the log ratios and by more than 5% "
-                                 "in median ratio"}};
+}
+
+// How each figure was computed, so a reader of the file needs no other document.
+nlohmann::json statistics_methods() {
+  return {{"percentiles", "linear interpolation (numpy default)"},
+          {"p_value", "one-sided Mann-Whitney U vs the first arm, H1: this arm is faster; exact without ties when an "
+                      "arm has <= 8 runs, else normal approximation with tie correction and continuity correction"},
+          {"ci", "percentile bootstrap, 10000 resamples, of median(arm)/median(first arm)"},
+          {"paired", "per round (runs of one round share a node and a moment): ratio = median over rounds of "
+                     "wall(arm)/wall(first arm) in the same round; ci95: percentile bootstrap, 10000 resamples "
+                     "of rounds, of that median; p_faster: one-sided Wilcoxon signed-rank on the rounds' log "
+                     "ratios, H1: the arm is faster, zero differences dropped, exact with <= 50 rounds and no "
+                     "ties, else normal approximation with tie correction, no continuity correction"},
+          {"by_node", "rounds grouped by host and by CPU model (from the runs' records; unknown: none named, "
+                      "mixed: a round's runs named several); warning when two CPU models with >= 3 pairs "
+                      "each differ by two-sided Mann-Whitney p < 0.05 on the log ratios and by more than 5% "
+                      "in median ratio"}};
+}
+
+// One run as measured, failed runs included with why.
+nlohmann::json run_json(const ArmRun& r) {
+  const auto& rec = r.record;
+  nlohmann::json jr = {{"round", r.round + 1},    {"order", r.order},         {"ok", r.ok},
+                       {"wall_s", rec.wall_s},    {"user_s", rec.user_s},     {"sys_s", rec.sys_s},
+                       {"max_rss_kb", rec.max_rss_kb}, {"start_unix", rec.start_unix},
+                       {"host", rec.host},        {"cpu", rec.cpu}};
+  jr["vm_peak_kb"] = rec.vm_peak_kb ? nlohmann::json(*rec.vm_peak_kb) : nlohmann::json(nullptr);
+  jr["exit_code"] = rec.exit_code ? nlohmann::json(*rec.exit_code) : nlohmann::json(nullptr);
+  jr["signal"] = rec.signal ? nlohmann::json(*rec.signal) : nlohmann::json(nullptr);
+  jr["allocator_verified"] = rec.allocator_verified ? nlohmann::json(*rec.allocator_verified) : nlohmann::json(nullptr);
+  if (!r.ok) jr["failure"] = r.failure;
+  if (!r.hashes.empty()) jr["sha256"] = r.hashes;
+  return jr;
+}
+
+// Each compared output's verdict; null when outputs were not compared.
+nlohmann::json outputs_json(const Spec& spec, const ArmStats& s) {
+  auto verdicts = spec.compare ? nlohmann::json::object() : nlohmann::json(nullptr);
+  for (const auto& [name, v] : s.outputs)
+    verdicts[name] = {{"verdict", kind_name(v.kind)},
+                      {"distinct", v.distinct},
+                      {"missing_runs", v.missing_runs},
+                      {"same_as_first", v.same_as_first ? nlohmann::json(*v.same_as_first) : nlohmann::json(nullptr)}};
+  return verdicts;
+}
+
+// One arm's figures (arms[] in the file), with its runs; `a` is its index in the spec.
+nlohmann::json arm_json(const Spec& spec, const BenchResult& o, const ArmStats& s, std::size_t a) {
+  nlohmann::json arm;
+  arm["name"] = s.name;
+  arm["profile"] = s.profile;
+  arm["ok"] = s.ok;
+  arm["failed"] = s.failed;
+  arm["failures"] = s.failures;
+  arm["env_bytes"] = s.env_bytes;
+  arm["wall_s"] = {{"mean", num(s.wall_s.mean)}, {"median", num(s.wall_s.median)}, {"p5", num(s.wall_s.p5)},
+                   {"p95", num(s.wall_s.p95)},   {"min", num(s.wall_s.min)},       {"max", num(s.wall_s.max)}};
+  arm["ratio_to_first"] = {{"mean", num(s.mean_ratio)}, {"median", num(s.median_ratio)}, {"p5", num(s.p5_ratio)},
+                           {"p95", num(s.p95_ratio)},   {"peak_rss", num(s.rss_ratio)},
+                           {"peak_vm", num(s.vm_ratio)}};
+  if (s.test)
+    arm["mann_whitney"] = {{"u", s.test->u}, {"p_faster", num(s.test->p)}, {"exact", s.test->exact}, {"ties", s.test->ties}};
+  else
+    arm["mann_whitney"] = nullptr;
+  arm["median_ratio_ci95"] =
+      s.median_ratio_ci ? nlohmann::json::array({num(s.median_ratio_ci->lo), num(s.median_ratio_ci->hi)}) : nlohmann::json(nullptr);
+  arm["peak_rss_kb_median"] = num(s.rss_median_kb);
+  arm["peak_vm_kb_median"] = num(s.vm_median_kb);
+  arm["verified_share"] = s.verified_share ? nlohmann::json(*s.verified_share) : nlohmann::json(nullptr);
+  arm["outputs_summary"] = spec.compare ? nlohmann::json(s.outputs_summary) : nlohmann::json(nullptr);
+  arm["outputs"] = outputs_json(spec, s);
+  auto& runs = arm["runs"] = nlohmann::json::array();
+  for (const auto& r : o.runs)
+    if (r.arm == int(a)) runs.push_back(run_json(r));
+  return arm;
+}
+
+}  // namespace
+
+// Keys land sorted (nlohmann::json's objects are ordered maps), so the order the steps add them
+// in does not show in the file.
+std::string bench_json(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms) {
+  nlohmann::json j;
+  add_spec(j, spec);
+  add_conditions(j, o);
+  j["statistics"] = statistics_methods();
   auto& out = j["arms"] = nlohmann::json::array();
-  for (std::size_t a = 0; a < arms.size(); ++a) {
-    const auto& s = arms[a];
-    nlohmann::json arm;
-    arm["name"] = s.name;
-    arm["profile"] = s.profile;
-    arm["ok"] = s.ok;
-    arm["failed"] = s.failed;
-    arm["failures"] = s.failures;
-    arm["env_bytes"] = s.env_bytes;
-    arm["wall_s"] = {{"mean", num(s.wall_s.mean)}, {"median", num(s.wall_s.median)}, {"p5", num(s.wall_s.p5)},
-                     {"p95", num(s.wall_s.p95)},   {"min", num(s.wall_s.min)},       {"max", num(s.wall_s.max)}};
-    arm["ratio_to_first"] = {{"mean", num(s.mean_ratio)}, {"median", num(s.median_ratio)}, {"p5", num(s.p5_ratio)},
-                             {"p95", num(s.p95_ratio)},   {"peak_rss", num(s.rss_ratio)},
-                             {"peak_vm", num(s.vm_ratio)}};
-    if (s.test)
-      arm["mann_whitney"] = {{"u", s.test->u}, {"p_faster", num(s.test->p)}, {"exact", s.test->exact}, {"ties", s.test->ties}};
-    else
-      arm["mann_whitney"] = nullptr;
-    arm["median_ratio_ci95"] =
-        s.median_ratio_ci ? nlohmann::json::array({num(s.median_ratio_ci->lo), num(s.median_ratio_ci->hi)}) : nlohmann::json(nullptr);
-    arm["peak_rss_kb_median"] = num(s.rss_median_kb);
-    arm["peak_vm_kb_median"] = num(s.vm_median_kb);
-    arm["verified_share"] = s.verified_share ? nlohmann::json(*s.verified_share) : nlohmann::json(nullptr);
-    arm["outputs_summary"] = spec.compare ? nlohmann::json(s.outputs_summary) : nlohmann::json(nullptr);
-    auto& verdicts = arm["outputs"] = spec.compare ? nlohmann::json::object() : nlohmann::json(nullptr);
-    for (const auto& [name, v] : s.outputs)
-      verdicts[name] = {{"verdict", kind_name(v.kind)},
-                        {"distinct", v.distinct},
-                        {"missing_runs", v.missing_runs},
-                        {"same_as_first", v.same_as_first ? nlohmann::json(*v.same_as_first) : nlohmann::json(nullptr)}};
-    auto& runs = arm["runs"] = nlohmann::json::array();
-    for (const auto& r : o.runs) {
-      if (r.arm != int(a)) continue;
-      const auto& rec = r.record;
-      nlohmann::json jr = {{"round", r.round + 1},    {"order", r.order},         {"ok", r.ok},
-                           {"wall_s", rec.wall_s},    {"user_s", rec.user_s},     {"sys_s", rec.sys_s},
-                           {"max_rss_kb", rec.max_rss_kb}, {"start_unix", rec.start_unix},
-                           {"host", rec.host},        {"cpu", rec.cpu}};
-      jr["vm_peak_kb"] = rec.vm_peak_kb ? nlohmann::json(*rec.vm_peak_kb) : nlohmann::json(nullptr);
-      jr["exit_code"] = rec.exit_code ? nlohmann::json(*rec.exit_code) : nlohmann::json(nullptr);
-      jr["signal"] = rec.signal ? nlohmann::json(*rec.signal) : nlohmann::json(nullptr);
-      jr["allocator_verified"] =
-          rec.allocator_verified ? nlohmann::json(*rec.allocator_verified) : nlohmann::json(nullptr);
-      if (!r.ok) jr["failure"] = r.failure;
-      if (!r.hashes.empty()) jr["sha256"] = r.hashes;
-      runs.push_back(std::move(jr));
-    }
-    out.push_back(std::move(arm));
-  }
+  for (std::size_t a = 0; a < arms.size(); ++a) out.push_back(arm_json(spec, o, arms[a], a));
   j["results"] = hyperfine_results(spec, o, arms);
   auto note = vm_note(arms);
   j["peak_vm_note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);

@@ -73,14 +73,113 @@ bool known_command(const CLI::App& app, const std::string& first) {
   return false;
 }
 
+// The options of run and explain, filled in by CLI11 while parsing (one is chosen, so they share).
+struct ToolOptions {
+  std::string profile, allocator;
+  bool strict = false;
+};
+
+// Each subcommand's handle: after parsing, it tells which one the command line chose.
+struct Subcommands {
+  CLI::App* run = nullptr;
+  CLI::App* explain = nullptr;
+  CLI::App* profiles = nullptr;
+  Subcommand trust, untrust, shims, doctor, report, forget, bench, tune;
+};
+
+CLI::App* add_run_command(CLI::App& app, ToolOptions& options) {
+  auto* run = app.add_subcommand("run", "Run a tool through its profile (as its shim link would)");
+  run->add_option("-p,--profile", options.profile, "Named profile or profile file (default: $EDASHIM_PROFILE)");
+  run->add_option("-a,--allocator", options.allocator, "mimalloc, jemalloc, tcmalloc, tbbmalloc, system, or a library path");
+  run->add_flag("--strict", options.strict, "Stop with status 2 on a configuration error instead of running the plain tool");
+  // Everything from the first word that is not an option of ours is the tool's command line,
+  // so `edashim run yosys -q ...` needs no `--`.
+  run->prefix_command();
+  run->footer("Example: edashim run -p jemalloc -- yosys -q -p 'synth -top top' top.v");
+  return run;
+}
+
+CLI::App* add_explain_command(CLI::App& app, ToolOptions& options) {
+  auto* explain_cmd = app.add_subcommand("explain", "Show what a run would use and where each setting came from; runs nothing");
+  explain_cmd->add_option("-p,--profile", options.profile, "Named profile or profile file");
+  explain_cmd->add_option("-a,--allocator", options.allocator, "Allocator to explain instead of the configured one");
+  explain_cmd->prefix_command();
+  explain_cmd->footer("Example: edashim explain yosys");
+  return explain_cmd;
+}
+
+// The order they are added in is the order --help lists them.
+Subcommands add_subcommands(CLI::App& app, ToolOptions& options) {
+  Subcommands s;
+  s.run = add_run_command(app, options);
+  s.explain = add_explain_command(app, options);
+  s.trust = add_trust_command(app, TrustAction::trust);
+  s.profiles = app.add_subcommand("profiles", "List the named profiles that can be selected here");
+  s.profiles->footer("Example: edashim profiles   (then: edashim run -p NAME -- TOOL ...)");
+  s.untrust = add_trust_command(app, TrustAction::untrust);
+  s.shims = add_shims_command(app);
+  s.doctor = add_doctor_command(app);
+  s.report = add_report_command(app);
+  s.forget = add_forget_command(app);
+  s.bench = add_bench_command(app);
+  s.tune = add_tune_command(app);
+  return s;
+}
+
+// `edashim run [options] -- TOOL ARGS`: everything after the first `--` is the tool's, never
+// ours (CLI11 would otherwise look into it): returned, and cut from what CLI11 parses (argc).
+// Without `--`, prefix_command() stops at TOOL.
+std::vector<std::string> take_tool_command(const std::string& sub, int& argc, char** argv) {
+  bool takes_command = sub == "run" || sub == "explain" || sub == "bench" || sub == "tune";
+  for (int i = 2; takes_command && i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      std::vector<std::string> after_dashes(argv + i + 1, argv + argc);
+      argc = i;
+      return after_dashes;
+    }
+  }
+  return {};
+}
+
 // `edashim run -- CMD`: CMD may be a flow's top (make, a flow script), which runs plain.
-int run_command(const std::vector<std::string>& command, const std::string& profile, const std::string& allocator,
-                bool strict) {
+int run_command(const std::vector<std::string>& command, const ToolOptions& options) {
+  if (command.empty()) {
+    std::fprintf(stderr, "edashim run: which tool? e.g. edashim run -- yosys -p 'synth' design.v\n");
+    return 2;
+  }
   pipeline::Invocation inv = invocation_for(command);
-  pipeline::select_from(inv, profile, allocator);
-  inv.strict = strict;
+  pipeline::select_from(inv, options.profile, options.allocator);
+  inv.strict = options.strict;
   inv.via_run = true;
   return pipeline::run_tool(inv);
+}
+
+int explain_command(const std::vector<std::string>& command, const ToolOptions& options) {
+  if (command.empty()) {
+    std::fprintf(stderr, "edashim explain: which tool? e.g. edashim explain yosys\n");
+    return 2;
+  }
+  pipeline::Invocation inv = invocation_for(command);
+  pipeline::select_from(inv, options.profile, options.allocator);
+  return explain(inv);
+}
+
+// Runs the subcommand the command line chose; `after_dashes` is the tool's command when given
+// after `--`, else run and explain take what CLI11 left over.
+int run_chosen(Subcommands& s, const ToolOptions& options, const std::vector<std::string>& after_dashes) {
+  if (*s.run) return run_command(after_dashes.empty() ? s.run->remaining() : after_dashes, options);
+  if (*s.explain) return explain_command(after_dashes.empty() ? s.explain->remaining() : after_dashes, options);
+  for (auto* c : {&s.shims, &s.doctor, &s.report, &s.forget})
+    if (*c->app) return c->run();
+  for (auto* c : {&s.bench, &s.tune})
+    if (*c->app) {
+      c->command->insert(c->command->end(), after_dashes.begin(), after_dashes.end());
+      return c->run();
+    }
+  if (*s.profiles) return list_profiles();
+  for (auto* c : {&s.trust, &s.untrust})
+    if (*c->app) return c->run();
+  return 0;
 }
 
 }  // namespace
@@ -93,89 +192,20 @@ int cli_main(int argc, char** argv) {
   app.require_subcommand(1);
   // Before any subcommand: each takes its parent's formatter (and footer) when it is added.
   app.formatter(std::make_shared<PlainFormatter>());
-  std::string profile, allocator;
-  bool strict = false;
-  std::vector<std::string> command;
-  auto* run = app.add_subcommand("run", "Run a tool through its profile (as its shim link would)");
-  run->add_option("-p,--profile", profile, "Named profile or profile file (default: $EDASHIM_PROFILE)");
-  run->add_option("-a,--allocator", allocator, "mimalloc, jemalloc, tcmalloc, tbbmalloc, system, or a library path");
-  run->add_flag("--strict", strict, "Stop with status 2 on a configuration error instead of running the plain tool");
-  // Everything from the first word that is not an option of ours is the tool's command line,
-  // so `edashim run yosys -q ...` needs no `--`.
-  run->prefix_command();
-  run->footer("Example: edashim run -p jemalloc -- yosys -q -p 'synth -top top' top.v");
-
-  std::vector<std::string> explain_command;
-  auto* explain_cmd = app.add_subcommand("explain", "Show what a run would use and where each setting came from; runs nothing");
-  explain_cmd->add_option("-p,--profile", profile, "Named profile or profile file");
-  explain_cmd->add_option("-a,--allocator", allocator, "Allocator to explain instead of the configured one");
-  explain_cmd->prefix_command();
-  explain_cmd->footer("Example: edashim explain yosys");
-
-  Subcommand trust_cmd = add_trust_command(app, TrustAction::trust);
-  auto* profiles_cmd = app.add_subcommand("profiles", "List the named profiles that can be selected here");
-  profiles_cmd->footer("Example: edashim profiles   (then: edashim run -p NAME -- TOOL ...)");
-  Subcommand untrust_cmd = add_trust_command(app, TrustAction::untrust);
-
-  Subcommand shims_cmd = add_shims_command(app);
-  Subcommand doctor_cmd = add_doctor_command(app);
-  Subcommand report_cmd = add_report_command(app);
-  Subcommand forget_cmd = add_forget_command(app);
-  Subcommand bench_cmd = add_bench_command(app);
-  Subcommand tune_cmd = add_tune_command(app);
+  ToolOptions options;
+  Subcommands subcommands = add_subcommands(app, options);
   // Set after the subcommands: each copies its parent's footer when added, and would show these as its own.
   app.footer(global_examples());
   if (argc > 1 && !known_command(app, argv[1])) return 2;
 
-  // `edashim run [options] -- TOOL ARGS`: everything after the first `--` is the tool's, never
-  // ours (CLI11 would otherwise look into it). Without `--`, prefix_command() stops at TOOL.
-  std::vector<std::string> after_dashes;
   std::string sub = argc > 1 ? argv[1] : "";
-  bool takes_command = sub == "run" || sub == "explain" || sub == "bench" || sub == "tune";
-  for (int i = 2; takes_command && i < argc; ++i) {
-    if (std::string(argv[i]) == "--") {
-      after_dashes.assign(argv + i + 1, argv + argc);
-      argc = i;
-      break;
-    }
-  }
+  std::vector<std::string> after_dashes = take_tool_command(sub, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return usage_error(app, e, sub);
   }
-
-  if (*run) {
-    command = after_dashes.empty() ? run->remaining() : after_dashes;
-    if (command.empty()) {
-      std::fprintf(stderr, "edashim run: which tool? e.g. edashim run -- yosys -p 'synth' design.v\n");
-      return 2;
-    }
-    return run_command(command, profile, allocator, strict);
-  }
-  if (*explain_cmd) {
-    explain_command = after_dashes.empty() ? explain_cmd->remaining() : after_dashes;
-    if (explain_command.empty()) {
-      std::fprintf(stderr, "edashim explain: which tool? e.g. edashim explain yosys\n");
-      return 2;
-    }
-    pipeline::Invocation inv = invocation_for(explain_command);
-    pipeline::select_from(inv, profile, allocator);
-    return explain(inv);
-  }
-  if (*shims_cmd.app) return shims_cmd.run();
-  if (*doctor_cmd.app) return doctor_cmd.run();
-  if (*report_cmd.app) return report_cmd.run();
-  if (*forget_cmd.app) return forget_cmd.run();
-  for (auto* s : {&bench_cmd, &tune_cmd})
-    if (*s->app) {
-      s->command->insert(s->command->end(), after_dashes.begin(), after_dashes.end());
-      return s->run();
-    }
-  if (*profiles_cmd) return list_profiles();
-  for (auto* s : {&trust_cmd, &untrust_cmd})
-    if (*s->app) return s->run();
-  return 0;
+  return run_chosen(subcommands, options, after_dashes);
 }
 
 }  // namespace commands

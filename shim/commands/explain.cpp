@@ -102,14 +102,8 @@ void print_plain_notice(const pipeline::Plan& plan) {
               plan.inv.tool.c_str());
 }
 
-}  // namespace
-
-int explain(const pipeline::Invocation& inv) {
-  paths::Files paths = paths::Files::discover();
-  auto env = pipeline::current_environment();
-  pipeline::Plan plan = pipeline::make_plan(inv, paths, env);
-  const auto& s = plan.loaded.settings;
-  // explain is asked for: its answer goes to stdout.
+// Which tool a run would start, or where it was looked for.
+void print_tool(const pipeline::Invocation& inv, const pipeline::Plan& plan) {
   std::printf("tool: %s\n", inv.tool.c_str());
   if (plan.tool_path.empty()) {
     std::printf("  real tool: NOT FOUND (searched %s)\n", util::join(plan.resolution.searched, ":").c_str());
@@ -117,21 +111,28 @@ int explain(const pipeline::Invocation& inv) {
     std::printf("  real tool: %s\n", plan.tool_path.c_str());
   }
   for (const auto& skipped : plan.resolution.skipped) std::printf("  skipped (edashim itself): %s\n", skipped.c_str());
+}
 
+void print_config_files(const config::Loaded& loaded) {
   std::printf("\nconfig files, lowest priority first:\n");
-  for (const auto& f : plan.loaded.files)
+  for (const auto& f : loaded.files)
     std::printf("  [%s] %s  %s%s%s\n", f.kind.c_str(), f.path.c_str(), f.used ? "used" : "NOT used",
                 f.note.empty() ? "" : ": ", f.note.c_str());
-  if (plan.loaded.files.empty()) std::printf("  (none found)\n");
+  if (loaded.files.empty()) std::printf("  (none found)\n");
+}
 
-  print_plain_notice(plan);
-  std::printf("\nsettings%s:\n", plan.loaded.has_errors() ? " once the errors are fixed (files with errors left out)" : "");
-  auto row = [](const char* name, const std::string& value, const config::Origin& o) {
-    std::printf("  %-20s %-28s from %s\n", name, value.c_str(), o.str().c_str());
-  };
-  row("allocator", s.allocator.value, s.allocator.origin);
+// A setting's row: its name, its value, and the file and line that set it.
+void print_setting(const char* name, const std::string& value, const config::Origin& o) {
+  std::printf("  %-20s %-28s from %s\n", name, value.c_str(), o.str().c_str());
+}
+
+// The allocator, and what stands behind the choice: the learned entry (applied, overridden by a
+// project file or a flag, or ignored: each said with its evidence), the library, and the
+// caller's own preload that edashim leaves alone.
+void print_allocator(const pipeline::Plan& plan) {
+  const auto& s = plan.loaded.settings;
+  print_setting("allocator", s.allocator.value, s.allocator.origin);
   if (const auto& l = plan.loaded.learned) {
-    // Applied, overridden by a project file or a flag, or ignored: each said with its evidence.
     bool used = l->applied && s.allocator.origin.file == l->file;
     std::printf("  %-20s %s%s\n", "  learned", learn::describe(l->entry).c_str(),
                 used ? "" : l->applied ? " (overridden: a higher layer sets the allocator)" : "");
@@ -148,26 +149,40 @@ int explain(const pipeline::Invocation& inv) {
   if (!plan.preloaded_by_caller.empty())
     std::printf("  %-20s your LD_PRELOAD already has %s: you chose that allocator, so edashim adds none "
                 "(and none of its options)\n", "  not added", plan.preloaded_by_caller.c_str());
-  if (!s.library_dirs.value.empty()) row("library_dirs", util::join(s.library_dirs.value, ":"), s.library_dirs.origin);
-  if (!s.shared_dirs.value.empty()) row("shared_dirs", util::join(s.shared_dirs.value, ", "), s.shared_dirs.origin);
-  row("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
-  row("scratch", !s.scratch.value ? "off" : s.scratch_override.value ? "tmpfs, override your TMPDIR" : "tmpfs", s.scratch.origin);
+}
+
+// Exploration: how often, which candidates, and whether this very run could explore.
+void print_explore(const pipeline::Plan& plan, const std::vector<std::string>& env) {
+  const auto& s = plan.loaded.settings;
+  if (!(s.explore.value > 0)) return;
+  char share[32];
+  std::snprintf(share, sizeof share, "%g of runs", s.explore.value);
+  print_setting("explore", share, s.explore.origin);
+  print_setting("  candidates", util::join(s.explore_profiles.value, ", "), s.explore_profiles.origin);
+  std::string why = pipeline::why_not_explore(plan, env);
+  std::printf("  %-20s %s\n", "  this run", why.empty() ? ("may run a candidate instead of " + pipeline::arm_of(plan) +
+                                                            " (the log line's \"explore\" says when it does)").c_str()
+                                                       : ("never explores: " + why).c_str());
+}
+
+// Every setting with where it came from; allocator options of another allocator are shown too,
+// marked unused, so a misplaced option is seen rather than silently ignored.
+void print_settings(const pipeline::Plan& plan, const std::vector<std::string>& env) {
+  const auto& s = plan.loaded.settings;
+  std::printf("\nsettings%s:\n", plan.loaded.has_errors() ? " once the errors are fixed (files with errors left out)" : "");
+  print_allocator(plan);
+  if (!s.library_dirs.value.empty()) print_setting("library_dirs", util::join(s.library_dirs.value, ":"), s.library_dirs.origin);
+  if (!s.shared_dirs.value.empty()) print_setting("shared_dirs", util::join(s.shared_dirs.value, ", "), s.shared_dirs.origin);
+  print_setting("locale", s.locale.value.empty() ? "keep" : s.locale.value, s.locale.origin);
+  print_setting("scratch", !s.scratch.value ? "off" : s.scratch_override.value ? "tmpfs, override your TMPDIR" : "tmpfs",
+                s.scratch.origin);
   if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());
-  row("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
-  row("probe", s.probe.value ? "on" : "off", s.probe.origin);
-  row("log", plan.log_path.empty() ? "off" : plan.log_path, s.log.origin);
+  print_setting("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
+  print_setting("probe", s.probe.value ? "on" : "off", s.probe.origin);
+  print_setting("log", plan.log_path.empty() ? "off" : plan.log_path, s.log.origin);
   if (plan.log_path != s.log.value && !plan.log_path.empty() && !s.log.value.empty())
     std::printf("  %-20s %s, {host} = %s (this machine's name)\n", "  as written", s.log.value.c_str(), plan.host.c_str());
-  if (s.explore.value > 0) {
-    char share[32];
-    std::snprintf(share, sizeof share, "%g of runs", s.explore.value);
-    row("explore", share, s.explore.origin);
-    row("  candidates", util::join(s.explore_profiles.value, ", "), s.explore_profiles.origin);
-    std::string why = pipeline::why_not_explore(plan, env);
-    std::printf("  %-20s %s\n", "  this run", why.empty() ? ("may run a candidate instead of " + pipeline::arm_of(plan) +
-                                                              " (the log line's \"explore\" says when it does)").c_str()
-                                                         : ("never explores: " + why).c_str());
-  }
+  print_explore(plan, env);
   for (const auto& [family, options] : s.options)
     for (const auto& [name, v] : options)
       std::printf("  %-20s %-28s from %s%s\n", ("[" + family + "] " + name).c_str(),
@@ -176,9 +191,9 @@ int explain(const pipeline::Invocation& inv) {
   for (const auto& [name, v] : s.env)
     std::printf("  %-20s %-28s from %s\n", ("[env] " + name).c_str(), v.value ? v.value->c_str() : "(unset)",
                 v.origin.str().c_str());
+}
 
-  auto tool_env = pipeline::plan_environment(plan, env, plan.scratch_base.empty() ? "" : plan.scratch_base + "/edashim-...");
-  print_proof(plan, tool_env);
+void print_environment_changes(const pipeline::Plan& plan, const run::EnvPlan& tool_env) {
   std::printf("\nenvironment changes for the tool%s:\n",
               plan.loaded.has_errors() ? " once the errors are fixed (now: none, the tool runs plain)" : "");
   for (const auto& c : tool_env.changes)
@@ -187,7 +202,23 @@ int explain(const pipeline::Invocation& inv) {
   for (const auto& k : tool_env.kept)
     std::printf("  %s=%s  (yours, kept: the profile's %s does not apply)\n", k.name.c_str(),
                 util::shell_quote(k.yours).c_str(), k.profile ? util::shell_quote(*k.profile).c_str() : "unset");
+}
 
+}  // namespace
+
+int explain(const pipeline::Invocation& inv) {
+  paths::Files paths = paths::Files::discover();
+  auto env = pipeline::current_environment();
+  pipeline::Plan plan = pipeline::make_plan(inv, paths, env);
+  // explain is asked for: its answer goes to stdout.
+  print_tool(inv, plan);
+  print_config_files(plan.loaded);
+  print_plain_notice(plan);
+  print_settings(plan, env);
+  // The scratch directory is made per run: a placeholder stands for the name it would get.
+  auto tool_env = pipeline::plan_environment(plan, env, plan.scratch_base.empty() ? "" : plan.scratch_base + "/edashim-...");
+  print_proof(plan, tool_env);
+  print_environment_changes(plan, tool_env);
   print_problems_and_trust(plan.loaded);
   return plan.loaded.has_errors() || plan.tool_path.empty() ? 1 : 0;
 }

@@ -808,3 +808,25 @@ TEST_CASE("Bench: a failed run's outputs are left out of the verdicts", "[bench]
   CHECK(a[1].outputs.at("stdout").kind == V::identical);
   CHECK(a[1].outputs.at("stdout").same_as_first == true);
 }
+
+// A bench that compared no outputs says so with null, not with an empty verdict list that would
+// read as "compared, nothing to say" (issue 27: no test saw the difference when bench_json was split).
+TEST_CASE("Bench JSON: without compared outputs the outputs fields are null", "[bench]") {
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}};
+  spec.command = {"yosys"};
+  bench::BenchResult o;
+  o.runs = {run(0, 0, 2, 1024), run(1, 0, 1, 1024)};
+  auto j = nlohmann::json::parse(bench::bench_json(spec, o, bench::analyse(spec, o, 100)));
+  CHECK(j["compare_outputs"].is_null());
+  CHECK(j["on"].is_null());
+  for (const auto& arm : j["arms"]) {
+    CHECK(arm["outputs"].is_null());
+    CHECK(arm["outputs_summary"].is_null());
+  }
+  spec.compare = true;
+  j = nlohmann::json::parse(bench::bench_json(spec, o, bench::analyse(spec, o, 100)));
+  CHECK(j["compare_outputs"]["stdout_filter"].is_null());
+  CHECK(j["arms"][1]["outputs"]["stdout"]["verdict"] == "identical");
+  CHECK(j["arms"][1]["outputs_summary"] == "identical");
+}
