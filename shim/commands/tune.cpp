@@ -316,7 +316,23 @@ util::Status check_step(Tune& t, std::size_t i, const bench::Budget& budget) {
 // The candidate files are tune's own: a check's reason names the option and value, not the
 // temporary file, and says once what several candidates share.
 std::string without_candidate_files(const std::string& error, const std::string& dir) {
-  std::string named = std::regex_replace(error, std::regex(dir + "/candidate-[0-9]+\\.toml(:[0-9]+)?: "), "");
+  // The directory is matched as text, never made part of the pattern: TMPDIR may hold
+  // anything, '(' or '+' included.
+  static const std::regex candidate_file("^/candidate-[0-9]+\\.toml(:[0-9]+)?: ");
+  std::string named;
+  for (std::size_t at = 0; at < error.size();) {
+    std::size_t hit = error.find(dir + "/candidate-", at);
+    if (hit == std::string::npos) {
+      named += error.substr(at);
+      break;
+    }
+    named += error.substr(at, hit - at);
+    std::string rest = error.substr(hit + dir.size());
+    std::smatch m;
+    bool ours = std::regex_search(rest, m, candidate_file);
+    if (!ours) named += dir;
+    at = hit + dir.size() + (ours ? std::size_t(m.length(0)) : 0);
+  }
   std::string said;
   for (const auto& line : util::split(named, '\n'))
     if (said.find(line.substr(line.find(": ") + 2)) == std::string::npos) said += line + "\n";

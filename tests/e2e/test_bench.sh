@@ -270,6 +270,14 @@ test_tune_option_the_installed_allocator_lacks_stops_before_running() {
   expect_eq "$rc" 2 "usage error, even for the second option"
   expect_contains "$(cat err.txt)" "decommit_delay" "says what this mimalloc calls it"
   [ ! -e ran.txt ] || fail "the tool ran $(wc -l < ran.txt) times"
+  # The same where TMPDIR holds characters a regular expression would read (it once crashed).
+  mkdir -p 'tmp(x)+['
+  rc=0
+  TMPDIR="$PWD/tmp(x)+[" "$BIN" tune --option mimalloc.purge_delay=0,10 -n 2 \
+    -- "$BENCH_TOOL" fds "$PWD/ran.txt" > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "the same usage error ($(cat err.txt))"
+  expect_contains "$(cat err.txt)" "decommit_delay" "the same reason"
+  expect_not_contains "$(cat err.txt)" "candidate-" "without tune's own file names"
   rc=0
   "$BIN" tune --option jemalloc.narenas=1 -n 2 --fresh-copy missing.v -- "$BENCH_TOOL" fds "$PWD/ran.txt" \
     > out.txt 2> err.txt || rc=$?
