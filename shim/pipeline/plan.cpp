@@ -247,6 +247,13 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   return plan;
 }
 
+void environment_settings(const config::Settings& s, run::EnvInputs& in) {
+  if (auto options = s.options.find(in.options_family); options != s.options.end())
+    for (const auto& [name, setting] : options->second) in.options.emplace_back(name, setting.value);
+  in.locale = s.locale.value;
+  for (const auto& [name, setting] : s.env) in.env.emplace_back(name, setting.value);
+}
+
 run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir,
                               const std::string& probe_file) {
   run::EnvInputs in;
@@ -254,9 +261,9 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   // Runs below this one join its flow, with this run as their parent.
   in.markers.emplace_back(run::kFlowVar, plan.flow.flow);
   in.markers.emplace_back(run::kParentRunVar, plan.flow.run_id);
-  in.settings = &plan.loaded.settings;
   in.allocator_library = plan.allocator_library;
   in.options_family = plan.options_family;
+  environment_settings(plan.loaded.settings, in);
   in.probe_library = plan.probe_library;
   in.hook_library = plan.hook_library;
   in.scratch_dir = scratch_dir;
