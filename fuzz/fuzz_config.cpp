@@ -8,6 +8,7 @@
 #include "alloc/options.hpp"
 #include "config/load.hpp"
 #include "fuzz_common.hpp"
+#include "pipeline/plan.hpp"
 #include "run/environment.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -39,12 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (char c : name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) __builtin_trap();
     }
-  run::EnvInputs in;
-  in.current = {"PATH=/usr/bin", "LD_PRELOAD=/usr/lib/libjemalloc.so.2", "MALLOC_CONF=abc", "GLIBC_TUNABLES=glibc.malloc.arena_max=2"};
-  in.settings = &loaded.settings;
   for (const char* family : {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc"}) {
+    run::EnvInputs in;
+    in.current = {"PATH=/usr/bin", "LD_PRELOAD=/usr/lib/libjemalloc.so.2", "MALLOC_CONF=abc", "GLIBC_TUNABLES=glibc.malloc.arena_max=2"};
     in.options_family = family;
     in.allocator_library = loaded.settings.allocator.value;
+    pipeline::environment_settings(loaded.settings, in);
     (void)run::build_environment(in);
   }
   ::unlink(file.c_str());

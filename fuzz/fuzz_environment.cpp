@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "pipeline/plan.hpp"
 #include "run/environment.hpp"
 #include "util/strings.hpp"
 
@@ -57,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (p.ConsumeBool()) in.allocator_library = "/usr/lib/x86_64-linux-gnu/" + p.ConsumeRandomLengthString(20);
   if (p.ConsumeBool()) in.probe_library = "/opt/libedashim_probe.so";
   if (p.ConsumeBool()) in.scratch_dir = "/dev/shm/edashim-0-1-" + p.ConsumeRandomLengthString(6);
-  in.settings = &s;
+  pipeline::environment_settings(s, in);
   auto plan = run::build_environment(in);
 
   auto count = [&](const std::string& n) {

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "learn/learned.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
 #include "util/strings.hpp"
@@ -134,10 +133,10 @@ void print_allocator(const pipeline::Plan& plan) {
   print_setting("allocator", s.allocator.value, s.allocator.origin);
   if (const auto& l = plan.loaded.learned) {
     bool used = l->applied && s.allocator.origin.file == l->file;
-    std::printf("  %-20s %s%s\n", "  learned", learn::describe(l->entry).c_str(),
+    std::printf("  %-20s %s%s\n", "  learned", l->choice.summary.c_str(),
                 used ? "" : l->applied ? " (overridden: a higher layer sets the allocator)" : "");
     if (!l->note.empty()) std::printf("  %-20s %s\n", "", l->note.c_str());
-    std::printf("  %-20s %s:%d, %s\n", "", l->file.c_str(), l->entry.line, l->entry.date.c_str());
+    std::printf("  %-20s %s:%d, %s\n", "", l->file.c_str(), l->choice.line, l->choice.date.c_str());
   } else if (s.adopt.value) {
     std::printf("  %-20s none for %s on this CPU model (adopt = true from %s)\n", "  learned", plan.inv.tool.c_str(),
                 s.adopt.origin.str().c_str());

@@ -16,10 +16,7 @@
 #include "config/config_file.hpp"
 #include "config/keys.hpp"
 #include "config/log_path.hpp"
-#include "learn/learned.hpp"
 #include "util/fs.hpp"
-#include "util/owned_file.hpp"
-#include "util/machine.hpp"
 #include "util/strings.hpp"
 
 namespace config {
@@ -148,56 +145,34 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
   }
 }
 
-// The learned layer: between the user's file and project files, only with adopt on, only for
-// this tool on this CPU model, and only while the tool binary it was learned on is unchanged.
+// The learned layer: between the user's file and project files, only with adopt on. Which
+// choice is this tool's on this CPU model, and whether the binary it was learned on is unchanged,
+// the caller's reader decides (learned.toml's format is learn/'s).
 void apply_learned(const LoadRequest& req, Loaded& out) {
-  // The learned file decides what runs when adopt is on: held to the owned-file rule.
-  auto text = util::read_owned(req.learned_file, util::SharedDirs::none(), 1 << 20);
-  if (text.absent) return;  // none learned yet
-  if (!text.ok()) {
-    out.problems.push_back({req.learned_file, 0, 0, text.why() + " (no learned choice is used)", false});
+  auto read = req.read_learned();
+  if (!read) {
+    out.problems.push_back({req.learned_file, 0, 0, read.error(), false});
     return;
   }
-  std::string error;
-  auto entries = learn::parse_learned(text.content, req.learned_file, error);
-  if (!entries) {
-    out.problems.push_back({req.learned_file, 0, 0, error + " (no learned choice is used; edashim forget rewrites it)", false});
-    return;
-  }
-  std::string cpu;
-  for (const auto& e : *entries) {
-    if (e.tool != req.tool) continue;
-    if (cpu.empty()) cpu = req.cpu_model.empty() ? util::cpu_model(req.facts).value_or("") : req.cpu_model;
-    if (e.cpu != cpu) continue;
-    LearnedLayer layer;
-    layer.entry = e;
-    layer.file = req.learned_file;
-    auto now = learn::identity_of(e.binary.path);
-    if (!now || !(*now == e.binary)) {
-      layer.note = "ignored: " + e.binary.path + (now ? " changed since it was learned (size or time differ)" : " is gone") +
-                   "; report --recommend decides again from the new binary's runs";
-      out.learned = std::move(layer);
-      return;
-    }
-    // The same check as an arm read from a log (learn::arm_problem): learned.toml is written
-    // from logs, which may hold other users' lines.
-    if (auto bad = learn::arm_problem(e.arm); !bad.empty()) {
-      layer.note = "ignored: '" + util::printable(e.arm) + "' " + bad;
-      out.learned = std::move(layer);
-      return;
-    }
-    auto parts = learn::parse_arm(e.arm);
-    layer.family = alloc::options_family_of(parts->allocator);
-    Origin o{req.learned_file, e.line};
-    auto& settings = out.settings;
-    layer.allocator_before = settings.allocator;
-    layer.options_before = settings.options[layer.family];
-    settings.allocator.set(parts->allocator, o);
-    for (const auto& [name, value] : parts->options) settings.options[layer.family][util::to_lower(name)].set(alloc::option_from_text(value), o);
-    layer.applied = true;
+  if (!*read) return;  // nothing learned for this tool on this CPU model
+  LearnedLayer layer;
+  layer.choice = std::move(**read);
+  layer.file = req.learned_file;
+  if (!layer.choice.unusable.empty()) {
+    layer.note = layer.choice.unusable;
     out.learned = std::move(layer);
     return;
   }
+  layer.family = alloc::options_family_of(layer.choice.allocator);
+  Origin o{req.learned_file, layer.choice.line};
+  auto& settings = out.settings;
+  layer.allocator_before = settings.allocator;
+  layer.options_before = settings.options[layer.family];
+  settings.allocator.set(layer.choice.allocator, o);
+  for (const auto& [name, value] : layer.choice.options)
+    settings.options[layer.family][util::to_lower(name)].set(alloc::option_from_text(value), o);
+  layer.applied = true;
+  out.learned = std::move(layer);
 }
 
 // The named profiles a run could select: "system" (glibc's malloc), the shipped and the user's
@@ -406,132 +381,179 @@ std::vector<std::string> project_files(const std::string& cwd, std::string* stop
   return files;
 }
 
-Loaded load(const LoadRequest& req) {
-  Loaded out;
-  std::string trust_problem;  // the trust store cannot be used: said once, nothing is trusted
-  std::string ignore_problem;  // the store of ignored files cannot be used: said once, nothing is ignored
+namespace {
+
+bool any_error(const std::vector<Problem>& problems) {
+  return std::any_of(problems.begin(), problems.end(), [](const Problem& p) { return p.error; });
+}
+
+// One load, file by file, lowest priority first: the request, what is found so far, and what the
+// steps over the files share.
+class Loader {
+ public:
+  explicit Loader(const LoadRequest& req) : req_(req) {}
+  Loaded load();
+
+ private:
+  void consider(const std::string& path, const std::string& kind, bool must_exist);
+  bool readable(ConfigFile& file, ConsideredFile& cf);
+  void apply_read_file(const ConfigFile& file, ConsideredFile& cf);
+  void record_applied(const FileContext& f, const toml::table& root, ConsideredFile& cf);
+  void apply_chosen_profile();
+  std::string profile_owner(const std::string& name) const;
+  bool trusted_file(const std::string& path, const std::string& content) {
+    return req_.trust && req_.trust->is_trusted(trust_key(path), content, &trust_problem_);
+  }
+
+  const LoadRequest& req_;
+  Loaded out_;
+  std::string trust_problem_;   // the trust store cannot be used: said once, nothing is trusted
+  std::string ignore_problem_;  // the store of ignored files cannot be used: said once, nothing is ignored
   // Named-profile sections found in config files, applied after all files, in file order.
-  std::vector<std::pair<FileContext, toml::table>> profile_sections;
-  std::vector<ProfileMention> mentions;     // explore_profiles entries, checked at the end
-  std::vector<std::string> section_names;   // every [profile.X] of every file
-  std::vector<std::string> own_sections;    // the [profile.X] of the shipped, system and user files
-  auto profile_owner = [&](const std::string& name) -> std::string {
-    if (name == "system" || util::exists(req.shipped_dir + "/named/" + name + ".toml")) return "edashim's shipped";
-    if (util::exists(req.user_profiles_dir + "/" + name + ".toml") ||
-        std::find(own_sections.begin(), own_sections.end(), name) != own_sections.end())
-      return "your";
-    return "";
-  };
-  auto trusted_file = [&](const std::string& path, const std::string& content) {
-    return req.trust && req.trust->is_trusted(trust_key(path), content, &trust_problem);
-  };
+  std::vector<std::pair<FileContext, toml::table>> profile_sections_;
+  std::vector<ProfileMention> mentions_;    // explore_profiles entries, checked at the end
+  std::vector<std::string> section_names_;  // every [profile.X] of every file
+  std::vector<std::string> own_sections_;   // the [profile.X] of the shipped, system and user files
+};
 
-  auto consider = [&](const std::string& path, const std::string& kind, bool must_exist) {
-    auto file = read_config_file(path);
-    if (!file.found) {
-      if (must_exist) out.problems.push_back({path, 0, 0, "profile file not found", true});
-      return;
-    }
-    ConsideredFile cf{path, kind, false, ""};
-    // A project file that is not a regular file, or not the user's, is skipped with a word:
-    // another user's FIFO at /tmp/.edashim.toml must not turn every run below /tmp plain.
-    if (!file.refused.empty() && kind == "project") {
-      cf.note = "skipped: " + file.refused;
-      out.problems.push_back({path, 0, 0, "skipped: " + file.refused, false});
-      out.files.push_back(cf);
-      return;
-    }
-    // The user's and the system's own files, and a profile asked for: an error, said as such.
-    if (!file.refused.empty()) file.why = file.refused;
-    if (!file.why.empty()) {
-      out.out_of_descriptors |= file.no_descriptor;
-      cf.note = "cannot read: " + file.why;
-      out.problems.push_back({path, 0, 0, "cannot read this config file: " + file.why, true});
-      out.files.push_back(cf);
-      return;
-    }
-    const bool project = kind == "project";
-    if (project && ignored_by_choice(req, path, file.content, cf, out, ignore_problem)) return;
-    std::vector<Problem> found;
-    FileContext f{path, kind, !project, &found, {}, &mentions, profile_owner, req.user_file + " or " + req.system_file};
-    auto parsed = parse_once(file.real, file.content, found, cf.note);
-    // Hashing the file and reading the trust store is only needed when there is something to
-    // trust, or a mistake to weigh; most project files only choose an allocator.
-    bool checked = false;
-    if (parsed && project && needs_trust(f, parsed->table)) {
-      f.trusted = trusted_file(path, parsed->content);
-      checked = true;
-    }
-    // What the layers below set, to return to if this file turns out to have an error: the run
-    // is then plain, and explain must not show the broken file's other settings as applied.
-    std::optional<Settings> below;
-    if (parsed) below = out.settings;
-    if (parsed) apply_file(f, parsed->table, req, out.settings, section_names, profile_sections);
-    if (project && !checked && std::any_of(found.begin(), found.end(), [](const Problem& p) { return p.error; })) {
-      f.trusted = trusted_file(path, file.content);
-      for (auto& [section_file, _] : profile_sections)
-        if (section_file.path == path) section_file.trusted = f.trusted;  // its mistakes weigh the same
-    }
-    size_t first_problem = out.problems.size();
-    settle(f, found, out.problems);
-    if (!f.trusted) out.not_trusted.push_back(path);
-    if (!parsed) {
-      out.files.push_back(cf);
-      return;
-    }
-    if (roll_back_if_broken(out, first_problem, *below, cf, profile_sections)) return;
-    if (auto* pt = parsed->table.get_as<toml::table>("profile"); pt && !project)
-      for (const auto& [name, _] : *pt) own_sections.emplace_back(name.str());
-    cf.used = true;
-    if (!f.ignored.empty()) {
-      cf.note = "untrusted: ignored " + util::join(f.ignored, ", ") + " (trust it: edashim trust " +
-                util::shell_quote(path) + ")";
-      out.untrusted_files.push_back(path);
-      out.ignored[path] = f.ignored;
-    }
-    out.files.push_back(cf);
-  };
-
-  consider(req.shipped_dir + "/defaults/all.toml", "shipped", false);
-  if (!req.tool.empty()) consider(req.shipped_dir + "/defaults/" + req.tool + ".toml", "shipped", false);
-  consider(req.system_file, "system", false);
-  consider(req.user_file, "user", false);
+Loaded Loader::load() {
+  consider(req_.shipped_dir + "/defaults/all.toml", "shipped", false);
+  if (!req_.tool.empty()) consider(req_.shipped_dir + "/defaults/" + req_.tool + ".toml", "shipped", false);
+  consider(req_.system_file, "system", false);
+  consider(req_.user_file, "user", false);
   // Learned choices rank above the user's and the system's files (they are the user's, learned)
   // and below project files. adopt is read from the files so far: a project cannot turn it on.
-  if (out.settings.adopt.value && !req.learned_file.empty() && !req.tool.empty()) apply_learned(req, out);
-  for (const auto& f : project_files(req.cwd)) consider(f, "project", false);
-  if (!trust_problem.empty()) out.problems.push_back({req.trust->path(), 0, 0, trust_problem, false});
-  if (!ignore_problem.empty()) out.problems.push_back({req.ignore->path(), 0, 0, ignore_problem, false});
+  if (out_.settings.adopt.value && req_.read_learned && !req_.tool.empty()) apply_learned(req_, out_);
+  for (const auto& f : project_files(req_.cwd)) consider(f, "project", false);
+  if (!trust_problem_.empty()) out_.problems.push_back({req_.trust->path(), 0, 0, trust_problem_, false});
+  if (!ignore_problem_.empty()) out_.problems.push_back({req_.ignore->path(), 0, 0, ignore_problem_, false});
+  if (!req_.chosen.profile.empty()) apply_chosen_profile();
+  apply_chosen_allocator(req_, out_);
+  if (!req_.log.empty()) {
+    if (auto bad = log_placeholder_problem(req_.log, "EDASHIM_LOG"); !bad.empty())
+      out_.problems.push_back({"EDASHIM_LOG", 0, 0, bad, true});
+    else
+      out_.settings.log.set(req_.log, {"EDASHIM_LOG"});
+  }
+  check_profile_mentions(mentions_, req_, section_names_, out_.problems);
+  return std::move(out_);
+}
 
-  if (!req.chosen.profile.empty()) {
-    if (req.chosen.profile.find('/') != std::string::npos) {
-      // An explicit path chosen by the user: their own file, so trusted.
-      consider(req.chosen.profile, "profile", true);
-    } else {
-      bool found = !profile_sections.empty();
-      for (const auto& path : {req.shipped_dir + "/named/" + req.chosen.profile + ".toml",
-                               req.user_profiles_dir + "/" + req.chosen.profile + ".toml"}) {
-        if (util::exists(path)) {
-          consider(path, "profile", false);
-          found = true;
-        }
-      }
-      for (auto& [f, table] : profile_sections) apply_profile_section(f, table, req, out);
-      if (!found)
-        out.problems.push_back({req.chosen.profile_origin, 0, 0,
-                                "no profile named '" + req.chosen.profile + "' (see `edashim profiles` for the list)", true});
+std::string Loader::profile_owner(const std::string& name) const {
+  if (name == "system" || util::exists(req_.shipped_dir + "/named/" + name + ".toml")) return "edashim's shipped";
+  if (util::exists(req_.user_profiles_dir + "/" + name + ".toml") ||
+      std::find(own_sections_.begin(), own_sections_.end(), name) != own_sections_.end())
+    return "your";
+  return "";
+}
+
+void Loader::consider(const std::string& path, const std::string& kind, bool must_exist) {
+  auto file = read_config_file(path);
+  if (!file.found) {
+    if (must_exist) out_.problems.push_back({path, 0, 0, "profile file not found", true});
+    return;
+  }
+  ConsideredFile cf{path, kind, false, ""};
+  if (!readable(file, cf)) return;
+  if (kind == "project" && ignored_by_choice(req_, path, file.content, cf, out_, ignore_problem_)) return;
+  apply_read_file(file, cf);
+}
+
+// A file found but refused or unreadable is listed with why, and not applied.
+bool Loader::readable(ConfigFile& file, ConsideredFile& cf) {
+  // A project file that is not a regular file, or not the user's, is skipped with a word:
+  // another user's FIFO at /tmp/.edashim.toml must not turn every run below /tmp plain.
+  if (!file.refused.empty() && cf.kind == "project") {
+    cf.note = "skipped: " + file.refused;
+    out_.problems.push_back({cf.path, 0, 0, "skipped: " + file.refused, false});
+    out_.files.push_back(cf);
+    return false;
+  }
+  // The user's and the system's own files, and a profile asked for: an error, said as such.
+  if (!file.refused.empty()) file.why = file.refused;
+  if (file.why.empty()) return true;
+  out_.out_of_descriptors |= file.no_descriptor;
+  cf.note = "cannot read: " + file.why;
+  out_.problems.push_back({cf.path, 0, 0, "cannot read this config file: " + file.why, true});
+  out_.files.push_back(cf);
+  return false;
+}
+
+void Loader::apply_read_file(const ConfigFile& file, ConsideredFile& cf) {
+  const std::string& path = cf.path;
+  const bool project = cf.kind == "project";
+  std::vector<Problem> found;
+  FileContext f{path, cf.kind, !project, &found, {}, &mentions_,
+                [this](const std::string& name) { return profile_owner(name); }, req_.user_file + " or " + req_.system_file};
+  auto parsed = parse_once(file.real, file.content, found, cf.note);
+  // Hashing the file and reading the trust store is only needed when there is something to
+  // trust, or a mistake to weigh; most project files only choose an allocator.
+  bool checked = false;
+  if (parsed && project && needs_trust(f, parsed->table)) {
+    f.trusted = trusted_file(path, parsed->content);
+    checked = true;
+  }
+  // What the layers below set, to return to if this file turns out to have an error: the run
+  // is then plain, and explain must not show the broken file's other settings as applied.
+  std::optional<Settings> below;
+  if (parsed) below = out_.settings;
+  if (parsed) apply_file(f, parsed->table, req_, out_.settings, section_names_, profile_sections_);
+  if (project && !checked && any_error(found)) {
+    f.trusted = trusted_file(path, file.content);
+    for (auto& [section_file, _] : profile_sections_)
+      if (section_file.path == path) section_file.trusted = f.trusted;  // its mistakes weigh the same
+  }
+  size_t first_problem = out_.problems.size();
+  settle(f, found, out_.problems);
+  if (!f.trusted) out_.not_trusted.push_back(path);
+  if (!parsed) {
+    out_.files.push_back(cf);
+    return;
+  }
+  if (roll_back_if_broken(out_, first_problem, *below, cf, profile_sections_)) return;
+  record_applied(f, parsed->table, cf);
+}
+
+// A file applied: listed as used, with what of it was ignored (untrusted), and its [profile.X]
+// sections known as the user's own when the file is.
+void Loader::record_applied(const FileContext& f, const toml::table& root, ConsideredFile& cf) {
+  if (auto* pt = root.get_as<toml::table>("profile"); pt && f.kind != "project")
+    for (const auto& [name, _] : *pt) own_sections_.emplace_back(name.str());
+  cf.used = true;
+  if (!f.ignored.empty()) {
+    cf.note = "untrusted: ignored " + util::join(f.ignored, ", ") + " (trust it: edashim trust " +
+              util::shell_quote(f.path) + ")";
+    out_.untrusted_files.push_back(f.path);
+    out_.ignored[f.path] = f.ignored;
+  }
+  out_.files.push_back(cf);
+}
+
+// The named profile asked for (--profile, EDASHIM_PROFILE): a path, or a name among the shipped
+// and the user's profile files and the [profile.X] sections of the files read. Above every file.
+void Loader::apply_chosen_profile() {
+  const auto& chosen = req_.chosen;
+  if (chosen.profile.find('/') != std::string::npos) {
+    // An explicit path chosen by the user: their own file, so trusted.
+    consider(chosen.profile, "profile", true);
+    return;
+  }
+  bool found = !profile_sections_.empty();
+  for (const auto& path : {req_.shipped_dir + "/named/" + chosen.profile + ".toml",
+                           req_.user_profiles_dir + "/" + chosen.profile + ".toml"}) {
+    if (util::exists(path)) {
+      consider(path, "profile", false);
+      found = true;
     }
   }
-
-  apply_chosen_allocator(req, out);
-  if (!req.log.empty()) {
-    if (auto bad = log_placeholder_problem(req.log, "EDASHIM_LOG"); !bad.empty())
-      out.problems.push_back({"EDASHIM_LOG", 0, 0, bad, true});
-    else
-      out.settings.log.set(req.log, {"EDASHIM_LOG"});
-  }
-  check_profile_mentions(mentions, req, section_names, out.problems);
-  return out;
+  for (auto& [f, table] : profile_sections_) apply_profile_section(f, table, req_, out_);
+  if (!found)
+    out_.problems.push_back({chosen.profile_origin, 0, 0,
+                             "no profile named '" + chosen.profile + "' (see `edashim profiles` for the list)", true});
 }
+
+}  // namespace
+
+Loaded load(const LoadRequest& req) { return Loader(req).load(); }
 
 }  // namespace config

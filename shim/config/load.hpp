@@ -2,18 +2,16 @@
 // Finds the config files that apply to a run and merges them into Settings, lowest priority
 // first: shipped defaults, /etc, the user's file, each .edashim.toml from / down to the cwd,
 // the selected named profile, then environment variables.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/settings.hpp"
 #include "config/trust.hpp"
-#include "learn/learned.hpp"
-
-namespace util {
-class FactCache;
-}
+#include "util/result.hpp"
 
 namespace config {
 
@@ -26,6 +24,22 @@ struct Selection {
   std::string allocator_origin;
 };
 
+// The learned choice for a tool on this CPU model, as plain data: learned.toml's format is
+// learn/'s alone, and the caller reads it (pipeline/learned_layer.cpp).
+struct LearnedChoice {
+  int line = 0;                     // where its [[choice]] starts in learned.toml (origin for explain)
+  std::string allocator;            // a known allocator's name (learn::arm_problem checked it)
+  std::vector<std::pair<std::string, std::string>> options;  // name, value as written
+  std::string binary;               // the tool binary it was learned on (canonical path)
+  std::string summary;              // what was learned and from what evidence (learn::describe)
+  std::string date;                 // when (ISO 8601 UTC)
+  std::string unusable;             // why it is not applied ("ignored: ... changed ..."); "": it is
+};
+
+// What learned.toml holds for the tool: nullopt when nothing is learned for it on this CPU model;
+// an error when the file cannot be used (said as a warning; no learned choice is used).
+using LearnedRead = util::Result<std::optional<LearnedChoice>>;
+
 struct LoadRequest {
   std::string tool;                 // name the tool was invoked as ("yosys"); empty for none
   std::string cwd;                  // absolute
@@ -35,16 +49,17 @@ struct LoadRequest {
   std::string user_profiles_dir;    // $XDG_CONFIG_HOME/edashim/profiles
   Selection chosen;                 // a named profile and an allocator override
   std::string log;                  // EDASHIM_LOG; empty: none
-  std::string learned_file;         // $XDG_STATE_HOME/edashim/learned.toml; empty: no learned layer
-  std::string cpu_model;            // this machine's CPU model; empty: util::cpu_model(facts) when needed
-  util::FactCache* facts = nullptr; // where the CPU model is remembered across runs (may be null)
+  std::string learned_file;         // $XDG_STATE_HOME/edashim/learned.toml, where its warnings point
+  // Reads the learned layer; asked only once the files below the learned layer turn adopt on (a
+  // run with adopt off never reads learned.toml). Empty: no learned layer.
+  std::function<LearnedRead()> read_learned;
   const TrustStore* trust = nullptr;
   const TrustStore* ignore = nullptr;  // the project files the user chose not to use (trust --ignore)
 };
 
 // The learned choice for this tool on this CPU model, when adopt is on and one exists.
 struct LearnedLayer {
-  learn::Learned entry;
+  LearnedChoice choice;
   std::string file;
   bool applied = false;
   std::string note;  // why it is not applied (the tool binary changed, ...)

@@ -1,9 +1,9 @@
 #pragma once
 // The learned choices: $XDG_STATE_HOME/edashim/learned.toml, one [[choice]] per tool and CPU
 // model, written by `edashim report --recommend` when adopt is on, dropped by `edashim forget`
-// and by a recommend that no longer supports it, and read by each run of that tool (a layer
-// between the user's config and project files: config/load.cpp). A run reads this file, never
-// the log.
+// and by a recommend that no longer supports it, and read by each run of that tool with adopt
+// on (pipeline/learned_layer.cpp hands config/load.cpp the choice, a layer between the user's
+// config and project files). A run reads this file, never the log.
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -12,6 +12,7 @@
 #include "alloc/version.hpp"
 #include "config/log_path.hpp"
 #include "paths/layout.hpp"
+#include "pipeline/learned_layer.hpp"
 #include "pipeline/preflight.hpp"
 #include "run/runlog.hpp"
 #include "run/scratch.hpp"
@@ -89,7 +90,7 @@ config::Loaded load_profile(const Invocation& inv, const paths::Files& files, co
   req.chosen = inv.chosen;
   req.log = run::lookup(env, "EDASHIM_LOG").value_or("");
   req.learned_file = files.learned_file;
-  req.facts = &fact_cache();
+  req.read_learned = learned_reader(files.learned_file, inv.tool, "", &fact_cache());
   req.trust = &trust;
   req.ignore = &ignore;
   return config::load(req);
@@ -234,8 +235,8 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   // A learned choice belongs to the binary it was learned on, which is known only now.
   if (auto& l = plan.loaded.learned; l && l->applied) {
     auto real = plan.tool_path.empty() ? std::string() : util::real_path(plan.tool_path).value_or(plan.tool_path);
-    if (real != l->entry.binary.path)
-      config::drop_learned(plan.loaded, "learned for " + l->entry.binary.path + ", this run's " + plan.inv.tool + " is " +
+    if (real != l->choice.binary)
+      config::drop_learned(plan.loaded, "learned for " + l->choice.binary + ", this run's " + plan.inv.tool + " is " +
                                             (real.empty() ? "not found" : real));
   }
   choose_allocator(plan);
@@ -246,6 +247,13 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   return plan;
 }
 
+void environment_settings(const config::Settings& s, run::EnvInputs& in) {
+  if (auto options = s.options.find(in.options_family); options != s.options.end())
+    for (const auto& [name, setting] : options->second) in.options.emplace_back(name, setting.value);
+  in.locale = s.locale.value;
+  for (const auto& [name, setting] : s.env) in.env.emplace_back(name, setting.value);
+}
+
 run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir,
                               const std::string& probe_file) {
   run::EnvInputs in;
@@ -253,9 +261,9 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   // Runs below this one join its flow, with this run as their parent.
   in.markers.emplace_back(run::kFlowVar, plan.flow.flow);
   in.markers.emplace_back(run::kParentRunVar, plan.flow.run_id);
-  in.settings = &plan.loaded.settings;
   in.allocator_library = plan.allocator_library;
   in.options_family = plan.options_family;
+  environment_settings(plan.loaded.settings, in);
   in.probe_library = plan.probe_library;
   in.hook_library = plan.hook_library;
   in.scratch_dir = scratch_dir;

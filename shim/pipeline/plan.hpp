@@ -55,6 +55,10 @@ inline constexpr const char* kFlowTopNote =
 // The steps, in order: profile, tool, allocator, pre-flight, options, destinations.
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env);
 
+// What the settings ask of the tool's environment, as run::build_environment takes it: the
+// options of `in.options_family` (another allocator's options do not apply), the locale and [env].
+void environment_settings(const config::Settings& s, run::EnvInputs& in);
+
 // Environment for the plan, given a scratch directory (empty for none).
 // `probe_file`: where the probe records this run (__EDASHIM_PROBE); empty: the probe stays silent.
 run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& env, const std::string& scratch_dir,

@@ -99,109 +99,124 @@ std::vector<std::string> without_inherited(const std::vector<std::string>& env) 
   return out;
 }
 
-EnvPlan build_environment(const EnvInputs& in) {
-  const config::Settings& s = *in.settings;
-  EnvPlan plan;
-  // Ordered map of final values; std::nullopt marks a removal.
+namespace {
+
+// The environment being built: the variables edashim sets, in the order first set (nullopt: a
+// removal), and the plan they become.
+struct Draft {
+  const EnvInputs& in;
   std::vector<std::pair<std::string, std::optional<std::string>>> sets;
-  auto set = [&](const std::string& name, std::optional<std::string> value) {
+  std::vector<std::string> front;  // variables that must come first (mimalloc 2.0 reads only 256)
+  EnvPlan plan;
+
+  void set(const std::string& name, std::optional<std::string> value) {
     for (auto& [n, v] : sets)
       if (n == name) {
         v = std::move(value);
         return;
       }
     sets.emplace_back(name, std::move(value));
-  };
+  }
+
   // What a config file asks for: applied unless the caller set the variable.
-  auto from_profile = [&](const std::string& name, std::optional<std::string> value) {
+  void from_profile(const std::string& name, std::optional<std::string> value) {
     auto yours = lookup(in.current, name);
-    if (yours && !yours->empty()) {
-      if (yours != value) {
-        for (auto& k : plan.kept)
-          if (k.name == name) {
-            k.profile = std::move(value);
-            return;
-          }
-        plan.kept.push_back({name, *yours, std::move(value)});
+    if (!yours || yours->empty()) return set(name, std::move(value));
+    if (yours == value) return;
+    for (auto& k : plan.kept)
+      if (k.name == name) {
+        k.profile = std::move(value);
+        return;
       }
-      return;
-    }
-    set(name, std::move(value));
-  };
-  std::vector<std::string> front;  // variables that must come first (mimalloc 2.0 reads only 256)
-
-  auto user_preload = effective_preload(in.current);
-  auto added = preload_additions(in, split_preload(user_preload.value_or("")));
-  if (!added.empty()) {
-    std::string mine = user_preload.value_or("");
-    set("LD_PRELOAD", mine + (split_preload(mine).empty() ? "" : ":") + util::join(added, ":"));
-    if (!in.hook_library.empty()) set(kOursVar, util::join(added, ":"));
+    plan.kept.push_back({name, *yours, std::move(value)});
   }
+};
 
-  // The chosen family's options, written as that family reads them (alloc/registry).
-  auto opts = s.options.find(in.options_family);
-  const alloc::Family* family = alloc::find_family(in.options_family);
-  if (family && opts != s.options.end()) {
-    std::vector<std::pair<std::string, alloc::OptionValue>> options;
-    for (const auto& [name, setting] : opts->second) options.emplace_back(name, setting.value);
-    for (auto& [name, value] : alloc::encode_options(*family, options)) {
-      if (family->goes_first) front.push_back(name);
-      from_profile(name, std::move(value));
-    }
+void add_preloads(Draft& d, const std::optional<std::string>& user_preload) {
+  auto added = preload_additions(d.in, split_preload(user_preload.value_or("")));
+  if (added.empty()) return;
+  std::string mine = user_preload.value_or("");
+  d.set("LD_PRELOAD", mine + (split_preload(mine).empty() ? "" : ":") + util::join(added, ":"));
+  if (!d.in.hook_library.empty()) d.set(kOursVar, util::join(added, ":"));
+}
+
+// The chosen family's options, written as that family reads them (alloc/registry).
+void add_options(Draft& d) {
+  const alloc::Family* family = alloc::find_family(d.in.options_family);
+  if (!family) return;
+  for (auto& [name, value] : alloc::encode_options(*family, d.in.options)) {
+    if (family->goes_first) d.front.push_back(name);
+    d.from_profile(name, std::move(value));
   }
+}
 
-  if (!s.locale.value.empty()) from_profile("LC_ALL", s.locale.value);
-  // The one exception: a scratch is made only when the user set no TMPDIR, TMP or TEMP, or a
-  // trusted profile said scratch = "override" (pipeline/plan.cpp, choose_destinations).
-  if (!in.scratch_dir.empty())
-    for (const char* v : {"TMPDIR", "TMP", "TEMP"}) set(v, in.scratch_dir);
-  for (const auto& [name, value] : s.env) from_profile(name, value.value);
-  if (!in.hook_library.empty())
-    if (auto names = added_names(sets, in.current); !names.empty()) set(kSetVar, names);
-  for (const auto& [name, value] : in.markers) set(name, value);
-
-  // Assemble: front variables, then the caller's environment in its order with our changes,
-  // then new variables. A changed variable replaces its first entry, except LD_PRELOAD, which
-  // replaces the entry ld.so reads (the last); other entries of the same name stay as they were.
-  std::map<std::string, std::optional<std::string>> final_values(sets.begin(), sets.end());
+// Front variables, then the caller's environment in its order with our changes, then new
+// variables. A changed variable replaces its first entry, except LD_PRELOAD, which replaces the
+// entry ld.so reads (the last); other entries of the same name stay as they were.
+void assemble(Draft& d) {
+  const auto& current = d.in.current;
+  std::map<std::string, std::optional<std::string>> final_values(d.sets.begin(), d.sets.end());
   std::vector<std::string> placed;
+  auto is_placed = [&](const std::string& n) { return std::find(placed.begin(), placed.end(), n) != placed.end(); };
   auto entry = [](const std::string& n, const std::string& v) { return n + "=" + v; };
-  for (const auto& name : front) {
+  for (const auto& name : d.front) {
     // [env] may unset what an option set (MIMALLOC_VERBOSE = false): then it is not placed
     // at all (dereferencing the empty value crashed edashim; found by fuzz_environment).
-    if (std::find(placed.begin(), placed.end(), name) != placed.end() || !final_values.count(name)) continue;
+    if (is_placed(name) || !final_values.count(name)) continue;
     placed.push_back(name);
-    if (const auto& v = final_values[name]) plan.env.push_back(entry(name, *v));
+    if (const auto& v = final_values[name]) d.plan.env.push_back(entry(name, *v));
   }
-  size_t last_preload = in.current.size();
-  for (size_t i = 0; i < in.current.size(); ++i)
-    if (util::starts_with(in.current[i], "LD_PRELOAD=")) last_preload = i;
-  for (size_t i = 0; i < in.current.size(); ++i) {
-    const auto& e = in.current[i];
+  size_t last_preload = current.size();
+  for (size_t i = 0; i < current.size(); ++i)
+    if (util::starts_with(current[i], "LD_PRELOAD=")) last_preload = i;
+  for (size_t i = 0; i < current.size(); ++i) {
+    const auto& e = current[i];
     std::string name = e.substr(0, e.find('='));
     auto it = final_values.find(name);
     bool ours = it != final_values.end() && (name != "LD_PRELOAD" || i == last_preload);
     if (!ours) {
-      plan.env.push_back(e);
+      d.plan.env.push_back(e);
       continue;
     }
-    if (std::find(placed.begin(), placed.end(), name) != placed.end()) continue;
+    if (is_placed(name)) continue;
     placed.push_back(name);
-    if (it->second) plan.env.push_back(entry(name, *it->second));
+    if (it->second) d.plan.env.push_back(entry(name, *it->second));
   }
-  for (const auto& [name, value] : sets)
-    if (value && std::find(placed.begin(), placed.end(), name) == placed.end()) plan.env.push_back(entry(name, *value));
+  for (const auto& [name, value] : d.sets)
+    if (value && !is_placed(name)) d.plan.env.push_back(entry(name, *value));
+}
 
+void list_changes(Draft& d, const std::optional<std::string>& user_preload) {
   // The hook's own bookkeeping says nothing about the run: not listed as changes.
   auto bookkeeping = [](const std::string& n) {
     return n == kOursVar || n == kSetVar || n == "__EDASHIM_TOOLS" || n == "__EDASHIM_EXE";
   };
-  for (const auto& [name, value] : sets) {
+  for (const auto& [name, value] : d.sets) {
     if (bookkeeping(name)) continue;
-    auto before = name == "LD_PRELOAD" ? user_preload : lookup(in.current, name);
-    if (before != value) plan.changes.push_back({name, before, value});
+    auto before = name == "LD_PRELOAD" ? user_preload : lookup(d.in.current, name);
+    if (before != value) d.plan.changes.push_back({name, before, value});
   }
-  return plan;
+}
+
+}  // namespace
+
+EnvPlan build_environment(const EnvInputs& in) {
+  Draft d{in, {}, {}, {}};
+  auto user_preload = effective_preload(in.current);
+  add_preloads(d, user_preload);
+  add_options(d);
+  if (!in.locale.empty()) d.from_profile("LC_ALL", in.locale);
+  // The one exception: a scratch is made only when the user set no TMPDIR, TMP or TEMP, or a
+  // trusted profile said scratch = "override" (pipeline/plan.cpp, choose_destinations).
+  if (!in.scratch_dir.empty())
+    for (const char* v : {"TMPDIR", "TMP", "TEMP"}) d.set(v, in.scratch_dir);
+  for (const auto& [name, value] : in.env) d.from_profile(name, value);
+  if (!in.hook_library.empty())
+    if (auto names = added_names(d.sets, in.current); !names.empty()) d.set(kSetVar, names);
+  for (const auto& [name, value] : in.markers) d.set(name, value);
+  assemble(d);
+  list_changes(d, user_preload);
+  return std::move(d.plan);
 }
 
 }  // namespace run

@@ -7,17 +7,22 @@
 // appends its libraries to the caller's LD_PRELOAD, never ahead of them.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "config/settings.hpp"
+#include "alloc/option_value.hpp"
 
 namespace run {
 
+// Plain inputs: what the settings ask for comes already chosen (pipeline/plan.cpp,
+// environment_settings), so the rules here need no configuration to be tested.
 struct EnvInputs {
   std::vector<std::string> current;  // the caller's environment, "NAME=value"
-  const config::Settings* settings = nullptr;
   std::string allocator_library;     // to preload; empty: none (system, or not found)
-  std::string options_family;        // which options table applies: "mimalloc", ..., "glibc", or ""
+  std::string options_family;        // how `options` are written: "mimalloc", ..., "glibc", or "" (none)
+  std::vector<std::pair<std::string, alloc::OptionValue>> options;  // that family's options, by name
+  std::string locale;                // LC_ALL for the tool; empty: the caller's locale kept
+  std::vector<std::pair<std::string, std::optional<std::string>>> env;  // [env]: nullopt unsets
   std::string probe_library;         // empty: no probe
   std::string hook_library;          // the exec hook (probe/hook.c): preloaded whenever anything else is
   std::string scratch_dir;           // empty: TMPDIR untouched

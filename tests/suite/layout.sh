@@ -3,6 +3,7 @@
 # - no two folders of shim/ include each other, directly or through others (the config<->alloc and
 #   bench<->commands cycles came back silently before this check existed);
 # - util/ includes nothing of edashim's other folders;
+# - config/ includes nothing of learn/, run/ nothing of config/ (issue 27: each takes plain data);
 # - each allocator's library names and Debian package are written once, in alloc/registry.cpp
 #   (issue 27: the package name was written twice, and one copy named tbbmalloc's for any name).
 # Usage: layout.sh SOURCE_DIR
@@ -20,6 +21,18 @@ fi
 if ! loop=$(tsort <<<"$edges" 2>&1 >/dev/null) || [ -n "$loop" ]; then
   echo "FAIL: the folders include each other in a cycle:"; echo "$loop"; failed=1
 fi
+# Folders that may not include each other at all, even without a cycle (issue 27): config/ takes
+# the learned layer as data (pipeline/learned_layer.cpp reads learned.toml through learn/), and
+# run/ builds the environment from plain inputs (pipeline/plan.cpp takes them from the settings).
+while read -r from to how; do
+  if grep -qx "$from $to" <<<"$edges"; then
+    echo "FAIL: $from/ includes $to/ ($(grep -rlE "^#include \"$to/" --include='*.cpp' --include='*.hpp' "$from" | sort | paste -sd' ' -));"
+    echo "      $how"; failed=1
+  fi
+done <<'RULES'
+config learn config::load takes the learned layer as data (LoadRequest::read_learned); read learned.toml in pipeline/
+run config run::build_environment takes plain inputs (run::EnvInputs); take them from the settings in pipeline/
+RULES
 # A string literal holding libmimalloc..., libjemalloc..., libtcmalloc... or libtbbmalloc... (a
 # soname, a file-name prefix or a Debian package) outside the registry is a copy to keep in step.
 # Comments may name them: the code part of each line is what counts.
@@ -31,5 +44,5 @@ if [ -n "$copies" ]; then
   echo "FAIL: allocator library or package names written outside alloc/registry.cpp (ask alloc::find_family,"
   echo "      alloc::debian_package or alloc::family_of_library instead):"; echo "$copies"; failed=1
 fi
-[ "$failed" = 0 ] && echo "ok: $(wc -l <<<"$edges") folder dependencies, no cycle, util/ stands alone, allocator names in one place"
+[ "$failed" = 0 ] && echo "ok: $(wc -l <<<"$edges") folder dependencies, no cycle, util/ stands alone, config/ without learn/, run/ without config/, allocator names in one place"
 exit "$failed"

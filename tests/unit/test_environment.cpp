@@ -1,11 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include "pipeline/plan.hpp"
 #include "run/environment.hpp"
 
 namespace {
-run::EnvInputs inputs(const config::Settings& s, std::vector<std::string> env) {
+run::EnvInputs inputs(std::vector<std::string> env) {
   run::EnvInputs in;
-  in.settings = &s;
   in.current = std::move(env);
   return in;
 }
@@ -14,8 +14,7 @@ run::EnvInputs inputs(const config::Settings& s, std::vector<std::string> env) {
 TEST_CASE("The caller's LD_PRELOAD comes first, as written, and the allocator and the probe follow", "[env]") {
   // Issue 13 item 6: a sanitizer runtime must stay first, a malloc interposer of the caller's
   // must see the calls it sees without edashim.
-  config::Settings s;
-  auto in = inputs(s, {"PATH=/bin", "LD_PRELOAD=/opt/libfoo.so /opt/libbar.so"});
+  auto in = inputs({"PATH=/bin", "LD_PRELOAD=/opt/libfoo.so /opt/libbar.so"});
   in.allocator_library = "/usr/lib/libmimalloc.so.2";
   in.probe_library = "/p/libedashim_probe.so";
   auto plan = run::build_environment(in);
@@ -25,14 +24,13 @@ TEST_CASE("The caller's LD_PRELOAD comes first, as written, and the allocator an
 }
 
 TEST_CASE("Nothing already in the caller's LD_PRELOAD is added twice, and with nothing to add it is untouched", "[env]") {
-  config::Settings s;
-  auto in = inputs(s, {"LD_PRELOAD=/p/libedashim_probe.so:/usr/lib/libmimalloc.so.2"});
+  auto in = inputs({"LD_PRELOAD=/p/libedashim_probe.so:/usr/lib/libmimalloc.so.2"});
   in.allocator_library = "/usr/lib/libmimalloc.so.2";
   in.probe_library = "/q/libedashim_probe.so";
   auto plan = run::build_environment(in);
   CHECK(plan.env == std::vector<std::string>{"LD_PRELOAD=/p/libedashim_probe.so:/usr/lib/libmimalloc.so.2"});
   CHECK(plan.changes.empty());
-  auto none = run::build_environment(inputs(s, {"LD_PRELOAD=/usr/lib/libtcmalloc_minimal.so.4"}));
+  auto none = run::build_environment(inputs({"LD_PRELOAD=/usr/lib/libtcmalloc_minimal.so.4"}));
   CHECK(none.env == std::vector<std::string>{"LD_PRELOAD=/usr/lib/libtcmalloc_minimal.so.4"});
 }
 
@@ -46,11 +44,10 @@ TEST_CASE("An allocator or a malloc-serving sanitizer in the caller's LD_PRELOAD
 }
 
 TEST_CASE("Two LD_PRELOAD entries in a raw environment: the last, which ld.so reads, gets the additions", "[env]") {
-  config::Settings s;
   std::vector<std::string> env{"LD_PRELOAD=/first.so", "A=1", "LD_PRELOAD=/last.so", "B=2"};
   CHECK(run::effective_preload(env) == "/last.so");
   CHECK(run::lookup(env, "LD_PRELOAD") == "/first.so");  // what getenv sees
-  auto in = inputs(s, env);
+  auto in = inputs(env);
   in.probe_library = "/p/libedashim_probe.so";
   auto plan = run::build_environment(in);
   CHECK(plan.env == std::vector<std::string>{"LD_PRELOAD=/first.so", "A=1", "LD_PRELOAD=/last.so:/p/libedashim_probe.so", "B=2"});
@@ -58,14 +55,12 @@ TEST_CASE("Two LD_PRELOAD entries in a raw environment: the last, which ld.so re
 }
 
 TEST_CASE("MIMALLOC_* variables come first: mimalloc 2.0 reads only 256 entries", "[env]") {
-  config::Settings s;
-  s.options["mimalloc"]["eager_commit_delay"].set(int64_t(0), {});
-  s.options["mimalloc"]["large_os_pages"].set(true, {});
   std::vector<std::string> env;
   for (int i = 0; i < 300; ++i) env.push_back("V" + std::to_string(i) + "=x");
-  auto in = inputs(s, env);
+  auto in = inputs(env);
   in.allocator_library = "/usr/lib/libmimalloc.so.2";
   in.options_family = "mimalloc";
+  in.options = {{"eager_commit_delay", int64_t(0)}, {"large_os_pages", true}};
   auto plan = run::build_environment(in);
   CHECK(plan.env[0] == "MIMALLOC_EAGER_COMMIT_DELAY=0");
   CHECK(plan.env[1] == "MIMALLOC_LARGE_OS_PAGES=1");
@@ -73,10 +68,9 @@ TEST_CASE("MIMALLOC_* variables come first: mimalloc 2.0 reads only 256 entries"
 }
 
 TEST_CASE("Allocator options the caller set stay as they set them: MALLOC_CONF, MIMALLOC_*, GLIBC_TUNABLES", "[env]") {
-  config::Settings s;
-  s.options["jemalloc"]["narenas"].set(int64_t(4), {});
-  auto in = inputs(s, {"MALLOC_CONF=narenas:1"});
+  auto in = inputs({"MALLOC_CONF=narenas:1"});
   in.options_family = "jemalloc";
+  in.options = {{"narenas", int64_t(4)}};
   auto plan = run::build_environment(in);
   CHECK(run::lookup(plan.env, "MALLOC_CONF") == "narenas:1");
   CHECK(plan.changes.empty());
@@ -84,28 +78,23 @@ TEST_CASE("Allocator options the caller set stay as they set them: MALLOC_CONF, 
   CHECK(plan.kept[0].name == "MALLOC_CONF");
   CHECK(plan.kept[0].profile == "narenas:4");
 
-  config::Settings m;
-  m.options["mimalloc"]["verbose"].set(false, {});
-  m.options["mimalloc"]["eager_commit_delay"].set(int64_t(0), {});
-  auto mi = inputs(m, {"MIMALLOC_VERBOSE=1"});
+  auto mi = inputs({"MIMALLOC_VERBOSE=1"});
   mi.options_family = "mimalloc";
+  mi.options = {{"eager_commit_delay", int64_t(0)}, {"verbose", false}};
   auto mplan = run::build_environment(mi);
   CHECK(run::lookup(mplan.env, "MIMALLOC_VERBOSE") == "1");
   CHECK(run::lookup(mplan.env, "MIMALLOC_EAGER_COMMIT_DELAY") == "0");  // one the caller did not set
 
-  config::Settings g;
-  g.options["glibc"]["mmap_threshold"].set(int64_t(134217728), {});
-  auto gi = inputs(g, {"GLIBC_TUNABLES=glibc.pthread.rseq=0"});
+  auto gi = inputs({"GLIBC_TUNABLES=glibc.pthread.rseq=0"});
   gi.options_family = "glibc";
+  gi.options = {{"mmap_threshold", int64_t(134217728)}};
   CHECK(run::lookup(run::build_environment(gi).env, "GLIBC_TUNABLES") == "glibc.pthread.rseq=0");
 }
 
 TEST_CASE("jemalloc options become MALLOC_CONF", "[env]") {
-  config::Settings s;
-  s.options["jemalloc"]["dirty_decay_ms"].set(int64_t(5000), {});
-  s.options["jemalloc"]["background_thread"].set(true, {});
-  auto in = inputs(s, {"MALLOC_CONF="});  // empty: not set
+  auto in = inputs({"MALLOC_CONF="});  // empty: not set
   in.options_family = "jemalloc";
+  in.options = {{"background_thread", true}, {"dirty_decay_ms", int64_t(5000)}};
   auto plan = run::build_environment(in);
   CHECK(run::lookup(plan.env, "MALLOC_CONF") == "background_thread:true,dirty_decay_ms:5000");
 }
@@ -113,18 +102,35 @@ TEST_CASE("jemalloc options become MALLOC_CONF", "[env]") {
 TEST_CASE("Options of an allocator not in use are not applied", "[env]") {
   config::Settings s;
   s.options["mimalloc"]["verbose"].set(true, {});
-  auto in = inputs(s, {});
+  s.options["jemalloc"]["narenas"].set(int64_t(2), {});
+  auto in = inputs({});
   in.options_family = "jemalloc";
+  pipeline::environment_settings(s, in);
+  REQUIRE(in.options.size() == 1);
+  CHECK(in.options[0].first == "narenas");
   auto plan = run::build_environment(in);
   CHECK_FALSE(run::lookup(plan.env, "MIMALLOC_VERBOSE").has_value());
+  CHECK(run::lookup(plan.env, "MALLOC_CONF") == "narenas:2");
 }
 
-TEST_CASE("Locale, scratch, [env] and markers are applied and reported as changes", "[env]") {
+TEST_CASE("The settings' locale and [env] reach the environment's inputs in the settings' order", "[env]") {
   config::Settings s;
   s.locale.set("C", {});
   s.env["NEW"].set(std::string("new"), {});
   s.env["DROP"].set(std::nullopt, {});
-  auto in = inputs(s, {"DROP=", "TMPDIR=/tmp", "OTHER=same"});
+  auto in = inputs({});
+  in.options_family = "mimalloc";  // none set: none taken
+  pipeline::environment_settings(s, in);
+  CHECK(in.options.empty());
+  CHECK(in.locale == "C");
+  using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  CHECK(in.env == Env{{"DROP", std::nullopt}, {"NEW", "new"}});
+}
+
+TEST_CASE("Locale, scratch, [env] and markers are applied and reported as changes", "[env]") {
+  auto in = inputs({"DROP=", "TMPDIR=/tmp", "OTHER=same"});
+  in.locale = "C";
+  in.env = {{"DROP", std::nullopt}, {"NEW", "new"}};
   in.scratch_dir = "/dev/shm/edashim-x";
   in.markers = {{"__EDASHIM_CHAIN", "/usr/bin/edashim"}};
   auto plan = run::build_environment(in);
@@ -145,11 +151,10 @@ TEST_CASE("Locale, scratch, [env] and markers are applied and reported as change
 
 TEST_CASE("Variables the caller set win over every file: locale and [env]", "[env]") {
   // Issue 13 item 6: `locale = "C"` beat the user's LC_ALL=fr_FR.UTF-8.
-  config::Settings s;
-  s.locale.set("C", {});
-  s.env["KEEP"].set(std::string("new"), {});
-  s.env["DROP"].set(std::nullopt, {});
-  auto plan = run::build_environment(inputs(s, {"LC_ALL=fr_FR.UTF-8", "KEEP=old", "DROP=1"}));
+  auto in = inputs({"LC_ALL=fr_FR.UTF-8", "KEEP=old", "DROP=1"});
+  in.locale = "C";
+  in.env = {{"DROP", std::nullopt}, {"KEEP", "new"}};
+  auto plan = run::build_environment(in);
   CHECK(plan.env == std::vector<std::string>{"LC_ALL=fr_FR.UTF-8", "KEEP=old", "DROP=1"});
   CHECK(plan.changes.empty());
   CHECK(plan.kept.size() == 3);

@@ -116,10 +116,8 @@ TEST_CASE("A routed run starts from the caller's environment: the run above's pr
 }
 
 TEST_CASE("The hook comes with anything edashim preloads, and its bookkeeping says what was added", "[hook]") {
-  config::Settings s;
-  s.env["FOO"].value = std::string("1");
   run::EnvInputs in;
-  in.settings = &s;
+  in.env = {{"FOO", "1"}};
   in.current = {"PATH=/bin", "FOO=", "LD_PRELOAD=/mine.so"};
   in.allocator_library = "/usr/lib/libjemalloc.so.2";
   in.hook_library = "/p/libedashim_probe.so";

@@ -287,15 +287,12 @@ TEST_CASE("Scratch: the sweep removes only directories nobody locks, whatever th
 
 TEST_CASE("Environment: [env] unsetting a variable an allocator option sets leaves it unset", "[hardening][environment]") {
   // Found by fuzz_environment: the front-placed MIMALLOC_* entry was built from an empty value.
-  config::Settings s;
-  s.options["mimalloc"]["verbose"].set(alloc::OptionValue(int64_t(1)), {"test"});
-  s.options["mimalloc"]["eager_commit"].set(alloc::OptionValue(int64_t(0)), {"test"});
-  s.env["MIMALLOC_VERBOSE"].set(std::nullopt, {"test"});
   run::EnvInputs in;
   // Empty: not set by the caller (a value the caller set would win over [env], issue 13).
   in.current = {"PATH=/usr/bin", "MIMALLOC_VERBOSE="};
-  in.settings = &s;
   in.options_family = "mimalloc";
+  in.options = {{"eager_commit", int64_t(0)}, {"verbose", int64_t(1)}};
+  in.env = {{"MIMALLOC_VERBOSE", std::nullopt}};
   auto plan = run::build_environment(in);
   CHECK_FALSE(run::lookup(plan.env, "MIMALLOC_VERBOSE").has_value());
   CHECK(run::lookup(plan.env, "MIMALLOC_EAGER_COMMIT") == "0");

@@ -11,6 +11,7 @@
 #include "learn/config_edit.hpp"
 #include "learn/learned.hpp"
 #include "learn/recommend.hpp"
+#include "pipeline/learned_layer.hpp"
 #include "report/log_line.hpp"
 #include "temp_dir.hpp"
 
@@ -341,8 +342,13 @@ TEST_CASE("Learned layer: used with adopt on, for this tool, CPU model and uncha
   l.runs = 48;
   std::string learned = t.write("state/learned.toml", learn::render_learned({l}));
   auto req = request_in(t);
-  req.learned_file = learned;
-  req.cpu_model = "CPU X";
+  // The run's reader of learned.toml (pipeline/learned_layer.cpp), for `tool` on CPU model `cpu`.
+  auto learned_for = [&](const std::string& tool, const std::string& cpu) {
+    req.tool = tool;
+    req.learned_file = learned;
+    req.read_learned = pipeline::learned_reader(learned, tool, cpu, nullptr);
+  };
+  learned_for("yosys", "CPU X");
   t.write("user/config.toml", "allocator = \"jemalloc\"\n");
 
   // adopt off (the default): nothing learned applies.
@@ -375,12 +381,11 @@ TEST_CASE("Learned layer: used with adopt on, for this tool, CPU model and uncha
   ::unlink((t.path + "/proj/.edashim.toml").c_str());
 
   // Another CPU model, another tool: not this one's.
-  req.cpu_model = "CPU Y";
+  learned_for("yosys", "CPU Y");
   CHECK(config::load(req).settings.allocator.value == "jemalloc");
-  req.cpu_model = "CPU X";
-  req.tool = "vpr";
+  learned_for("vpr", "CPU X");
   CHECK_FALSE(config::load(req).learned);
-  req.tool = "yosys";
+  learned_for("yosys", "CPU X");
 
   // The binary changed: ignored, and said why.
   t.write("bin/yosys", "a newer binary");
@@ -389,6 +394,52 @@ TEST_CASE("Learned layer: used with adopt on, for this tool, CPU model and uncha
   REQUIRE(changed.learned);
   CHECK_FALSE(changed.learned->applied);
   CHECK(changed.learned->note.find("changed since it was learned") != std::string::npos);
+}
+
+TEST_CASE("Learned layer: learned.toml is read only with adopt on, and a broken file or arm is said, not used", "[recommend]") {
+  TempDir t;
+  auto req = request_in(t);
+  int reads = 0;
+  req.learned_file = t.path + "/state/learned.toml";
+  req.read_learned = [&] { return ++reads, config::LearnedRead(std::nullopt); };
+  t.write("user/config.toml", "allocator = \"jemalloc\"\n");
+  (void)config::load(req);
+  CHECK(reads == 0);  // docs/learning.md: with adopt off a run never reads it
+  t.write("user/config.toml", "adopt = true\n");
+  CHECK_FALSE(config::load(req).learned);
+  CHECK(reads == 1);
+
+  // Not there yet: nothing learned, nothing said.
+  auto none = pipeline::read_learned_choice(req.learned_file, "yosys", "CPU X", nullptr);
+  REQUIRE(none);
+  CHECK_FALSE(*none);
+
+  std::string file = t.write("state/learned.toml", "[[choice]\n");
+  auto broken = pipeline::read_learned_choice(file, "yosys", "CPU X", nullptr);
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error().find(file + ":1") == 0);
+  req.read_learned = pipeline::learned_reader(file, "yosys", "CPU X", nullptr);
+  auto loaded = config::load(req);
+  CHECK(mentions(loaded, "(no learned choice is used; edashim forget rewrites it)"));
+  CHECK_FALSE(loaded.has_errors());  // a warning: the run goes on without it
+  CHECK_FALSE(loaded.learned);
+
+  // An arm no config file could set: listed with why, not applied.
+  std::string tool = t.write("bin/yosys", "binary");
+  learn::Learned l;
+  l.tool = "yosys";
+  l.cpu = "CPU X";
+  l.arm = "nosuchmalloc";
+  l.binary = *learn::identity_of(tool);
+  t.write("state/learned.toml", learn::render_learned({l}));
+  auto odd = pipeline::read_learned_choice(file, "yosys", "CPU X", nullptr);
+  REQUIRE(odd);
+  REQUIRE(*odd);
+  CHECK((*odd)->unusable.find("ignored: 'nosuchmalloc'") == 0);
+  loaded = config::load(req);
+  REQUIRE(loaded.learned);
+  CHECK_FALSE(loaded.learned->applied);
+  CHECK(loaded.settings.allocator.value == "system");
 }
 
 TEST_CASE("Log line: the learning fields and a bench's outputs record are read", "[recommend]") {
