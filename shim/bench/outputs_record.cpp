@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "run/log_schema.hpp"
+#include "runlog/schema.hpp"
 #include "util/json_writer.hpp"
 
 namespace bench {
@@ -36,14 +36,14 @@ std::string outputs_record_line(const std::string& tool, const std::string& path
                                 const OutputsByAllocator& by) {
   util::JsonWriter w;
   w.begin_object();
-  w.field(logkey::version, logkey::kVersion);
-  w.field(logkey::record, "bench_outputs");
-  w.field(logkey::start_unix, start_unix);
-  w.field(logkey::tool, tool);
-  w.key(logkey::path).string_or_null(path);
-  w.key(logkey::machine).begin_object().key(logkey::cpu).string_or_null(cpu).end_object();
-  w.field(logkey::identical_arms, by.identical);
-  w.field(logkey::differing_arms, by.differing);
+  w.field(runlog::key::version, runlog::key::kVersion);
+  w.field(runlog::key::record, "bench_outputs");
+  w.field(runlog::key::start_unix, start_unix);
+  w.field(runlog::key::tool, tool);
+  w.key(runlog::key::path).string_or_null(path);
+  w.key(runlog::key::machine).begin_object().key(runlog::key::cpu).string_or_null(cpu).end_object();
+  w.field(runlog::key::identical_arms, by.identical);
+  w.field(runlog::key::differing_arms, by.differing);
   w.end_object();
   return w.str();
 }

@@ -13,7 +13,7 @@
 #include "config/log_path.hpp"
 #include "paths/layout.hpp"
 #include "pipeline/preflight.hpp"
-#include "run/runlog.hpp"
+#include "runlog/append.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
@@ -276,7 +276,7 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
 
 std::string log_path_of(const std::string& log, std::string& host) {
   if (log == "off") return "";
-  if (log.empty()) return run::default_log_path();
+  if (log.empty()) return runlog::default_path();
   if (!config::names_host(log)) return log;
   if (host.empty()) host = util::host_name();
   return config::expand_log_path(log, host);

@@ -1,4 +1,4 @@
-#include "pipeline/log_record.hpp"
+#include "runlog/write.hpp"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,7 +11,7 @@
 #include "learn/signature.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
-#include "run/log_schema.hpp"
+#include "runlog/schema.hpp"
 #include "run/probe_records.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
@@ -24,7 +24,7 @@ double seconds(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.
 
 void write_preflight(util::JsonWriter& record, const Plan& plan, const run::EnvPlan& env) {
   const auto& p = plan.preflight;
-  auto& pf = record.key(logkey::preflight).begin_object();
+  auto& pf = record.key(runlog::key::preflight).begin_object();
   pf.field("inspected", p.inspected);
   if (!p.inspected) pf.field("error", p.error);
   pf.field("path", p.path);
@@ -59,7 +59,7 @@ void write_preflight(util::JsonWriter& record, const Plan& plan, const run::EnvP
 
 // Processes the exec hook left without the allocator: a loader edashim's libraries cannot load under.
 void write_not_applied(util::JsonWriter& record, const std::string& probe_records) {
-  record.key(logkey::not_applied).begin_array();
+  record.key(runlog::key::not_applied).begin_array();
   for (const auto& n : run::not_applied(probe_records)) record.value("allocator not applied to " + n);
   record.end_array();
 }
@@ -67,28 +67,28 @@ void write_not_applied(util::JsonWriter& record, const std::string& probe_record
 void write_verification(util::JsonWriter& record, const Plan& plan, bool probed, const std::string& probe_records) {
   const auto& p = plan.preflight;
   if (!probed) {
-    record.key(logkey::processes).null();
-    record.field(logkey::allocator_verified, false);
-    record.field(logkey::verification, !plan.loaded.settings.probe.value
+    record.key(runlog::key::processes).null();
+    record.field(runlog::key::allocator_verified, false);
+    record.field(runlog::key::verification, !plan.loaded.settings.probe.value
                                      ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
                                      : std::string("probe not run (libedashim_probe.so not installed, or no private "
                                                    "directory for its records)"));
     return;
   }
   if (plan.flow_top) {
-    record.key(logkey::processes).null();
-    record.field(logkey::allocator_verified, false);
-    record.field(logkey::verification, kFlowTopNote);
+    record.key(runlog::key::processes).null();
+    record.field(runlog::key::allocator_verified, false);
+    record.field(runlog::key::verification, kFlowTopNote);
     write_not_applied(record, probe_records);
     return;
   }
   auto processes = run::parse_probe_records(probe_records);
-  record.key(logkey::processes).begin_array();
+  record.key(runlog::key::processes).begin_array();
   for (const auto& q : processes) {
     record.begin_object();
     record.field("pid", q.pid).field("ppid", q.ppid).field("exe", q.exe).field("malloc", q.malloc_object);
     record.field("provider", run::malloc_provider(q)).field("forked", q.forked).field("end", q.end);
-    record.field(logkey::vm_hwm_kb, q.vm_hwm_kb).field(logkey::vm_peak_kb, q.vm_peak_kb);
+    record.field(runlog::key::vm_hwm_kb, q.vm_hwm_kb).field(runlog::key::vm_peak_kb, q.vm_peak_kb);
     record.end_object();
   }
   record.end_array();
@@ -100,8 +100,8 @@ void write_verification(util::JsonWriter& record, const Plan& plan, bool probed,
   if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != "own-malloc" &&
       p.blocker != "address-space-limit")
     v.note += " (" + p.reason + "; the probe cannot load either)";
-  record.field(logkey::allocator_verified, v.verified);
-  record.field(logkey::verification, v.note);
+  record.field(runlog::key::allocator_verified, v.verified);
+  record.field(runlog::key::verification, v.note);
   write_not_applied(record, probe_records);
 }
 
@@ -123,23 +123,23 @@ std::optional<std::string> read_script(const std::string& path) {
 }
 
 void write_same_work(util::JsonWriter& j, const Plan& plan, const RunSetup& setup) {
-  j.field(logkey::arm, arm_of(plan));
+  j.field(runlog::key::arm, arm_of(plan));
   if (plan.explored.empty()) {
-    j.key(logkey::explore).null();
+    j.key(runlog::key::explore).null();
   } else {
-    j.key(logkey::explore).begin_object();
-    j.field(logkey::ran, plan.explored).field(logkey::instead_of, plan.explored_instead_of);
+    j.key(runlog::key::explore).begin_object();
+    j.field(runlog::key::ran, plan.explored).field(runlog::key::instead_of, plan.explored_instead_of);
     j.end_object();
   }
   auto m = util::current_machine(&fact_cache());
-  j.key(logkey::machine).begin_object();
+  j.key(runlog::key::machine).begin_object();
   j.key("cpu").value(m.cpu);
   j.field("kernel", m.kernel);
   j.field("cores", m.cores);
   j.end_object();
   auto sig = learn::signature({plan.inv.tool, plan.inv.argv, temp_dirs(setup.env), read_script});
-  j.field(logkey::signature, sig.hex);
-  j.field(logkey::signature_text, sig.text);
+  j.field(runlog::key::signature, sig.hex);
+  j.field(runlog::key::signature_text, sig.text);
 }
 
 }  // namespace
@@ -147,38 +147,38 @@ void write_same_work(util::JsonWriter& j, const Plan& plan, const RunSetup& setu
 void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& started) {
   char cwd[4096];
   j.begin_object();
-  j.field(logkey::version, logkey::kVersion);
-  j.field(logkey::start, util::iso_time_utc(started.start_time));
-  j.field(logkey::start_unix, started.start_time);
-  j.field(logkey::tool, plan.inv.tool);
-  j.field(logkey::path, util::real_path(plan.tool_path).value_or(plan.tool_path));
-  j.field(logkey::argv, plan.inv.argv);
-  j.field(logkey::cwd, ::getcwd(cwd, sizeof cwd) ? cwd : "");
-  j.field(logkey::host, plan.host.empty() ? util::host_name() : plan.host);  // once a run: the log path may have read it
-  j.field(logkey::pid, int(::getpid()));
-  j.field(logkey::tool_pid, started.pid);
-  j.field(logkey::run_id, plan.flow.run_id);
-  j.field(logkey::flow, plan.flow.flow);
-  j.key(logkey::parent_run).string_or_null(plan.flow.parent_run);
-  j.key(logkey::profile).string_or_null(plan.inv.chosen.profile);
-  j.key(logkey::config_files).begin_array();
+  j.field(runlog::key::version, runlog::key::kVersion);
+  j.field(runlog::key::start, util::iso_time_utc(started.start_time));
+  j.field(runlog::key::start_unix, started.start_time);
+  j.field(runlog::key::tool, plan.inv.tool);
+  j.field(runlog::key::path, util::real_path(plan.tool_path).value_or(plan.tool_path));
+  j.field(runlog::key::argv, plan.inv.argv);
+  j.field(runlog::key::cwd, ::getcwd(cwd, sizeof cwd) ? cwd : "");
+  j.field(runlog::key::host, plan.host.empty() ? util::host_name() : plan.host);  // once a run: the log path may have read it
+  j.field(runlog::key::pid, int(::getpid()));
+  j.field(runlog::key::tool_pid, started.pid);
+  j.field(runlog::key::run_id, plan.flow.run_id);
+  j.field(runlog::key::flow, plan.flow.flow);
+  j.key(runlog::key::parent_run).string_or_null(plan.flow.parent_run);
+  j.key(runlog::key::profile).string_or_null(plan.inv.chosen.profile);
+  j.key(runlog::key::config_files).begin_array();
   for (const auto& f : plan.loaded.files)
     if (f.used) j.value(f.path);
   j.end_array();
-  j.key(logkey::allocator).begin_object();
-  j.field(logkey::requested, plan.allocator);
-  j.key(logkey::library).string_or_null(plan.allocator_library);
-  j.field(logkey::alloc_version, plan.allocator_version);
-  j.field(logkey::note, plan.allocator_note);
-  j.key(logkey::preloaded_by_caller).string_or_null(plan.preloaded_by_caller);
+  j.key(runlog::key::allocator).begin_object();
+  j.field(runlog::key::requested, plan.allocator);
+  j.key(runlog::key::library).string_or_null(plan.allocator_library);
+  j.field(runlog::key::alloc_version, plan.allocator_version);
+  j.field(runlog::key::note, plan.allocator_note);
+  j.key(runlog::key::preloaded_by_caller).string_or_null(plan.preloaded_by_caller);
   j.end_object();
-  j.key(logkey::env_set).begin_object();
+  j.key(runlog::key::env_set).begin_object();
   for (const auto& c : setup.env.changes) j.field(c.name, c.after);
   j.end_object();
-  j.key(logkey::env_kept).begin_object();
+  j.key(runlog::key::env_kept).begin_object();
   for (const auto& k : setup.env.kept) j.field(k.name, k.yours);
   j.end_object();
-  j.key(logkey::scratch).begin_object();
+  j.key(runlog::key::scratch).begin_object();
   j.key("dir").string_or_null(setup.scratch);
   j.field("kept", setup.keep_scratch && !setup.scratch.empty());
   j.field("note", setup.scratch_note);
@@ -189,22 +189,22 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
 
 void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,
                const std::string& probe_records) {
-  j.field(logkey::wall_s, out.wall_seconds);
-  j.field(logkey::user_s, seconds(out.usage.ru_utime));
-  j.field(logkey::sys_s, seconds(out.usage.ru_stime));
-  j.field(logkey::max_rss_kb, out.usage.ru_maxrss);
+  j.field(runlog::key::wall_s, out.wall_seconds);
+  j.field(runlog::key::user_s, seconds(out.usage.ru_utime));
+  j.field(runlog::key::sys_s, seconds(out.usage.ru_stime));
+  j.field(runlog::key::max_rss_kb, out.usage.ru_maxrss);
   if (WIFEXITED(out.status)) {
-    j.field(logkey::exit_code, WEXITSTATUS(out.status));
-    j.key(logkey::signal).null();
+    j.field(runlog::key::exit_code, WEXITSTATUS(out.status));
+    j.key(runlog::key::signal).null();
   } else {
-    j.key(logkey::exit_code).null();
+    j.key(runlog::key::exit_code).null();
     if (WIFSIGNALED(out.status))
-      j.field(logkey::signal, WTERMSIG(out.status));
+      j.field(runlog::key::signal, WTERMSIG(out.status));
     else
-      j.key(logkey::signal).null();
+      j.key(runlog::key::signal).null();
   }
-  if (!setup.scratch.empty()) j.field(logkey::scratch_left_in_use, setup.scratch_left_in_use);
-  j.field(logkey::status, out.started ? run::shell_status(out.status) : (out.exec_errno == ENOENT ? 127 : 126));
+  if (!setup.scratch.empty()) j.field(runlog::key::scratch_left_in_use, setup.scratch_left_in_use);
+  j.field(runlog::key::status, out.started ? run::shell_status(out.status) : (out.exec_errno == ENOENT ? 127 : 126));
   write_verification(j, plan, setup.probed, probe_records);
   j.end_object();
 }

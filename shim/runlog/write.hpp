@@ -1,5 +1,5 @@
 #pragma once
-// The run's line in the run log (fields: run/log_schema.hpp). Most of it is written while the
+// The run's line in the run log (fields: runlog/schema.hpp). Most of it is written while the
 // tool runs; only what the tool's end gives is added after.
 #include <string>
 #include <vector>
