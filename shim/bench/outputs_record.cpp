@@ -37,7 +37,7 @@ std::string outputs_record_line(const std::string& tool, const std::string& path
   util::JsonWriter w;
   w.begin_object();
   w.field(runlog::key::version, runlog::key::kVersion);
-  w.field(runlog::key::record, "bench_outputs");
+  w.field(runlog::key::record, runlog::key::bench_outputs);
   w.field(runlog::key::start_unix, start_unix);
   w.field(runlog::key::tool, tool);
   w.key(runlog::key::path).string_or_null(path);
@@ -49,11 +49,13 @@ std::string outputs_record_line(const std::string& tool, const std::string& path
 }
 
 std::string mark_bench_line(const std::string& line, const std::string& experiment, const Arm& arm, int round) {
+  namespace key = runlog::key;
+  auto name = [](std::string_view k) { return std::string(k); };
   auto j = nlohmann::ordered_json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return line;
-  j["bench"] = {{"experiment", experiment}, {"arm", arm.name}, {"round", round + 1}};
-  if (!arm.profile.empty() && (!j.contains("explore") || j["explore"].is_null()))
-    j["explore"] = {{"ran", arm.profile}, {"instead_of", nullptr}, {"by", "bench"}};
+  j[name(key::bench)] = {{name(key::experiment), experiment}, {name(key::arm), arm.name}, {name(key::round), round + 1}};
+  if (!arm.profile.empty() && (!j.contains(name(key::explore)) || j[name(key::explore)].is_null()))
+    j[name(key::explore)] = {{name(key::ran), arm.profile}, {name(key::instead_of), nullptr}, {name(key::by), name(key::by_bench)}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

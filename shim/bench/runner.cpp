@@ -21,8 +21,8 @@
 
 #include "bench/outputs.hpp"
 #include "bench/outputs_record.hpp"
-#include "runlog/read.hpp"
 #include "runlog/append.hpp"
+#include "runlog/read.hpp"
 #include "stats/bootstrap.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"

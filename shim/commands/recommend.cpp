@@ -23,6 +23,7 @@
 #include "learn/learned.hpp"
 #include "learn/recommend.hpp"
 #include "paths/files.hpp"
+#include "runlog/schema.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
 #include "util/owned_file.hpp"
@@ -204,12 +205,12 @@ Evidence read_evidence(const std::vector<std::string>& files, const std::vector<
     Ignored ignored;
     auto reads = scan_logs({file}, shared, [&](const runlog::RunRecord& r) {
       if (!tools.empty() && std::find(tools.begin(), tools.end(), r.tool) == tools.end()) return;
-      if (r.record != "bench_outputs" && !r.record.empty()) return;
+      if (r.record != runlog::key::bench_outputs && !r.record.empty()) return;
       if (auto why = unusable(r); !why.empty()) {
         ++ignored.lines[why];
         return;
       }
-      if (r.record == "bench_outputs") {
+      if (r.record == runlog::key::bench_outputs) {
         ev.benches.push_back({r.tool, r.start_unix, r.identical_arms, r.differing_arms});
         return;
       }

@@ -10,15 +10,14 @@
 #include <set>
 
 #include "pipeline/explore.hpp"
-#include "runlog/write.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
+#include "pipeline/run_line.hpp"
 #include "pipeline/warn_once.hpp"
 #include "run/launch.hpp"
-#include "runlog/schema.hpp"
 #include "run/probe_records.hpp"
-#include "runlog/append.hpp"
 #include "run/scratch.hpp"
+#include "runlog/append.hpp"
 #include "util/fs.hpp"
 #include "util/json_writer.hpp"
 #include "util/strings.hpp"
@@ -121,9 +120,7 @@ void log_config_error(const Plan& plan) {
   none.start_time = double(::time(nullptr));
   util::JsonWriter record;
   write_start(record, plain, setup, none);
-  record.field(runlog::key::config_error, config_error_text(plan.loaded.problems));
-  for (auto key : {runlog::key::wall_s, runlog::key::user_s, runlog::key::sys_s, runlog::key::max_rss_kb, runlog::key::status}) record.key(key).null();
-  record.end_object();
+  runlog::end_config_error(record, config_error_text(plan.loaded.problems));
   // The error's line on stderr says enough: no second line about the log.
   (void)write_log_line(plan, record.str());
 }
@@ -227,9 +224,7 @@ bool ours_to_blame(const run::Outcome& out) {
   if (!plan.log_path.empty()) {
     util::JsonWriter record;
     write_start(record, plan, setup, out);
-    record.field(runlog::key::fallback, "exec in place of edashim, environment untouched: " + why);
-    record.key(runlog::key::status).null();
-    record.end_object();
+    runlog::end_fallback(record, "exec in place of edashim, environment untouched: " + why);
     // The fallback's one line on stderr says enough: no second about the log.
     (void)write_log_line(plan, record.str());
   }
@@ -262,10 +257,7 @@ std::vector<std::string> without_valgrind_preload(std::vector<std::string> env) 
     none.pid = int(::getpid());
     none.start_time = double(::time(nullptr));
     write_start(record, plan, setup, none);
-    record.field(runlog::key::traced, w.who);
-    for (auto key : {runlog::key::wall_s, runlog::key::user_s, runlog::key::sys_s, runlog::key::max_rss_kb, runlog::key::status})
-      record.key(key).null();
-    record.end_object();
+    runlog::end_traced(record, w.who);
     (void)write_log_line(plan, record.str());  // the line on stderr below says enough
   }
   std::vector<std::string> argv = w.valgrind;

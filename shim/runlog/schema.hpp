@@ -69,6 +69,7 @@ inline constexpr std::string_view explore = "explore";
 inline constexpr std::string_view ran = "ran";
 inline constexpr std::string_view instead_of = "instead_of";
 inline constexpr std::string_view by = "by";
+inline constexpr std::string_view by_bench = "bench";      // by's value
 inline constexpr std::string_view machine = "machine";     // {cpu: model or null, kernel, cores}
 inline constexpr std::string_view cpu = "cpu";
 inline constexpr std::string_view kernel = "kernel";

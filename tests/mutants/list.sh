@@ -259,8 +259,8 @@ mutant verdict-differing-outputs-adopted shim/bench/verdict.cpp \
   'case Outputs::differ: break;' \
   '^unit:Verdict'
 mutant bench-line-not-marked shim/bench/outputs_record.cpp \
-  'j["explore"] = {{"ran"' \
-  'if (false) j["explore"] = {{"ran"' \
+  'j[name(key::explore)] = {{name(key::ran)' \
+  'if (false) j[name(key::explore)] = {{name(key::ran)' \
   '^unit:Bench: a kept run'
 mutant report-killed-as-failure shim/report/aggregate.cpp \
   'if (r.signal) {' \

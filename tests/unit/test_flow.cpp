@@ -10,9 +10,9 @@
 #include "commands/report.hpp"
 #include "pipeline/plan.hpp"
 #include "report/flow.hpp"
-#include "runlog/read.hpp"
 #include "run/environment.hpp"
 #include "run/flow_id.hpp"
+#include "runlog/read.hpp"
 
 using Catch::Matchers::WithinRel;
 

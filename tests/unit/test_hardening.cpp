@@ -12,8 +12,8 @@
 
 #include "config/load.hpp"
 #include "run/environment.hpp"
-#include "runlog/append.hpp"
 #include "run/scratch.hpp"
+#include "runlog/append.hpp"
 #include "config_fixture.hpp"
 #include "skip.hpp"
 #include "temp_dir.hpp"

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "runlog/write.hpp"
+#include "pipeline/run_line.hpp"
 #include "pipeline/run_tool.hpp"
 #include "runlog/read.hpp"
 #include "temp_dir.hpp"
