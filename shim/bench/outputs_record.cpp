@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "run/log_schema.hpp"
+#include "runlog/schema.hpp"
 #include "util/json_writer.hpp"
 
 namespace bench {
@@ -36,24 +36,26 @@ std::string outputs_record_line(const std::string& tool, const std::string& path
                                 const OutputsByAllocator& by) {
   util::JsonWriter w;
   w.begin_object();
-  w.field(logkey::version, logkey::kVersion);
-  w.field(logkey::record, "bench_outputs");
-  w.field(logkey::start_unix, start_unix);
-  w.field(logkey::tool, tool);
-  w.key(logkey::path).string_or_null(path);
-  w.key(logkey::machine).begin_object().key(logkey::cpu).string_or_null(cpu).end_object();
-  w.field(logkey::identical_arms, by.identical);
-  w.field(logkey::differing_arms, by.differing);
+  w.field(runlog::key::version, runlog::key::kVersion);
+  w.field(runlog::key::record, runlog::key::bench_outputs);
+  w.field(runlog::key::start_unix, start_unix);
+  w.field(runlog::key::tool, tool);
+  w.key(runlog::key::path).string_or_null(path);
+  w.key(runlog::key::machine).begin_object().key(runlog::key::cpu).string_or_null(cpu).end_object();
+  w.field(runlog::key::identical_arms, by.identical);
+  w.field(runlog::key::differing_arms, by.differing);
   w.end_object();
   return w.str();
 }
 
 std::string mark_bench_line(const std::string& line, const std::string& experiment, const Arm& arm, int round) {
+  namespace key = runlog::key;
+  auto name = [](std::string_view k) { return std::string(k); };
   auto j = nlohmann::ordered_json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return line;
-  j["bench"] = {{"experiment", experiment}, {"arm", arm.name}, {"round", round + 1}};
-  if (!arm.profile.empty() && (!j.contains("explore") || j["explore"].is_null()))
-    j["explore"] = {{"ran", arm.profile}, {"instead_of", nullptr}, {"by", "bench"}};
+  j[name(key::bench)] = {{name(key::experiment), experiment}, {name(key::arm), arm.name}, {name(key::round), round + 1}};
+  if (!arm.profile.empty() && (!j.contains(name(key::explore)) || j[name(key::explore)].is_null()))
+    j[name(key::explore)] = {{name(key::ran), arm.profile}, {name(key::instead_of), nullptr}, {name(key::by), name(key::by_bench)}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -21,8 +21,8 @@
 
 #include "bench/outputs.hpp"
 #include "bench/outputs_record.hpp"
-#include "report/log_line.hpp"
-#include "run/runlog.hpp"
+#include "runlog/append.hpp"
+#include "runlog/read.hpp"
 #include "stats/bootstrap.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -345,11 +345,11 @@ struct Session::Impl {
 
   // A measured run's line into keep_log, marked as this bench's (mark_bench_line).
   void keep(const std::string& line, const Job& job) {
-    std::string err, marked = mark_bench_line(line, spec.experiment, spec.arms[std::size_t(job.arm)], job.round);
+    std::string marked = mark_bench_line(line, spec.experiment, spec.arms[std::size_t(job.arm)], job.round);
     std::lock_guard lock(log_mu);
-    if (!run::append_log_line(spec.keep_log, marked, err, {}, util::SharedDirs{spec.keep_log_shared}) &&
-        !log_refused.exchange(true))
-      std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), err.c_str());
+    auto written = runlog::append_line(spec.keep_log, marked, {}, util::SharedDirs{spec.keep_log_shared});
+    if (!written && !log_refused.exchange(true))
+      std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), written.error().c_str());
   }
 };
 
@@ -451,8 +451,8 @@ ArmRun Session::execute(const Job& job, std::string* log_line) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::string line = run_line(rundir + "/log.jsonl");
-  report::RunRecord& rec = r.record;
-  if (line.empty() || !report::parse_run_line(line, rec)) {
+  runlog::RunRecord& rec = r.record;
+  if (line.empty() || !runlog::parse_run_line(line, rec)) {
     r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);
   } else {
     r.ok = rec.ok() && WIFEXITED(status) && WEXITSTATUS(status) == 0;

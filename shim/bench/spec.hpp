@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "report/log_line.hpp"
+#include "runlog/read.hpp"
 
 namespace bench {
 
@@ -57,7 +57,7 @@ struct ArmRun {
   int arm = 0, round = 0, order = 0;  // order: position in the schedule
   bool ok = false;                    // the tool ran and exited 0
   std::string failure;                // why a run is not ok
-  report::RunRecord record;           // times, peak RSS, status, allocator verification
+  runlog::RunRecord record;           // times, peak RSS, status, allocator verification
   std::map<std::string, std::string> hashes;  // output name ("stdout" or a file) -> sha256 / "missing"
   std::string log_line;  // a farm round's run: the tool's log line as the task wrote it ("" locally)
 };

@@ -27,7 +27,7 @@
 #include "paths/files.hpp"
 #include "util/fs.hpp"
 #include "util/owned_file.hpp"
-#include "run/runlog.hpp"
+#include "runlog/append.hpp"
 #include "util/machine.hpp"
 #include "util/strings.hpp"
 
@@ -40,14 +40,13 @@ void record_outputs(const bench::BenchResult& outcome, const std::vector<bench::
   auto by = bench::outputs_by_allocator(outcome, arms);
   std::string log = current_log_path("bench");
   if (log.empty() || (by.identical.empty() && by.differing.empty())) return;
-  const report::RunRecord* last = nullptr;
+  const runlog::RunRecord* last = nullptr;
   for (const auto& r : outcome.runs)
     if (r.ok) last = &r.record;
   if (!last) return;
   std::string line = bench::outputs_record_line(last->tool, last->path, util::cpu_model(nullptr).value_or(""), last->start_unix + last->wall_s, by);
-  std::string error;
-  if (!run::append_log_line(log, line, error, {}, user_shared_dirs()))
-    std::cerr << "edashim bench: cannot record the outputs' verdict in " << log << ": " << error << "\n";
+  if (auto written = runlog::append_line(log, line, {}, user_shared_dirs()); !written)
+    std::cerr << "edashim bench: cannot record the outputs' verdict in " << log << ": " << written.error() << "\n";
 }
 
 
@@ -240,15 +239,15 @@ void log_collected(const Options& o, const farm::Experiment& e, const bench::Ben
   auto shared = user_shared_dirs();
   std::set<std::string> there;
   if (util::exists(log))
-    scan_logs({log}, shared, [&](const report::RunRecord& r) {
+    scan_logs({log}, shared, [&](const runlog::RunRecord& r) {
       if (r.bench_experiment == experiment && !r.run_id.empty()) there.insert(r.run_id);
     });
   std::size_t added = 0;
   for (const auto& r : outcome.runs) {
     if (r.log_line.empty() || r.record.run_id.empty() || !there.insert(r.record.run_id).second) continue;
-    std::string error, line = bench::mark_bench_line(r.log_line, experiment, e.spec.arms[std::size_t(r.arm)], r.round);
-    if (!run::append_log_line(log, line, error, {}, shared)) {
-      say("cannot add the collected runs to " + log + ": " + error);
+    std::string line = bench::mark_bench_line(r.log_line, experiment, e.spec.arms[std::size_t(r.arm)], r.round);
+    if (auto written = runlog::append_line(log, line, {}, shared); !written) {
+      say("cannot add the collected runs to " + log + ": " + written.error());
       return;
     }
     ++added;

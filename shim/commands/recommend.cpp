@@ -23,6 +23,7 @@
 #include "learn/learned.hpp"
 #include "learn/recommend.hpp"
 #include "paths/files.hpp"
+#include "runlog/schema.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
 #include "util/owned_file.hpp"
@@ -188,7 +189,7 @@ struct Ignored {
 };
 
 // Why a record's tool or arm cannot be used, "" when both can.
-std::string unusable(const report::RunRecord& r) {
+std::string unusable(const runlog::RunRecord& r) {
   if (!learn::is_tool_name(r.tool)) return "tool '" + util::printable(r.tool) + "' is not a file name";
   if (r.record.empty() && !r.arm.empty())
     if (auto why = learn::arm_problem(r.arm); !why.empty()) return "arm '" + util::printable(r.arm) + "' " + why;
@@ -207,14 +208,14 @@ Evidence read_evidence(const std::vector<std::string>& files, const std::vector<
   Evidence ev;
   for (const auto& file : files) {
     Ignored ignored;
-    auto reads = scan_logs({file}, shared, [&](const report::RunRecord& r) {
+    auto reads = scan_logs({file}, shared, [&](const runlog::RunRecord& r) {
       if (!tools.empty() && std::find(tools.begin(), tools.end(), r.tool) == tools.end()) return;
-      if (r.record != "bench_outputs" && !r.record.empty()) return;
+      if (r.record != runlog::key::bench_outputs && !r.record.empty()) return;
       if (auto why = unusable(r); !why.empty()) {
         ++ignored.lines[why];
         return;
       }
-      if (r.record == "bench_outputs") {
+      if (r.record == runlog::key::bench_outputs) {
         ev.benches.push_back({r.tool, r.start_unix, r.identical_arms, r.differing_arms});
         return;
       }

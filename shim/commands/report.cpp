@@ -123,7 +123,7 @@ int run_report(const Options& o) {
   auto logs = select_logs(o.logs, "report", shared);
   if (logs.status == 2) return 2;
   report::Aggregator agg(by);
-  auto reads = scan_logs(logs.files, shared, [&](const report::RunRecord& rec) {
+  auto reads = scan_logs(logs.files, shared, [&](const runlog::RunRecord& rec) {
     if (rec.record.empty() && filter.accepts(rec)) agg.add(rec);
   });
   auto [read, failed] = say_read_problems(reads, logs.unreadable);
@@ -161,7 +161,7 @@ int run_flow_report(const Options& o) {
   if (id == "last") {
     // A first pass for the id: the second then keeps only that flow's runs in memory.
     report::LastFlow last;
-    auto reads = scan_logs(logs.files, shared, [&](const report::RunRecord& rec) { last.add(rec); });
+    auto reads = scan_logs(logs.files, shared, [&](const runlog::RunRecord& rec) { last.add(rec); });
     auto [read, failed] = say_read_problems(reads, logs.unreadable);
     if (read == 0 && failed) return 1;
     if (last.id().empty()) {
@@ -172,7 +172,7 @@ int run_flow_report(const Options& o) {
     id = last.id();
   }
   report::FlowCollector collect(id);
-  auto reads = scan_logs(logs.files, shared, [&](const report::RunRecord& rec) { collect.add(rec); });
+  auto reads = scan_logs(logs.files, shared, [&](const runlog::RunRecord& rec) { collect.add(rec); });
   auto [read, failed] = say_read_problems(reads, logs.unreadable);
   if (read == 0 && failed) return 1;
   auto flow = collect.summary();
@@ -263,7 +263,7 @@ LogSelection select_logs(const std::vector<std::string>& args, const char* who, 
 }
 
 std::vector<LogRead> scan_logs(const std::vector<std::string>& files, const util::SharedDirs& shared,
-                               const std::function<void(const report::RunRecord&)>& each) {
+                               const std::function<void(const runlog::RunRecord&)>& each) {
   std::vector<LogRead> out;
   for (const auto& f : files) {
     LogRead r;
@@ -275,7 +275,7 @@ std::vector<LogRead> scan_logs(const std::vector<std::string>& files, const util
 }
 
 bool scan_log(const std::string& path, const util::SharedDirs& shared,
-              const std::function<void(const report::RunRecord&)>& each, ReadStats& st, std::string& error) {
+              const std::function<void(const runlog::RunRecord&)>& each, ReadStats& st, std::string& error) {
   auto file = util::open_owned(path, util::FileUse::read, shared);
   if (!file.ok()) {
     error = file.absent ? "cannot open the run log " + path + ": " + std::strerror(ENOENT)
@@ -289,7 +289,7 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
   std::string buf;
   std::size_t filled = 0;
   const std::size_t chunk = 1 << 20;
-  report::RunRecord rec;
+  runlog::RunRecord rec;
   bool ok = true;
   for (;;) {
     if (buf.size() < filled + chunk) buf.resize(filled + chunk);
@@ -311,7 +311,7 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
       start = nl ? stop + 1 : filled;
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
       ++st.lines;
-      if (!report::parse_run_line(line, rec)) {
+      if (!runlog::parse_run_line(line, rec)) {
         ++st.malformed;
         continue;
       }

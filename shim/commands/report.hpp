@@ -45,7 +45,7 @@ struct ReadStats {
 // edashim reads (util::open_owned): one another user owns or can write is refused, with the
 // refusal as `error`, unless it lies in one of `shared`.
 bool scan_log(const std::string& path, const util::SharedDirs& shared,
-              const std::function<void(const report::RunRecord&)>& each, ReadStats& st, std::string& error);
+              const std::function<void(const runlog::RunRecord&)>& each, ReadStats& st, std::string& error);
 
 // The log `edashim run` writes to from here (pipeline::current_log: the config's `log` with
 // {host} expanded, EDASHIM_LOG, else the default); "" when logging is off. The configuration's
@@ -71,6 +71,6 @@ struct LogRead {
   std::string error;  // "" when read whole
 };
 std::vector<LogRead> scan_logs(const std::vector<std::string>& files, const util::SharedDirs& shared,
-                               const std::function<void(const report::RunRecord&)>& each);
+                               const std::function<void(const runlog::RunRecord&)>& each);
 
 }  // namespace commands

@@ -9,7 +9,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "run/runlog.hpp"
+#include "runlog/append.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
@@ -141,9 +141,8 @@ std::optional<Submission> submit(const std::string& dir, const Experiment& e, co
   s->time = double(std::time(nullptr));
   nlohmann::json j{{"seq", s->seq},         {"executor", s->executor}, {"job", s->job},
                    {"started", s->started}, {"rounds", s->rounds},     {"time", s->time}};
-  std::string werr;
-  if (!run::append_log_line(submissions_path(dir), j.dump(), werr)) {
-    error = "submitted (" + s->executor + " " + s->job + ") but cannot record it in " + submissions_path(dir) + ": " + werr +
+  if (auto written = runlog::append_line(submissions_path(dir), j.dump()); !written) {
+    error = "submitted (" + s->executor + " " + s->job + ") but cannot record it in " + submissions_path(dir) + ": " + written.error() +
             "; collect will not know these tasks";
     return std::nullopt;
   }

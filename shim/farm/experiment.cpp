@@ -12,7 +12,7 @@
 
 #include "bench/runner.hpp"
 #include "farm/scheduler.hpp"
-#include "report/log_line.hpp"
+#include "runlog/read.hpp"
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
@@ -313,7 +313,7 @@ void parse_run(const json& j, int round, RoundFile& f) {
       if (v.is_string()) r.run.hashes[k] = v.get<std::string>();
   if (j.contains("record") && j["record"].is_object()) {
     r.run.log_line = j["record"].dump(-1, ' ', false, json::error_handler_t::replace);
-    report::parse_run_line(r.run.log_line, r.run.record);
+    runlog::parse_run_line(r.run.log_line, r.run.record);
   }
   f.runs.push_back(std::move(r));
 }

@@ -12,7 +12,7 @@
 
 namespace learn {
 
-// What recommend needs of one run-log line (report::RunRecord carries more).
+// What recommend needs of one run-log line (runlog::RunRecord carries more).
 struct Run {
   std::string tool, cpu, signature, arm, path;  // cpu "": unknown
   bool explored = false;                        // the run ran a candidate instead of the current choice

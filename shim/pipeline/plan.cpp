@@ -14,8 +14,8 @@
 #include "paths/layout.hpp"
 #include "pipeline/learned_layer.hpp"
 #include "pipeline/preflight.hpp"
-#include "run/runlog.hpp"
 #include "run/scratch.hpp"
+#include "runlog/append.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
 #include "util/strings.hpp"
@@ -284,7 +284,7 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
 
 std::string log_path_of(const std::string& log, std::string& host) {
   if (log == "off") return "";
-  if (log.empty()) return run::default_log_path();
+  if (log.empty()) return runlog::default_path();
   if (!config::names_host(log)) return log;
   if (host.empty()) host = util::host_name();
   return config::expand_log_path(log, host);

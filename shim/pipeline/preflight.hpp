@@ -1,6 +1,6 @@
 #pragma once
 // "Proof, not hope", before launch: the pre-flight verdict on the real tool's file, and the glibc
-// fallback where no preload can work. (The probe's evidence after the run: pipeline/log_record.)
+// fallback where no preload can work. (The probe's evidence after the run: pipeline/run_line.)
 #include <string>
 #include <vector>
 

@@ -10,15 +10,14 @@
 #include <set>
 
 #include "pipeline/explore.hpp"
-#include "pipeline/log_record.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
+#include "pipeline/run_line.hpp"
 #include "pipeline/warn_once.hpp"
 #include "run/launch.hpp"
-#include "run/log_schema.hpp"
 #include "run/probe_records.hpp"
-#include "run/runlog.hpp"
 #include "run/scratch.hpp"
+#include "runlog/append.hpp"
 #include "util/fs.hpp"
 #include "util/json_writer.hpp"
 #include "util/strings.hpp"
@@ -78,9 +77,9 @@ bool has_own_profile(const Invocation& inv, const std::vector<std::string>& env)
   return std::find(tools.begin(), tools.end(), inv.tool) != tools.end();
 }
 
-bool write_log_line(const Plan& plan, const std::string& line, std::string& error) {
+util::Status write_log_line(const Plan& plan, const std::string& line) {
   const auto& s = plan.loaded.settings;
-  return run::append_log_line(plan.log_path, line, error, {s.log_max_bytes.value, s.log_keep.value}, {s.shared_dirs.value});
+  return runlog::append_line(plan.log_path, line, {s.log_max_bytes.value, s.log_keep.value}, {s.shared_dirs.value});
 }
 
 // The untrusted project files with something to say that this session has heard about already
@@ -121,11 +120,9 @@ void log_config_error(const Plan& plan) {
   none.start_time = double(::time(nullptr));
   util::JsonWriter record;
   write_start(record, plain, setup, none);
-  record.field(logkey::config_error, config_error_text(plan.loaded.problems));
-  for (auto key : {logkey::wall_s, logkey::user_s, logkey::sys_s, logkey::max_rss_kb, logkey::status}) record.key(key).null();
-  record.end_object();
-  std::string error;  // the error's line on stderr says enough: no second line about the log
-  write_log_line(plan, record.str(), error);
+  runlog::end_config_error(record, config_error_text(plan.loaded.problems));
+  // The error's line on stderr says enough: no second line about the log.
+  (void)write_log_line(plan, record.str());
 }
 
 // Says what is wrong with the configuration; a broken one runs the plain tool (or stops a
@@ -201,9 +198,8 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
 }
 
 void append_to_log(const Plan& plan, const std::string& line) {
-  std::string error;
-  if (!write_log_line(plan, line, error))
-    say("run log not written (" + error + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
+  if (auto written = write_log_line(plan, line); !written)
+    say("run log not written (" + written.error() + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
 }
 
 // Start failures that edashim's own way of starting the tool causes, where `exec tool` would
@@ -228,11 +224,9 @@ bool ours_to_blame(const run::Outcome& out) {
   if (!plan.log_path.empty()) {
     util::JsonWriter record;
     write_start(record, plan, setup, out);
-    record.field(logkey::fallback, "exec in place of edashim, environment untouched: " + why);
-    record.key(logkey::status).null();
-    record.end_object();
-    std::string error;  // the fallback's one line on stderr says enough: no second about the log
-    write_log_line(plan, record.str(), error);
+    runlog::end_fallback(record, "exec in place of edashim, environment untouched: " + why);
+    // The fallback's one line on stderr says enough: no second about the log.
+    (void)write_log_line(plan, record.str());
   }
   run::restore_signal_dispositions();  // what the caller ignored, the tool starts with ignored
   run::exec_in_place(plan.tool_path, plan.inv.argv, nullptr);
@@ -263,12 +257,8 @@ std::vector<std::string> without_valgrind_preload(std::vector<std::string> env) 
     none.pid = int(::getpid());
     none.start_time = double(::time(nullptr));
     write_start(record, plan, setup, none);
-    record.field(logkey::traced, w.who);
-    for (auto key : {logkey::wall_s, logkey::user_s, logkey::sys_s, logkey::max_rss_kb, logkey::status})
-      record.key(key).null();
-    record.end_object();
-    std::string error;
-    write_log_line(plan, record.str(), error);
+    runlog::end_traced(record, w.who);
+    (void)write_log_line(plan, record.str());  // the line on stderr below says enough
   }
   std::vector<std::string> argv = w.valgrind;
   argv.push_back(plan.tool_path);

@@ -10,7 +10,7 @@
 
 namespace report {
 
-bool Filter::accepts(const RunRecord& r) const {
+bool Filter::accepts(const runlog::RunRecord& r) const {
   if (!tools.empty() && std::find(tools.begin(), tools.end(), r.tool) == tools.end()) return false;
   if (since && r.start_unix < *since) return false;
   if (until && r.start_unix >= *until) return false;
@@ -50,9 +50,9 @@ const char* group_by_name(GroupBy by) {
   return "";
 }
 
-bool is_reference(const RunRecord& r) { return r.profile == kBaselineProfile || r.arm == "system"; }
+bool is_reference(const runlog::RunRecord& r) { return r.profile == kBaselineProfile || r.arm == "system"; }
 
-void Aggregator::add(const RunRecord& r) {
+void Aggregator::add(const runlog::RunRecord& r) {
   std::string cmd = command_line(r.argv);
   std::string by;
   switch (by_) {
@@ -110,7 +110,7 @@ std::vector<GroupRow> Aggregator::rows() const {
     row.median_rss_kb = rss.empty() ? nan : stats::median(std::move(rss));
     if (!vm_peak.empty()) row.median_vm_peak_kb = stats::median(std::move(vm_peak));
     if (known) row.verified_share = double(verified) / double(known);
-    RunRecord probe;
+    runlog::RunRecord probe;
     probe.profile = profile;
     probe.arm = arm;
     if (is_reference(probe)) {

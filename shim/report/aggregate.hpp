@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "report/log_line.hpp"
+#include "runlog/read.hpp"
 #include "stats/summary.hpp"
 
 namespace report {
@@ -25,7 +25,7 @@ struct Filter {
   std::vector<std::string> tools;
   std::optional<double> since, until;  // start_unix bounds, inclusive since, exclusive until
   std::string cwd;                     // runs in this directory or below it
-  bool accepts(const RunRecord& r) const;
+  bool accepts(const runlog::RunRecord& r) const;
 };
 
 // The profile other rows are compared with.
@@ -33,7 +33,7 @@ inline constexpr const char* kBaselineProfile = "baseline";
 
 // Whether a run is of the reference other rows are compared with: the baseline profile, or the
 // system allocator (glibc's malloc) run any way, as a plain run or explored.
-bool is_reference(const RunRecord& r);
+bool is_reference(const runlog::RunRecord& r);
 
 struct GroupRow {
   std::string tool, profile, by;       // profile "" = none; by: the cwd, command, host or CPU, per
@@ -62,7 +62,7 @@ struct GroupRow {
 class Aggregator {
  public:
   explicit Aggregator(GroupBy by) : by_(by) {}
-  void add(const RunRecord& r);
+  void add(const runlog::RunRecord& r);
   std::vector<GroupRow> rows() const;  // sorted by tool, then by, then baseline first, then profile
  private:
   struct Cell {

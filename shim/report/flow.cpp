@@ -16,13 +16,13 @@ namespace {
 // Times no run can have (before 1970, after the year 5000, longer than 30 years, NaN): a line
 // another program wrote, passed over, so that the flow's span stays finite (two such lines
 // made it infinite: "inf s", every bar squeezed to the left edge, no axis).
-bool plausible(const RunRecord& r) {
+bool plausible(const runlog::RunRecord& r) {
   return std::isfinite(r.start_unix) && r.start_unix >= 0 && r.start_unix < 1e11 && std::isfinite(r.wall_s) &&
          r.wall_s < 1e9;
 }
 }  // namespace
 
-void FlowCollector::add(const RunRecord& r) {
+void FlowCollector::add(const runlog::RunRecord& r) {
   if (!r.record.empty() || r.flow != id_ || !plausible(r)) return;
   FlowRun run;
   run.run_id = r.run_id;
@@ -53,7 +53,7 @@ FlowSummary FlowCollector::summary() const {
   return f;
 }
 
-void LastFlow::add(const RunRecord& r) {
+void LastFlow::add(const runlog::RunRecord& r) {
   if (!r.record.empty() || !run::valid_flow_id(r.flow) || !plausible(r)) return;
   double end = r.start_unix + (r.wall_s > 0 ? r.wall_s : 0);
   if (!any_ || end >= end_) {

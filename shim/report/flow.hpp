@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "report/log_line.hpp"
+#include "runlog/read.hpp"
 
 namespace report {
 
@@ -47,7 +47,7 @@ struct FlowSummary {
 class FlowCollector {
  public:
   explicit FlowCollector(std::string id) : id_(std::move(id)) {}
-  void add(const RunRecord& r);
+  void add(const runlog::RunRecord& r);
   FlowSummary summary() const;
  private:
   std::string id_;
@@ -58,7 +58,7 @@ class FlowCollector {
 // whose flow id is valid (run/flow_id.hpp): what `--flow last` shows.
 class LastFlow {
  public:
-  void add(const RunRecord& r);
+  void add(const runlog::RunRecord& r);
   const std::string& id() const { return id_; }
  private:
   std::string id_;

@@ -7,7 +7,7 @@
 
 namespace report {
 
-// NAME.jsonl or NAME.jsonl.N (N digits: what run/runlog.cpp's rotation leaves), NAME not empty.
+// NAME.jsonl or NAME.jsonl.N (N digits: what runlog/append.cpp's rotation leaves), NAME not empty.
 bool is_log_file_name(std::string_view name);
 
 // The names of `entries` that are run logs, sorted (byte order: the same on every machine).

@@ -139,12 +139,12 @@ mutant outputs-record-same-as-first-ignored shim/bench/outputs_record.cpp \
   'return v.kind == OutputVerdict::identical;' \
   '^unit:(Bench|Recommend|Log line)'
 
-# --- run-log locking (run/runlog.cpp) ---
-mutant runlog-no-lock shim/run/runlog.cpp \
+# --- run-log locking (runlog/append.cpp) ---
+mutant runlog-no-lock shim/runlog/append.cpp \
   'while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {' \
   'while (false) {' \
   '^unit:Run log|^e2e_(load|core): test_(64_concurrent|rotation_under|concurrent_runs)'
-mutant runlog-rotated-file-written shim/run/runlog.cpp \
+mutant runlog-rotated-file-written shim/runlog/append.cpp \
   'now.st_dev == st.st_dev && now.st_ino == st.st_ino)' \
   'true)' \
   '^unit:Run log|^e2e_load: test_rotation'
@@ -259,8 +259,8 @@ mutant verdict-differing-outputs-adopted shim/bench/verdict.cpp \
   'case Outputs::differ: break;' \
   '^unit:Verdict'
 mutant bench-line-not-marked shim/bench/outputs_record.cpp \
-  'j["explore"] = {{"ran"' \
-  'if (false) j["explore"] = {{"ran"' \
+  'j[name(key::explore)] = {{name(key::ran)' \
+  'if (false) j[name(key::explore)] = {{name(key::ran)' \
   '^unit:Bench: a kept run'
 mutant report-killed-as-failure shim/report/aggregate.cpp \
   'if (r.signal) {' \

@@ -5,7 +5,10 @@
 # - util/ includes nothing of edashim's other folders;
 # - config/ includes nothing of learn/, run/ nothing of config/ (issue 27: each takes plain data);
 # - each allocator's library names and Debian package are written once, in alloc/registry.cpp
-#   (issue 27: the package name was written twice, and one copy named tbbmalloc's for any name).
+#   (issue 27: the package name was written twice, and one copy named tbbmalloc's for any name);
+# - runlog/ (the run log's schema, writer, reader and locked append) includes util/ only, so that
+#   runs, report, bench and farm all share it, and its writer and reader take every field's name
+#   from runlog/schema.hpp (issue 27: the format was split over four folders).
 # Usage: layout.sh SOURCE_DIR
 set -uo pipefail
 cd "${1:?source dir}/shim" || exit 1
@@ -33,6 +36,15 @@ done <<'RULES'
 config learn config::load takes the learned layer as data (LoadRequest::read_learned); read learned.toml in pipeline/
 run config run::build_environment takes plain inputs (run::EnvInputs); take them from the settings in pipeline/
 RULES
+if grep '^runlog ' <<<"$edges" | grep -qv '^runlog util$'; then
+  echo "FAIL: runlog/ includes more than util/ (pass it plain values instead):"; grep '^runlog ' <<<"$edges" | grep -v '^runlog util$'
+  failed=1
+fi
+# A field written or compared by a string literal in runlog/ is a second spelling of a schema name.
+literals=$(grep -nE '(\.(field|key)\(|name == *)"[a-z_]+"' runlog/*.cpp runlog/*.hpp)
+if [ -n "$literals" ]; then
+  echo "FAIL: run-log field names written outside runlog/schema.hpp (use runlog::key::...):"; echo "$literals"; failed=1
+fi
 # A string literal holding libmimalloc..., libjemalloc..., libtcmalloc... or libtbbmalloc... (a
 # soname, a file-name prefix or a Debian package) outside the registry is a copy to keep in step.
 # Comments may name them: the code part of each line is what counts.
@@ -44,5 +56,5 @@ if [ -n "$copies" ]; then
   echo "FAIL: allocator library or package names written outside alloc/registry.cpp (ask alloc::find_family,"
   echo "      alloc::debian_package or alloc::family_of_library instead):"; echo "$copies"; failed=1
 fi
-[ "$failed" = 0 ] && echo "ok: $(wc -l <<<"$edges") folder dependencies, no cycle, util/ stands alone, config/ without learn/, run/ without config/, allocator names in one place"
+[ "$failed" = 0 ] && echo "ok: $(wc -l <<<"$edges") folder dependencies, no cycle, util/ stands alone, config/ without learn/, run/ without config/, allocator names in one place, runlog/ on util/ alone with its names in its schema"
 exit "$failed"

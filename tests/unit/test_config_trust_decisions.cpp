@@ -7,7 +7,7 @@
 #include "config/load.hpp"
 #include "config/trust.hpp"
 #include "config_fixture.hpp"
-#include "pipeline/log_record.hpp"
+#include "pipeline/run_line.hpp"
 #include "pipeline/warn_once.hpp"
 #include "skip.hpp"
 #include "temp_dir.hpp"

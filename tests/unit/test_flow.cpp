@@ -10,15 +10,15 @@
 #include "commands/report.hpp"
 #include "pipeline/plan.hpp"
 #include "report/flow.hpp"
-#include "report/log_line.hpp"
 #include "run/environment.hpp"
 #include "run/flow_id.hpp"
+#include "runlog/read.hpp"
 
 using Catch::Matchers::WithinRel;
 
 namespace {
 
-// A run line as pipeline/log_record.cpp writes the fields the flow view reads.
+// A run line as runlog/write.cpp writes the fields the flow view reads.
 std::string run_line(const std::string& flow, const std::string& run_id, const char* parent, const std::string& tool,
                      double start, double wall, int exit_code = 0, const char* allocator = "system",
                      const char* verified = "true", double rss_kb = 1024) {
@@ -41,9 +41,9 @@ std::string run_line(const std::string& flow, const std::string& run_id, const c
 
 report::FlowSummary collect(const std::string& id, const std::vector<std::string>& lines) {
   report::FlowCollector c(id);
-  report::RunRecord r;
+  runlog::RunRecord r;
   for (const auto& l : lines) {
-    REQUIRE(report::parse_run_line(l, r));
+    REQUIRE(runlog::parse_run_line(l, r));
     c.add(r);
   }
   return c.summary();
@@ -116,15 +116,15 @@ TEST_CASE("Flow: the tool's environment carries the flow and this run as the par
 }
 
 TEST_CASE("Flow: the line scanner reads run_id, flow and parent_run (null at the top)", "[flow][report]") {
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(run_line("f", "r2", "r1", "yosys", 1, 2), r));
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(run_line("f", "r2", "r1", "yosys", 1, 2), r));
   CHECK(r.run_id == "r2");
   CHECK(r.flow == "f");
   CHECK(r.parent_run == "r1");
-  REQUIRE(report::parse_run_line(run_line("f", "r1", nullptr, "make", 1, 2), r));
+  REQUIRE(runlog::parse_run_line(run_line("f", "r1", nullptr, "make", 1, 2), r));
   CHECK(r.parent_run.empty());
   // An older line has none of them.
-  REQUIRE(report::parse_run_line(R"({"tool":"yosys","wall_s":1,"fallback":"x"})", r));
+  REQUIRE(runlog::parse_run_line(R"({"tool":"yosys","wall_s":1,"fallback":"x"})", r));
   CHECK(r.flow.empty());
   CHECK(r.run_id.empty());
 }
@@ -166,9 +166,9 @@ TEST_CASE("Flow: per tool, runs, total and median wall, share of the flow's wall
 
 TEST_CASE("Flow: \"last\" is the flow whose run ended last, records and bad ids do not count", "[flow][report]") {
   report::LastFlow last;
-  report::RunRecord r;
+  runlog::RunRecord r;
   auto add = [&](const std::string& l) {
-    REQUIRE(report::parse_run_line(l, r));
+    REQUIRE(runlog::parse_run_line(l, r));
     last.add(r);
   };
   CHECK(last.id().empty());
@@ -236,8 +236,8 @@ TEST_CASE("Flow: runs with times no run can have are passed over, and the timeli
   CHECK_THAT(f.wall(), WithinRel(10.0, 1e-9));
   CHECK(report::flow_svg(f).find("</svg>") != std::string::npos);
   report::LastFlow last;
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(run_line("G", "5", nullptr, "x", 1e300, 1), r));
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(run_line("G", "5", nullptr, "x", 1e300, 1), r));
   last.add(r);
   CHECK(last.id().empty());
 }

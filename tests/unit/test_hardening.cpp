@@ -12,8 +12,8 @@
 
 #include "config/load.hpp"
 #include "run/environment.hpp"
-#include "run/runlog.hpp"
 #include "run/scratch.hpp"
+#include "runlog/append.hpp"
 #include "config_fixture.hpp"
 #include "skip.hpp"
 #include "temp_dir.hpp"
@@ -164,20 +164,19 @@ TEST_CASE("Config: log_max_mb and log_keep are validated, and restricted in untr
 TEST_CASE("Run log: rotation keeps N old files and loses no line", "[hardening][runlog]") {
   TempDir t;
   std::string log = t.path + "/runs.jsonl";
-  std::string error;
-  run::LogLimits limits{1000, 2};
+  runlog::Limits limits{1000, 2};
   std::string line(99, 'x');  // 100 bytes a line with the newline: 10 lines a file
-  for (int i = 0; i < 35; ++i) REQUIRE(run::append_log_line(log, line, error, limits));
+  for (int i = 0; i < 35; ++i) REQUIRE(runlog::append_line(log, line, limits).ok());
   CHECK(lines_of(log).size() == 5);
   CHECK(lines_of(log + ".1").size() == 10);
   CHECK(lines_of(log + ".2").size() == 10);
   CHECK_FALSE(util::exists(log + ".3"));  // the oldest went
   // keep = 0: the log starts over.
-  for (int i = 0; i < 6; ++i) REQUIRE(run::append_log_line(log, line, error, {1000, 0}));
+  for (int i = 0; i < 6; ++i) REQUIRE(runlog::append_line(log, line, {1000, 0}).ok());
   CHECK(lines_of(log).size() == 1);
   // A line larger than the limit still goes in, alone.
-  REQUIRE(run::append_log_line(log, std::string(5000, 'y'), error, limits));
-  REQUIRE(run::append_log_line(log, line, error, limits));
+  REQUIRE(runlog::append_line(log, std::string(5000, 'y'), limits).ok());
+  REQUIRE(runlog::append_line(log, line, limits).ok());
   CHECK(lines_of(log).size() == 1);
   CHECK(lines_of(log + ".1") == std::vector<std::string>{std::string(5000, 'y')});
 }
@@ -191,10 +190,9 @@ TEST_CASE("Run log: concurrent writers across rotations: every line whole, none 
     pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-      std::string error;
       for (int i = 0; i < kLines; ++i) {
         nlohmann::json j = {{"w", w}, {"i", i}, {"pad", std::string(size_t(100 + (i * 37) % 3000), 'p')}};
-        if (!run::append_log_line(log, j.dump(), error, {20000, 1000})) ::_exit(1);
+        if (!runlog::append_line(log, j.dump(), {20000, 1000}).ok()) ::_exit(1);
       }
       ::_exit(0);
     }
@@ -228,14 +226,14 @@ TEST_CASE("Run log: concurrent writers across rotations: every line whole, none 
 
 TEST_CASE("Run log: a full device fails the write cleanly and a device is never rotated", "[hardening][runlog]") {
   TempDir t;
-  std::string error;
-  CHECK_FALSE(run::append_log_line("/dev/full", "{}", error, {1, 1}));
-  CHECK(error.find("No space left on device") != std::string::npos);
+  auto full = runlog::append_line("/dev/full", "{}", {1, 1});
+  CHECK_FALSE(full.ok());
+  CHECK(full.error().find("No space left on device") != std::string::npos);
   // A symlink to a device, with a limit it is far past: written through, never renamed.
   std::string link = t.path + "/log";
   REQUIRE(::symlink("/dev/null", link.c_str()) == 0);
-  CHECK(run::append_log_line(link, "{}", error, {1, 1}));
-  CHECK(run::append_log_line(link, "{}", error, {1, 1}));
+  CHECK(runlog::append_line(link, "{}", {1, 1}).ok());
+  CHECK(runlog::append_line(link, "{}", {1, 1}).ok());
   char target[64] = "";
   CHECK(::readlink(link.c_str(), target, sizeof target - 1) > 0);
   CHECK(std::string(target) == "/dev/null");

@@ -14,7 +14,7 @@
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
 #include "proof_artefacts.hpp"
-#include "run/runlog.hpp"
+#include "runlog/append.hpp"
 #include "util/machine.hpp"
 #include "temp_dir.hpp"
 
@@ -206,7 +206,7 @@ TEST_CASE("Plan: an unknown placeholder in the log path is a configuration error
 TEST_CASE("Plan: log_path_of: off, the default, and {host} from the host given", "[plan][log_path]") {
   std::string host = "given";
   CHECK(pipeline::log_path_of("off", host).empty());
-  CHECK(pipeline::log_path_of("", host) == run::default_log_path());
+  CHECK(pipeline::log_path_of("", host) == runlog::default_path());
   CHECK(pipeline::log_path_of("/l/{host}.jsonl", host) == "/l/given.jsonl");
   host = "../up";
   CHECK(pipeline::log_path_of("/l/{host}.jsonl", host) == "/l/___up.jsonl");

@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "pipeline/log_record.hpp"
+#include "pipeline/run_line.hpp"
 #include "pipeline/run_tool.hpp"
-#include "report/log_line.hpp"
+#include "runlog/read.hpp"
 #include "temp_dir.hpp"
 #include "util/strings.hpp"
 
@@ -66,8 +66,8 @@ TEST_CASE("run_tool: the tool's status becomes edashim's, and one log line recor
   CHECK(WEXITSTATUS(r.status) == 3);
   auto lines = util::split(r.log, '\n');
   REQUIRE(lines.size() == 2);  // one line and the final newline
-  report::RunRecord rec;
-  REQUIRE(report::parse_run_line(lines[0], rec));
+  runlog::RunRecord rec;
+  REQUIRE(runlog::parse_run_line(lines[0], rec));
   CHECK(rec.tool == "mytool");
   CHECK(rec.argv == std::vector<std::string>{"mytool", "a b", "c"});
   CHECK(rec.exit_code == std::optional<long>(3));
@@ -84,8 +84,8 @@ TEST_CASE("run_tool: a tool killed by a signal kills edashim with the same signa
   auto r = run_in_child(t, "mytool", {});
   REQUIRE(WIFSIGNALED(r.status));
   CHECK(WTERMSIG(r.status) == SIGUSR1);
-  report::RunRecord rec;
-  REQUIRE(report::parse_run_line(util::split(r.log, '\n')[0], rec));
+  runlog::RunRecord rec;
+  REQUIRE(runlog::parse_run_line(util::split(r.log, '\n')[0], rec));
   CHECK(rec.signal == std::optional<long>(SIGUSR1));
   CHECK(rec.status == std::optional<long>(128 + SIGUSR1));
 }
@@ -109,8 +109,8 @@ TEST_CASE("run_tool: a broken configuration runs the plain tool and says how to 
   CHECK(r.err.find(t.path + "/config/edashim/config.toml:1") != std::string::npos);
   CHECK(r.err.find("EDASHIM=off") != std::string::npos);
   // The plain tool, but not an invisible run: one log line says why, without times.
-  report::RunRecord rec;
-  REQUIRE(report::parse_run_line(r.log, rec));
+  runlog::RunRecord rec;
+  REQUIRE(runlog::parse_run_line(r.log, rec));
   CHECK(rec.config_error.rfind(t.path + "/config/edashim/config.toml:1:", 0) == 0);
   CHECK(rec.untimed);
   CHECK(rec.arm == "system");
@@ -144,8 +144,8 @@ TEST_CASE("Log line: every field the writer sets is read back by the report's re
   util::JsonWriter j;
   pipeline::write_start(j, plan, setup, out);
   pipeline::write_end(j, plan, setup, out, "");
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(j.str(), r));
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(j.str(), r));
   CHECK(r.tool == "yosys");
   CHECK(r.argv == plan.inv.argv);
   CHECK(r.profile == "fast");

@@ -12,7 +12,7 @@
 #include "learn/learned.hpp"
 #include "learn/recommend.hpp"
 #include "pipeline/learned_layer.hpp"
-#include "report/log_line.hpp"
+#include "runlog/read.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -135,11 +135,11 @@ TEST_CASE("Recommend: one bench of both arms is enough evidence for its signatur
   CHECK(v[0].recommended == -1);
   CHECK(v[0].candidates[0].benched_signatures == 1);
   // The run log's lines carry the experiment (bench::mark_bench_line), and a plain run none.
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(R"({"tool":"yosys","bench":{"experiment":"e-17","arm":"jemalloc","round":3},"arm":"jemalloc"})", r));
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(R"({"tool":"yosys","bench":{"experiment":"e-17","arm":"jemalloc","round":3},"arm":"jemalloc"})", r));
   CHECK(r.bench_experiment == "e-17");
   CHECK(r.arm == "jemalloc");
-  REQUIRE(report::parse_run_line(R"({"tool":"yosys","bench":null,"arm":"jemalloc"})", r));
+  REQUIRE(runlog::parse_run_line(R"({"tool":"yosys","bench":null,"arm":"jemalloc"})", r));
   CHECK(r.bench_experiment.empty());
 }
 
@@ -443,8 +443,8 @@ TEST_CASE("Learned layer: learned.toml is read only with adopt on, and a broken 
 }
 
 TEST_CASE("Log line: the learning fields and a bench's outputs record are read", "[recommend]") {
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(
       R"({"tool":"yosys","path":"/usr/bin/yosys","host":"node-7","machine":{"cpu":"AMD EPYC 7B13","kernel":"6.1","cores":2},)"
       R"("signature":"0123456789abcdef","signature_text":"yosys -s <script:ab12>","arm":"mimalloc[eager_commit_delay=4]",)"
       R"("explore":{"ran":"mimalloc","instead_of":"jemalloc"},"exit_code":0,"signal":null,"status":0,"wall_s":1.5})",
@@ -457,16 +457,16 @@ TEST_CASE("Log line: the learning fields and a bench's outputs record are read",
   CHECK(r.arm == "mimalloc[eager_commit_delay=4]");
   CHECK(r.explored);
   CHECK(r.record.empty());
-  REQUIRE(report::parse_run_line(R"({"tool":"yosys","machine":{"cpu":null},"explore":null,"exit_code":0})", r));
+  REQUIRE(runlog::parse_run_line(R"({"tool":"yosys","machine":{"cpu":null},"explore":null,"exit_code":0})", r));
   CHECK(r.has_machine);
   CHECK(r.cpu.empty());
   CHECK_FALSE(r.explored);
   CHECK(r.arm.empty());
   // An older line: none of them.
-  REQUIRE(report::parse_run_line(R"({"tool":"yosys","exit_code":0})", r));
+  REQUIRE(runlog::parse_run_line(R"({"tool":"yosys","exit_code":0})", r));
   CHECK_FALSE(r.has_machine);
   CHECK(r.host.empty());
-  REQUIRE(report::parse_run_line(
+  REQUIRE(runlog::parse_run_line(
       R"({"v":1,"record":"bench_outputs","tool":"yosys","identical_arms":["system","mimalloc"],"differing_arms":[]})", r));
   CHECK(r.record == "bench_outputs");
   CHECK(r.identical_arms == std::vector<std::string>{"system", "mimalloc"});
@@ -507,8 +507,8 @@ TEST_CASE("Bench record: allocators whose outputs matched the reference, and tho
   by = bench::outputs_by_allocator(outcome, arms);
   CHECK(std::find(by.identical.begin(), by.identical.end(), "system") == by.identical.end());
   // The line report --recommend reads back.
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(bench::outputs_record_line("yosys", "/usr/bin/yosys", "CPU X", 5, {{"jemalloc"}, {"tcmalloc"}}), r));
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(bench::outputs_record_line("yosys", "/usr/bin/yosys", "CPU X", 5, {{"jemalloc"}, {"tcmalloc"}}), r));
   CHECK(r.record == "bench_outputs");
   CHECK(r.tool == "yosys");
   CHECK(r.cpu == "CPU X");

@@ -6,7 +6,7 @@
 #include "commands/report.hpp"
 #include "report/aggregate.hpp"
 #include "report/log_files.hpp"
-#include "report/log_line.hpp"
+#include "runlog/read.hpp"
 #include "temp_dir.hpp"
 #include "util/fs.hpp"
 #include "util/table.hpp"
@@ -37,9 +37,9 @@ std::string line(const std::string& tool, const char* profile, const std::string
 std::vector<report::GroupRow> aggregate(const std::vector<std::string>& lines, report::GroupBy by,
                                         const report::Filter& filter = {}) {
   report::Aggregator agg(by);
-  report::RunRecord r;
+  runlog::RunRecord r;
   for (const auto& l : lines) {
-    REQUIRE(report::parse_run_line(l, r));
+    REQUIRE(runlog::parse_run_line(l, r));
     if (filter.accepts(r)) agg.add(r);
   }
   return agg.rows();
@@ -53,8 +53,8 @@ TEST_CASE("Report: the line scanner reads the fields and skips nested ones", "[r
                   R"("config_files":["/a","/b"],"cwd":"/w/\u2603","env_set":{"X":null,"Y":"{[\"]}"},"exit_code":null,)"
                   R"("max_rss_kb":123456,"processes":[{"pid":1,"argv":["sh","-c"]}],"profile":null,"signal":9,)"
                   R"("start_unix":1796033926.2351584,"status":137,"sys_s":0.5,"tool":"yosys","user_s":1.25e0,"wall_s":2.5})";
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(l, r));
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(l, r));
   CHECK(r.tool == "yosys");
   REQUIRE(r.argv.size() == 3);
   CHECK(r.argv[2] == "read_verilog \"a b.v\"; synth\xc3\xa9");
@@ -69,15 +69,15 @@ TEST_CASE("Report: the line scanner reads the fields and skips nested ones", "[r
   CHECK_FALSE(r.exit_code.has_value());
   CHECK(r.signal == std::optional<long>(9));
   CHECK_FALSE(r.ok());
-  CHECK_FALSE(report::parse_run_line("not json", r));
-  CHECK_FALSE(report::parse_run_line(R"({"tool":"yosys","wall_s":)", r));  // a torn line
+  CHECK_FALSE(runlog::parse_run_line("not json", r));
+  CHECK_FALSE(runlog::parse_run_line(R"({"tool":"yosys","wall_s":)", r));  // a torn line
 }
 
 // The run's peak virtual size is the largest VmPeak over the processes the probe recorded
-// (pipeline/log_record.cpp writes one object per process); without the probe, "processes" is null.
+// (runlog/write.cpp writes one object per process); without the probe, "processes" is null.
 TEST_CASE("Report: the line scanner takes the largest VmPeak over the processes, absent without the probe", "[report]") {
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(
       R"({"tool":"yosys","processes":[{"pid":1,"exe":"/usr/bin/yosys","vm_hwm_kb":900,"vm_peak_kb":5000},)"
       R"({"pid":2,"exe":"/usr/bin/yosys-abc","argv":["a",{"b":[1]}],"vm_hwm_kb":100,"vm_peak_kb":7000.5},)"
       R"({"pid":3,"vm_hwm_kb":null,"vm_peak_kb":null}],"max_rss_kb":900,"exit_code":0})",
@@ -88,20 +88,20 @@ TEST_CASE("Report: the line scanner takes the largest VmPeak over the processes,
   CHECK(r.max_rss_kb == 900);  // the fields after "processes" are still read
   CHECK(r.ok());
   // Probe off: null. Older logs: no field. An empty list, or processes that reported nothing.
-  REQUIRE(report::parse_run_line(R"({"tool":"yosys","processes":null,"max_rss_kb":5,"exit_code":0})", r));
+  REQUIRE(runlog::parse_run_line(R"({"tool":"yosys","processes":null,"max_rss_kb":5,"exit_code":0})", r));
   CHECK_FALSE(r.probed);
   CHECK_FALSE(r.vm_peak_kb.has_value());
   CHECK(r.max_rss_kb == 5);
-  REQUIRE(report::parse_run_line(R"({"tool":"yosys","exit_code":0})", r));
+  REQUIRE(runlog::parse_run_line(R"({"tool":"yosys","exit_code":0})", r));
   CHECK_FALSE(r.probed);
   CHECK_FALSE(r.vm_peak_kb.has_value());
-  REQUIRE(report::parse_run_line(R"({"processes":[],"exit_code":0})", r));
+  REQUIRE(runlog::parse_run_line(R"({"processes":[],"exit_code":0})", r));
   CHECK(r.probed);
   CHECK_FALSE(r.vm_peak_kb.has_value());
-  REQUIRE(report::parse_run_line(R"({"processes":[{"pid":4,"vm_peak_kb":null}],"exit_code":0})", r));
+  REQUIRE(runlog::parse_run_line(R"({"processes":[{"pid":4,"vm_peak_kb":null}],"exit_code":0})", r));
   CHECK(r.probed);
   CHECK_FALSE(r.vm_peak_kb.has_value());
-  CHECK_FALSE(report::parse_run_line(R"({"processes":[{"vm_peak_kb":12)", r));  // a torn line
+  CHECK_FALSE(runlog::parse_run_line(R"({"processes":[{"vm_peak_kb":12)", r));  // a torn line
 }
 
 TEST_CASE("Report: a median peak virtual size column beside median RSS, \"-\" and a reason without the probe", "[report]") {
@@ -308,7 +308,7 @@ TEST_CASE("Report: --log DIR reads every log in it, a log that cannot be read is
   REQUIRE(logs.files == std::vector<std::string>{t.path + "/farm/n1.jsonl", t.path + "/farm/n1.jsonl.1",
                                                   t.path + "/farm/n2.jsonl", t.path + "/missing.jsonl"});
   report::Aggregator agg(report::GroupBy::host);
-  auto reads = commands::scan_logs(logs.files, {}, [&](const report::RunRecord& r) { agg.add(r); });
+  auto reads = commands::scan_logs(logs.files, {}, [&](const runlog::RunRecord& r) { agg.add(r); });
   REQUIRE(reads.size() == 4);
   CHECK(reads[0].error.empty());
   CHECK(reads[2].stats.malformed == 1);
@@ -325,20 +325,20 @@ TEST_CASE("Report: --log DIR reads every log in it, a log that cannot be read is
 
 // Issue 24: log lines are data another program (or user) wrote.
 TEST_CASE("Report: a line nested deeper than any record is not one, and never crashes", "[report][issue24]") {
-  report::RunRecord r;
+  runlog::RunRecord r;
   std::string deep = "{\"tool\":\"yosys\",\"env_set\":" + std::string(200000, '[') + std::string(200000, ']') + "}";
-  CHECK_FALSE(report::parse_run_line(deep, r));
+  CHECK_FALSE(runlog::parse_run_line(deep, r));
   std::string verified = "{\"allocator_verified\":";
   for (int i = 0; i < 200000; ++i) verified += "{\"verified\":";
-  CHECK_FALSE(report::parse_run_line(verified + "true" + std::string(200000, '}') + "}", r));
+  CHECK_FALSE(runlog::parse_run_line(verified + "true" + std::string(200000, '}') + "}", r));
   // Within the bound: read.
-  CHECK(report::parse_run_line("{\"tool\":\"yosys\",\"x\":" + std::string(60, '[') + std::string(60, ']') + "}", r));
+  CHECK(runlog::parse_run_line("{\"tool\":\"yosys\",\"x\":" + std::string(60, '[') + std::string(60, ']') + "}", r));
   CHECK(r.tool == "yosys");
 }
 
 TEST_CASE("Report: JSON output survives invalid UTF-8 from a log", "[report][issue24]") {
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line("{\"tool\":\"yo\xffsys\",\"profile\":\"p\xc3\",\"exit_code\":0,\"wall_s\":1}", r));
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line("{\"tool\":\"yo\xffsys\",\"profile\":\"p\xc3\",\"exit_code\":0,\"wall_s\":1}", r));
   report::Aggregator agg(report::GroupBy::none);
   agg.add(r);
   std::string text;
@@ -347,7 +347,7 @@ TEST_CASE("Report: JSON output survives invalid UTF-8 from a log", "[report][iss
   CHECK(back[0]["tool"] == "yo\xEF\xBF\xBDsys");  // U+FFFD
   CHECK(commands::json_text(nlohmann::json{{"a", "\xff"}}) == "{\n  \"a\": \"\xEF\xBF\xBD\"\n}");
   // The text table escapes it, and control characters, rather than print them raw.
-  REQUIRE(report::parse_run_line("{\"tool\":\"t\\u001b[2J\xff\",\"exit_code\":0,\"wall_s\":1}", r));
+  REQUIRE(runlog::parse_run_line("{\"tool\":\"t\\u001b[2J\xff\",\"exit_code\":0,\"wall_s\":1}", r));
   report::Aggregator agg2(report::GroupBy::none);
   agg2.add(r);
   auto table = commands::report_table(agg2.rows(), report::GroupBy::none);
@@ -389,18 +389,18 @@ TEST_CASE("Report: plain runs split by allocator, the system allocator is the re
 
 // Issue 25: a run edashim exec'd in its own place (traced, valgrind, fallback) has null times.
 TEST_CASE("Report: a run with null times is a run without figures, not a malformed line", "[report]") {
-  report::RunRecord r;
-  REQUIRE(report::parse_run_line(
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(
       R"x({"tool":"ftool","traced":"gdb (pid 9)","wall_s":null,"user_s":null,"sys_s":null,"max_rss_kb":null,"status":null})x", r));
   CHECK(r.untimed);
-  REQUIRE(report::parse_run_line(R"({"tool":"ftool","wall_s":1.5,"user_s":1,"sys_s":0,"max_rss_kb":9,"exit_code":0})", r));
+  REQUIRE(runlog::parse_run_line(R"({"tool":"ftool","wall_s":1.5,"user_s":1,"sys_s":0,"max_rss_kb":9,"exit_code":0})", r));
   CHECK_FALSE(r.untimed);  // nothing of the previous line survives
   CHECK(r.wall_s == 1.5);
   TempDir t;
   t.write("log.jsonl", R"({"tool":"ftool","wall_s":null,"user_s":null,"sys_s":null,"max_rss_kb":null})"
                        "\n" R"({"tool":"ftool","wall_s":2,"user_s":1,"sys_s":0,"max_rss_kb":9,"exit_code":0})" "\n");
   std::size_t seen = 0;
-  auto reads = commands::scan_logs({t.path + "/log.jsonl"}, {}, [&](const report::RunRecord&) { ++seen; });
+  auto reads = commands::scan_logs({t.path + "/log.jsonl"}, {}, [&](const runlog::RunRecord&) { ++seen; });
   REQUIRE(reads.size() == 1);
   CHECK(reads[0].stats.malformed == 0);
   CHECK(reads[0].stats.untimed == 1);

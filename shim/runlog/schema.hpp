@@ -1,10 +1,10 @@
 #pragma once
-// The run log's line: one JSON object per run. The names of its fields, shared by the writer
-// (pipeline/log_record.cpp) and the readers (report/log_line.cpp, and through it report and
-// bench), so that a renamed field cannot leave a reader looking for the old name.
+// The run log's line: one JSON object per run. The names of its fields, written here only and
+// shared by the writer (runlog/write.cpp) and the reader (runlog/read.cpp, and through it report,
+// bench and farm), so that a renamed field cannot leave a reader looking for the old name.
 #include <string_view>
 
-namespace logkey {
+namespace runlog::key {
 
 inline constexpr int kVersion = 1;                         // "v": bumped when a field changes meaning
 inline constexpr std::string_view version = "v";
@@ -29,20 +29,51 @@ inline constexpr std::string_view allocator = "allocator"; // object: requested,
 inline constexpr std::string_view requested = "requested";
 inline constexpr std::string_view library = "library";
 inline constexpr std::string_view alloc_version = "version";
-inline constexpr std::string_view note = "note";
+inline constexpr std::string_view note = "note";            // also in scratch and preflight
 inline constexpr std::string_view preloaded_by_caller = "preloaded_by_caller";  // the caller's own, or null
 inline constexpr std::string_view env_kept = "env_kept";  // the caller's variables a profile would have changed
 inline constexpr std::string_view env_set = "env_set";
 inline constexpr std::string_view scratch = "scratch";     // object: dir, kept, note
+inline constexpr std::string_view dir = "dir";
+inline constexpr std::string_view kept = "kept";
+// The pre-flight verdict on the tool's file (tool/inspect.hpp), an object with these fields.
 inline constexpr std::string_view preflight = "preflight";
+inline constexpr std::string_view inspected = "inspected";
+inline constexpr std::string_view error = "error";         // only when not inspected
+inline constexpr std::string_view scripts = "scripts";
+inline constexpr std::string_view binary = "binary";
+inline constexpr std::string_view kind = "kind";
+inline constexpr std::string_view own_malloc = "own_malloc";
+inline constexpr std::string_view linked_allocator = "linked_allocator";
+inline constexpr std::string_view secure_exec = "secure_exec";
+inline constexpr std::string_view glibc_static = "glibc_static";
+inline constexpr std::string_view preload_reaches = "preload_reaches";
+inline constexpr std::string_view blocker = "blocker";
+inline constexpr std::string_view reason = "reason";
+inline constexpr std::string_view cached = "cached";
+// In preflight: the glibc tunables that replace an allocator no preload reaches, or null; with
+// instead_of (above), options, source, glibc_tunables and effect. Also the run's top-level
+// field when edashim exec'd the tool in its own place (below).
+inline constexpr std::string_view fallback = "fallback";
+inline constexpr std::string_view options = "options";
+inline constexpr std::string_view source = "source";
+inline constexpr std::string_view glibc_tunables = "glibc_tunables";
+inline constexpr std::string_view effect = "effect";
 // The key of "same work" (issue 15; README "Same work"): what ran, where, on what command.
 inline constexpr std::string_view arm = "arm";             // "mimalloc[eager_commit_delay=4]", "system"
-inline constexpr std::string_view bench = "bench";  // a bench's run: {"experiment", "arm", "round"}; absent otherwise
+inline constexpr std::string_view bench = "bench";  // a bench's run: {experiment, arm, round}; absent otherwise
 inline constexpr std::string_view experiment = "experiment";
-inline constexpr std::string_view explore = "explore";     // null, or {"ran": profile, "instead_of": arm}
+inline constexpr std::string_view round = "round";         // in bench: counts from 1
+// null, or {ran: profile, instead_of: arm}; a bench's arm with a profile adds by: "bench".
+inline constexpr std::string_view explore = "explore";
 inline constexpr std::string_view ran = "ran";
 inline constexpr std::string_view instead_of = "instead_of";
-inline constexpr std::string_view machine = "machine";     // {"cpu": model or null, "kernel", "cores"}
+inline constexpr std::string_view by = "by";
+inline constexpr std::string_view by_bench = "bench";      // by's value
+inline constexpr std::string_view machine = "machine";     // {cpu: model or null, kernel, cores}
+inline constexpr std::string_view cpu = "cpu";
+inline constexpr std::string_view kernel = "kernel";
+inline constexpr std::string_view cores = "cores";
 inline constexpr std::string_view signature = "signature"; // 16 hex digits of the normalised command's SHA-256
 inline constexpr std::string_view signature_text = "signature_text";  // the normalised command
 // Known when the tool has ended.
@@ -56,26 +87,35 @@ inline constexpr std::string_view status = "status";       // what a shell's $? 
 // true: a process the tool left (a daemon) still held the scratch; a later run's sweep removes it
 inline constexpr std::string_view scratch_left_in_use = "scratch_left_in_use";
 inline constexpr std::string_view processes = "processes"; // the probe's records, or null
-inline constexpr std::string_view vm_peak_kb = "vm_peak_kb"; // in a process's record: its VmPeak, or null
-inline constexpr std::string_view vm_hwm_kb = "vm_hwm_kb";   // in a process's record: its VmHWM, or null
+// A process's record (run/probe_records.hpp): pid (above), ppid, exe, malloc, provider, forked,
+// end, vm_hwm_kb, vm_peak_kb.
+inline constexpr std::string_view ppid = "ppid";
+inline constexpr std::string_view exe = "exe";
+inline constexpr std::string_view malloc_object = "malloc";  // the object malloc bound to
+inline constexpr std::string_view provider = "provider";
+inline constexpr std::string_view forked = "forked";
+inline constexpr std::string_view end = "end";
+inline constexpr std::string_view vm_peak_kb = "vm_peak_kb"; // its VmPeak, or null
+inline constexpr std::string_view vm_hwm_kb = "vm_hwm_kb";   // its VmHWM, or null
+// A boolean. The reader also takes a word or an object with "verified", so that a richer format
+// would not turn every run into "unknown".
 inline constexpr std::string_view allocator_verified = "allocator_verified";
+inline constexpr std::string_view verified = "verified";
 inline constexpr std::string_view verification = "verification";
 inline constexpr std::string_view not_applied = "not_applied";  // processes started without edashim's libraries, and why
-// Only when edashim could not start the tool itself and exec'd it in its own place instead
-// (then the times and status are absent: status null).
-inline constexpr std::string_view fallback = "fallback";
+// "fallback" (with preflight's, above): only when edashim could not start the tool itself and
+// exec'd it in its own place instead (then the times and status are absent: status null).
 // Only when edashim was itself traced (gdb, strace) or run under valgrind and exec'd the tool in
 // its own place for them to follow: who, e.g. "strace (pid 123)". Times, memory and status null.
 inline constexpr std::string_view traced = "traced";
 // Only when the configuration had errors and the tool ran plain, in edashim's place (times,
 // memory and status null): the first error, "FILE:LINE:COLUMN: what is wrong" (issue 28 item 6).
 inline constexpr std::string_view config_error = "config_error";
-// Issue 15 (README "Learning from your runs"); arm, explore, machine and signature are above.
-inline constexpr std::string_view cpu = "cpu";             // in machine
 // A line that is not a run: its kind. Absent on run lines. "bench_outputs": `edashim bench
 // --compare-outputs` says which allocators gave the reference arm's outputs for a tool.
 inline constexpr std::string_view record = "record";
+inline constexpr std::string_view bench_outputs = "bench_outputs";  // a record's kind, not a field
 inline constexpr std::string_view identical_arms = "identical_arms";  // allocators whose outputs matched
 inline constexpr std::string_view differing_arms = "differing_arms";  // allocators whose outputs differed
 
-}  // namespace logkey
+}  // namespace runlog::key

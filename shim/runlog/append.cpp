@@ -1,4 +1,4 @@
-#include "run/runlog.hpp"
+#include "runlog/append.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -11,9 +11,9 @@
 
 #include "util/fs.hpp"
 
-namespace run {
+namespace runlog {
 
-std::string default_log_path() { return util::xdg_state_home() + "/edashim/runs.jsonl"; }
+std::string default_path() { return util::xdg_state_home() + "/edashim/runs.jsonl"; }
 
 namespace {
 
@@ -34,15 +34,12 @@ void rotate(const std::string& path, int64_t keep) {
 // Gives up only when the file is replaced at least 100 times AND for more than 5 s: a writer
 // starved of CPU among many concurrent ones can lose the race to a rotation 100 times in a
 // row (flock is not fair), and a run must not lose its line for that.
-int open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st, std::string& error) {
+util::Result<int> open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (int attempt = 0; attempt < 100 || std::chrono::steady_clock::now() < give_up; ++attempt) {
     // Creates the directory (0700) on the first run; refuses what another user could have planted.
     auto file = util::open_owned(path, util::FileUse::append, shared, 0600);
-    if (!file.ok()) {
-      error = file.why();
-      return -1;
-    }
+    if (!file.ok()) return util::fail(file.why());
     int fd = file.fd;
     while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
     }
@@ -51,38 +48,37 @@ int open_locked(const std::string& path, const util::SharedDirs& shared, struct 
       return fd;
     ::close(fd);  // rotated under us: open the new file
   }
-  error = "cannot lock " + path + ": it keeps being replaced";
-  return -1;
+  return util::fail("cannot lock " + path + ": it keeps being replaced");
 }
 
 }  // namespace
 
-bool append_log_line(const std::string& path, const std::string& line, std::string& error, const LogLimits& limits,
-                     const util::SharedDirs& shared) {
+util::Status append_line(const std::string& path, const std::string& line, const Limits& limits,
+                         const util::SharedDirs& shared) {
   std::string data = line + "\n";
   struct stat st;
-  int fd = open_locked(path, shared, st, error);
-  if (fd < 0) return false;
+  auto locked = open_locked(path, shared, st);
+  if (!locked) return std::move(locked).take_error();
+  int fd = *locked;
   // Only a regular file is rotated: EDASHIM_LOG=/dev/stdout must never rename a device.
   if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
       st.st_size + off_t(data.size()) > off_t(limits.max_bytes)) {
     rotate(path, limits.keep);
     // Our lock is on the renamed file; writers waiting for it will see that and reopen.
-    int next = open_locked(path, shared, st, error);
+    auto next = open_locked(path, shared, st);
     ::close(fd);
-    if (next < 0) return false;
-    fd = next;
+    if (!next) return std::move(next).take_error();
+    fd = *next;
   }
   // O_APPEND makes each write land at the end; the lock keeps a long line in one piece even
   // if the kernel splits the write.
   size_t done = 0;
-  bool ok = true;
+  std::string error;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       error = "cannot write " + path + ": " + std::strerror(n < 0 ? errno : ENOSPC);
-      ok = false;
       // Leave no partial line behind for readers.
       if (done > 0 && ::ftruncate(fd, ::lseek(fd, 0, SEEK_END) - off_t(done)) != 0) {
       }
@@ -91,7 +87,8 @@ bool append_log_line(const std::string& path, const std::string& line, std::stri
     done += size_t(n);
   }
   ::close(fd);  // releases the lock: no other descriptor shares this open file
-  return ok;
+  if (!error.empty()) return util::fail(error);
+  return util::Ok{};
 }
 
-}  // namespace run
+}  // namespace runlog

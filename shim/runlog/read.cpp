@@ -1,13 +1,13 @@
-#include "report/log_line.hpp"
+#include "runlog/read.hpp"
 
 #include <array>
 #include <charconv>
 #include <cstring>
 #include <cstdlib>
 
-#include "run/log_schema.hpp"
+#include "runlog/schema.hpp"
 
-namespace report {
+namespace runlog {
 namespace {
 
 // Deeper than any line edashim writes (4 levels): a line nested deeper is not a record, and is
@@ -215,11 +215,11 @@ struct Scanner {
     if (*p == '{') {
       if (depth >= kMaxDepth) return false;
       ++p;
-      std::string key;
+      std::string name;
       if (eat('}')) return true;
       do {
-        if (!string(&key) || !eat(':')) return false;
-        if (key == "verified") {
+        if (!string(&name) || !eat(':')) return false;
+        if (name == key::verified) {
           if (!verified(out, depth + 1)) return false;
         } else if (!skip()) {
           return false;
@@ -249,11 +249,11 @@ struct Scanner {
     if (p >= end || *p != '{') return skip();
     ++p;
     if (is_object) *is_object = true;
-    std::string key;
+    std::string name;
     if (eat('}')) return true;
     do {
-      if (!string(&key) || !eat(':')) return false;
-      if (key == want) {
+      if (!string(&name) || !eat(':')) return false;
+      if (name == want) {
         if (!string_or_null(out)) return false;
       } else if (!skip()) {
         return false;
@@ -270,7 +270,7 @@ struct Scanner {
     if (!eat('[')) return skip();
     probed = true;
     if (eat(']')) return true;
-    std::string key;
+    std::string name;
     do {
       ws();
       if (p >= end || *p != '{') {
@@ -280,8 +280,8 @@ struct Scanner {
       ++p;
       if (eat('}')) continue;
       do {
-        if (!string(&key) || !eat(':')) return false;
-        if (key == logkey::vm_peak_kb) {
+        if (!string(&name) || !eat(':')) return false;
+        if (name == key::vm_peak_kb) {
           if (is_null()) continue;  // consumed: that process did not say
           double v;
           if (!number(v)) return false;
@@ -304,83 +304,83 @@ struct Scanner {
 
 }  // namespace
 
-// The scanner dispatches on a key's first letter: the schema's names must start with these.
-static_assert(logkey::argv[0] == 'a' && logkey::allocator[0] == 'a' && logkey::allocator_verified[0] == 'a');
-static_assert(logkey::cwd[0] == 'c' && logkey::exit_code[0] == 'e' && logkey::max_rss_kb[0] == 'm');
-static_assert(logkey::profile[0] == 'p' && logkey::tool[0] == 't' && logkey::user_s[0] == 'u');
-static_assert(logkey::arm[0] == 'a' && logkey::machine[0] == 'm' && logkey::signature[0] == 's' &&
-              logkey::explore[0] == 'e' && logkey::record[0] == 'r' && logkey::identical_arms[0] == 'i' &&
-              logkey::differing_arms[0] == 'd' && logkey::path[0] == 'p' && logkey::host[0] == 'h' &&
-              logkey::processes[0] == 'p');
-static_assert(logkey::bench[0] == 'b');
-static_assert(logkey::run_id[0] == 'r' && logkey::flow[0] == 'f' && logkey::parent_run[0] == 'p');
-static_assert(logkey::wall_s[0] == 'w' && logkey::start_unix[0] == 's' && logkey::signal[0] == 's' &&
-              logkey::status[0] == 's' && logkey::sys_s[0] == 's');
+// The scanner dispatches on a name's first letter: the schema's names must start with these.
+static_assert(key::argv[0] == 'a' && key::allocator[0] == 'a' && key::allocator_verified[0] == 'a');
+static_assert(key::cwd[0] == 'c' && key::exit_code[0] == 'e' && key::max_rss_kb[0] == 'm');
+static_assert(key::profile[0] == 'p' && key::tool[0] == 't' && key::user_s[0] == 'u');
+static_assert(key::arm[0] == 'a' && key::machine[0] == 'm' && key::signature[0] == 's' &&
+              key::explore[0] == 'e' && key::record[0] == 'r' && key::identical_arms[0] == 'i' &&
+              key::differing_arms[0] == 'd' && key::path[0] == 'p' && key::host[0] == 'h' &&
+              key::processes[0] == 'p');
+static_assert(key::bench[0] == 'b');
+static_assert(key::run_id[0] == 'r' && key::flow[0] == 'f' && key::parent_run[0] == 'p');
+static_assert(key::wall_s[0] == 'w' && key::start_unix[0] == 's' && key::signal[0] == 's' &&
+              key::status[0] == 's' && key::sys_s[0] == 's');
 
 bool parse_run_line(std::string_view line, RunRecord& r) {
   Scanner s{line.data(), line.data() + line.size()};
   r = RunRecord{};  // every field to its default: nothing of a previous line survives
   if (!s.eat('{')) return false;
   if (s.eat('}')) return true;
-  std::string key;
-  key.reserve(32);
+  std::string name;
+  name.reserve(32);
   do {
-    if (!s.string(&key) || !s.eat(':')) return false;
+    if (!s.string(&name) || !s.eat(':')) return false;
     bool good = true;
     // Dispatch on the first letter first: most keys are skipped after one comparison.
-    switch (key.empty() ? 0 : key[0]) {
+    switch (name.empty() ? 0 : name[0]) {
       case 'a':
-        if (key == logkey::argv) {
+        if (name == key::argv) {
           good = s.strings(r.argv);
-        } else if (key == logkey::arm) {
+        } else if (name == key::arm) {
           good = s.string_or_null(r.arm);
-        } else if (key == logkey::allocator_verified) {
+        } else if (name == key::allocator_verified) {
           good = s.verified(r.allocator_verified);
-        } else if (key == logkey::allocator) {
-          good = s.field_of_object(logkey::requested, r.allocator_requested);
+        } else if (name == key::allocator) {
+          good = s.field_of_object(key::requested, r.allocator_requested);
         } else {
           good = s.skip();
         }
         break;
-      case 'b': good = key == logkey::bench ? s.field_of_object(logkey::experiment, r.bench_experiment) : s.skip(); break;
+      case 'b': good = name == key::bench ? s.field_of_object(key::experiment, r.bench_experiment) : s.skip(); break;
       case 'c':
-        good = key == logkey::cwd ? s.string_or_null(r.cwd)
-               : key == logkey::config_error ? s.string_or_null(r.config_error) : s.skip();
+        good = name == key::cwd ? s.string_or_null(r.cwd)
+               : name == key::config_error ? s.string_or_null(r.config_error) : s.skip();
         break;
-      case 'd': good = key == logkey::differing_arms ? s.strings(r.differing_arms) : s.skip(); break;
+      case 'd': good = name == key::differing_arms ? s.strings(r.differing_arms) : s.skip(); break;
       case 'e':
-        good = key == logkey::exit_code ? s.optional_long(r.exit_code)
-               : key == logkey::explore ? s.explore(r.explored) : s.skip();
+        good = name == key::exit_code ? s.optional_long(r.exit_code)
+               : name == key::explore ? s.explore(r.explored) : s.skip();
         break;
-      case 'f': good = key == logkey::flow ? s.string_or_null(r.flow) : s.skip(); break;
-      case 'h': good = key == logkey::host ? s.string_or_null(r.host) : s.skip(); break;
-      case 'i': good = key == logkey::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
+      case 'f': good = name == key::flow ? s.string_or_null(r.flow) : s.skip(); break;
+      case 'h': good = name == key::host ? s.string_or_null(r.host) : s.skip(); break;
+      case 'i': good = name == key::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
       case 'm':
-        good = key == logkey::max_rss_kb ? s.figure(r.max_rss_kb, r.untimed)
-               : key == logkey::machine ? s.field_of_object(logkey::cpu, r.cpu, &r.has_machine) : s.skip();
+        good = name == key::max_rss_kb ? s.figure(r.max_rss_kb, r.untimed)
+               : name == key::machine ? s.field_of_object(key::cpu, r.cpu, &r.has_machine) : s.skip();
         break;
       case 'p':
-        good = key == logkey::profile     ? s.string_or_null(r.profile)
-               : key == logkey::path      ? s.string_or_null(r.path)
-               : key == logkey::processes ? s.processes(r.vm_peak_kb, r.probed)
-               : key == logkey::parent_run ? s.string_or_null(r.parent_run)
+        good = name == key::profile     ? s.string_or_null(r.profile)
+               : name == key::path      ? s.string_or_null(r.path)
+               : name == key::processes ? s.processes(r.vm_peak_kb, r.probed)
+               : name == key::parent_run ? s.string_or_null(r.parent_run)
                                           : s.skip();
         break;
       case 'r':
-        good = key == logkey::record ? s.string_or_null(r.record)
-               : key == logkey::run_id ? s.string_or_null(r.run_id) : s.skip();
+        good = name == key::record ? s.string_or_null(r.record)
+               : name == key::run_id ? s.string_or_null(r.run_id) : s.skip();
         break;
       case 's':
-        if (key == logkey::start_unix) good = s.number(r.start_unix);
-        else if (key == logkey::signature) good = s.string_or_null(r.signature);
-        else if (key == logkey::signal) good = s.optional_long(r.signal);
-        else if (key == logkey::status) good = s.optional_long(r.status);
-        else if (key == logkey::sys_s) good = s.figure(r.sys_s, r.untimed);
+        if (name == key::start_unix) good = s.number(r.start_unix);
+        else if (name == key::signature) good = s.string_or_null(r.signature);
+        else if (name == key::signal) good = s.optional_long(r.signal);
+        else if (name == key::status) good = s.optional_long(r.status);
+        else if (name == key::sys_s) good = s.figure(r.sys_s, r.untimed);
         else good = s.skip();
         break;
-      case 't': good = key == logkey::tool ? s.string_or_null(r.tool) : s.skip(); break;
-      case 'u': good = key == logkey::user_s ? s.figure(r.user_s, r.untimed) : s.skip(); break;
-      case 'w': good = key == logkey::wall_s ? s.figure(r.wall_s, r.untimed) : s.skip(); break;
+      case 't': good = name == key::tool ? s.string_or_null(r.tool) : s.skip(); break;
+      case 'u': good = name == key::user_s ? s.figure(r.user_s, r.untimed) : s.skip(); break;
+      case 'w': good = name == key::wall_s ? s.figure(r.wall_s, r.untimed) : s.skip(); break;
       default: good = s.skip();
     }
     if (!good) return false;
@@ -388,4 +388,4 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
   return s.eat('}');
 }
 
-}  // namespace report
+}  // namespace runlog

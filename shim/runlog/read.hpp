@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-namespace report {
+namespace runlog {
 
-// The figures of one run, as pipeline/log_record.cpp writes them (fields: run/log_schema.hpp).
+// The figures of one run, as runlog/write.cpp writes them (fields: runlog/schema.hpp).
 struct RunRecord {
   double start_unix = 0;
   std::string tool;
@@ -53,4 +53,4 @@ struct RunRecord {
 // object; unknown fields are skipped, missing fields keep their defaults.
 bool parse_run_line(std::string_view line, RunRecord& out);
 
-}  // namespace report
+}  // namespace runlog

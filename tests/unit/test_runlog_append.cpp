@@ -1,4 +1,4 @@
-// run/runlog.cpp: a line is written under the exclusive lock on the current log file, and a
+// runlog/append.cpp: a line is written under the exclusive lock on the current log file, and a
 // writer that waited for the lock while the file was rotated away writes to the new file.
 // (Issue 27, tests/mutants: runlog-no-lock, runlog-rotated-file-written: 64 concurrent e2e
 // writers did not catch either, O_APPEND keeps short lines whole without the lock.)
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "run/runlog.hpp"
+#include "runlog/append.hpp"
 #include "temp_dir.hpp"
 #include "util/fs.hpp"
 
@@ -37,8 +37,7 @@ std::string contents(const std::string& path) { return util::read_file(path, 1 <
 TEST_CASE("Run log: a writer waits for the lock, and writes to the file that replaced a rotated one", "[runlog]") {
   TempDir t;
   const std::string path = t.path + "/state/runs.jsonl";
-  std::string error;
-  REQUIRE(run::append_log_line(path, "first", error));
+  REQUIRE(runlog::append_line(path, "first").ok());
 
   // Another writer holds the lock: as during its rotation.
   int held = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -51,7 +50,9 @@ TEST_CASE("Run log: a writer waits for the lock, and writes to the file that rep
   bool ok = false;
   std::string thread_error;
   std::thread writer([&] {
-    ok = run::append_log_line(path, "second", thread_error);
+    auto written = runlog::append_line(path, "second");
+    ok = written.ok();
+    if (!ok) thread_error = written.error();
     done = true;
   });
   // Wait for the state (the writer blocked on the lock), generously for a loaded machine.

@@ -1,6 +1,6 @@
 #pragma once
-// The run's line in the run log (fields: run/log_schema.hpp). Most of it is written while the
-// tool runs; only what the tool's end gives is added after.
+// What a run's line in the run log says, gathered from the plan, the run's setup and the
+// outcome; runlog/write.hpp turns it into the line (fields: runlog/schema.hpp).
 #include <string>
 #include <vector>
 
@@ -9,6 +9,7 @@
 #include "pipeline/plan.hpp"
 #include "run/environment.hpp"
 #include "run/launch.hpp"
+#include "runlog/write.hpp"
 #include "util/json_writer.hpp"
 
 namespace pipeline {
@@ -24,12 +25,18 @@ struct RunSetup {
   bool probed = false;       // the probe records this run
 };
 
-// Opens the line and writes what is known once the tool has started: the run, the profile's
-// files, the allocator, the environment changes, the scratch and the pre-flight.
+// What is known once the tool has started: the run, the profile's files, the allocator, the
+// environment changes, the scratch, the pre-flight and the "same work" key.
+runlog::RunStart start_fields(const Plan& plan, const RunSetup& setup, const run::Outcome& started);
+
+// What only the tool's end gives (times, peak RSS, status), and the probe's evidence of which
+// allocator served malloc in each process.
+runlog::RunEnd end_fields(const Plan& plan, const RunSetup& setup, const run::Outcome& out, const std::string& probe_records);
+
+// Opens the line with start_fields.
 void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& started);
 
-// Adds what only the tool's end gives (times, peak RSS, status), then the probe's evidence of
-// which allocator served malloc in each process, and closes the line.
+// Adds end_fields and closes the line.
 void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,
                const std::string& probe_records);
 
