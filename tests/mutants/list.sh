@@ -60,8 +60,8 @@ mutant trust-store-anyones shim/config/trust.cpp \
   'auto text = util::read_owned(path_, util::SharedDirs{{"/"}, false}, 4 << 20);' \
   '^unit:Trust|^e2e_hostile: test_a_directory_name_cannot_forge'
 mutant load-project-trusted-by-default shim/config/load.cpp \
-  'FileContext f{path, kind, !project, &found,' \
-  'FileContext f{path, kind, true, &found,' \
+  'FileContext f{path, cf.kind, !project, &found,' \
+  'FileContext f{path, cf.kind, true, &found,' \
   '^unit:(Untrusted|Keys|Load|Config: (library_dirs|the explore|log_max_mb|allocator options))'
 mutant keys-untrusted-applied shim/config/keys.cpp \
   'if (!f.trusted && spec->apply != apply_options) {' \
@@ -193,8 +193,8 @@ mutant owned-group-writable-dir shim/util/owned_file.cpp \
 
 # --- the recommendation and adoption rules (learn/recommend.cpp, learn/adopt.cpp) ---
 mutant recommend-current-arm-min-runs shim/learn/recommend.cpp \
-  'if (c.runs < rule.min_runs || c.current_runs < rule.min_runs || c.signatures < rule.min_signatures)' \
-  'if (c.runs < rule.min_runs || c.signatures < rule.min_signatures)' \
+  'bool thin = c.runs < rule.min_runs || c.current_runs < rule.min_runs || c.signatures < rule.min_signatures;' \
+  'bool thin = c.runs < rule.min_runs || c.signatures < rule.min_signatures;' \
   '^unit:(Recommend|Adopt)'
 mutant recommend-failure-not-stopped shim/learn/recommend.cpp \
   'if (cand.failures > 0 && !cur.wall.empty()) {' \
@@ -233,8 +233,8 @@ mutant adopt-recheck-never-drops shim/learn/adopt.cpp \
   'if (false) {' \
   '^unit:Adopt'
 mutant recommend-min-signatures shim/learn/recommend.cpp \
-  'c.current_runs < rule.min_runs || c.signatures < rule.min_signatures)' \
-  'c.current_runs < rule.min_runs)' \
+  'c.current_runs < rule.min_runs || c.signatures < rule.min_signatures;' \
+  'c.current_runs < rule.min_runs;' \
   '^unit:(Recommend|Adopt)'
 mutant adopt-while-off shim/learn/adopt.cpp \
   'if (!adopt_on) {' \
@@ -272,7 +272,7 @@ mutant config-error-not-logged shim/pipeline/run_tool.cpp \
   '' \
   '^unit:run_tool: a broken|^e2e_config_trust: test_a_(config|toml)'
 mutant config-broken-file-applied shim/config/load.cpp \
-  '    if (roll_back_if_broken(out, first_problem, *below, cf, profile_sections)) return;' \
+  '  if (roll_back_if_broken(out_, first_problem, *below, cf, profile_sections_)) return;' \
   '' \
   '^unit:Config: a file with an error|^e2e_config_trust: test_a_config'
 mutant warned-every-run shim/pipeline/run_tool.cpp \
@@ -280,6 +280,6 @@ mutant warned-every-run shim/pipeline/run_tool.cpp \
   '!first_warning_in_session(dir, file, plan.flow.flow)) (void)0;' \
   '^e2e_config_trust: test_an_undecided'
 mutant ignored-file-applied shim/config/load.cpp \
-  '    if (project && ignored_by_choice(req, path, file.content, cf, out, ignore_problem)) return;' \
+  '  if (kind == "project" && ignored_by_choice(req_, path, file.content, cf, out_, ignore_problem_)) return;' \
   '' \
   '^unit:Config: a project file the user chose|^e2e_config_trust: test_trust_ignore'
