@@ -9,6 +9,8 @@
   sonames and Debian package;
 - every key of shim/config/keys.cpp's table, and every allocator family, is described in
   docs/configuration.md's Keys and in install/edashim.toml.5;
+- every shipped named profile (profiles/named/*.toml) is named in README.md or docs/*.md, as
+  `NAME` or `-p NAME`, so a user who reads `edashim profiles` can find what it is for;
 - with the edashim command given, the synopsis of install/edashim.1 names every subcommand that
   `edashim --help` (and `bench --help`) lists.
 Usage: docs.py SOURCE_DIR [EDASHIM_CLI]"""
@@ -98,6 +100,15 @@ for doc in docs:
                 problems.append(f"{doc}:{n}: link to {target}: {rel} does not exist")
             elif anchor and rel.endswith(".md") and anchor not in anchors(read(rel)):
                 problems.append(f"{doc}:{n}: link to {target}: {rel} has no heading whose anchor is #{anchor}")
+
+# A profile is shipped to be chosen: a user who finds its name in `edashim profiles` must be
+# able to find in the documents what it is for and what it was measured to do.
+all_docs = "\n".join(read(d) for d in docs)
+for f in sorted(os.listdir(os.path.join(src, "profiles/named"))):
+    name = f[:-len(".toml")]
+    if f.endswith(".toml") and not re.search(rf"`{re.escape(name)}`|-p {re.escape(name)}\b", all_docs):
+        problems.append(f"profiles/named/{f}: the named profile '{name}' is not mentioned in README.md or docs/*.md "
+                        f"(write it as `{name}` where the profiles of its kind are described)")
 
 registry = read("shim/alloc/registry.cpp")
 table = {}
