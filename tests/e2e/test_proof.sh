@@ -58,6 +58,7 @@ test_static_program_gets_the_glibc_fallback_and_is_never_verified() {
   out=$("$BIN" explain -a jemalloc proof_static)
   expect_contains "$out" "CANNOT serve malloc" "explain says why"
   expect_contains "$out" "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=134217728" "explain shows the fallback"
+  expect_contains "$out" "the allocator's gain needs a rebuild" "and what would get the allocator's gain"
   # A profile's own [glibc] table replaces the shipped set.
   printf 'allocator = "mimalloc"\n[glibc]\nmmap_threshold = 50000000\n' >"$SB/p.toml"
   EDASHIM_PROFILE=$SB/p.toml run_both proof_static
