@@ -79,12 +79,18 @@ test_a_live_run_in_another_pid_namespace_keeps_its_scratch_through_a_concurrent_
   [ "$(id -u)" = 0 ] || skip "needs root for a PID namespace"
   unshare --pid --fork --mount-proc true 2>/dev/null || skip "unshare --pid does not work here"
   setup
-  # The inner run's PID: one that no process out here has.
-  local n
+  # The inner run's PID: one that no process out here has, nor can get while the test runs. A
+  # free PID behind this namespace's counter is not handed out again until the counter wraps
+  # around pid_max; one ahead of it was taken by a process out here on a busy CI machine.
+  local n p last max
+  last=$(cat /proc/sys/kernel/ns_last_pid)
+  max=$(cat /proc/sys/kernel/pid_max)
   for _ in $(seq 50); do
-    n=$((20000 + RANDOM % 10000))
-    kill -0 $((n + 1)) 2>/dev/null || break
+    p=$((last - 200 - RANDOM % 2000))
+    [ "$p" -gt 300 ] || p=$((p + max - 300))
+    kill -0 "$p" 2>/dev/null || break
   done
+  n=$((p - 1))
   unshare --pid --fork --mount-proc sh -c "echo $n > /proc/sys/kernel/ns_last_pid; ftool hold-tmp 3" > inner.out &
   local inner=$!
   local dir; dir=$(waitfile "$OWN/edashim-$(id -u)-$(printf %07d $((n + 1)))-*/mine")
