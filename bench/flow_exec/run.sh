@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Cost of the exec hook (issue 26 item 6), not a test: `make -j2` of a Makefile with 2000
-# trivial recipes (each one exec of `true`, started by make with posix_spawn), timed
-# interleaved in three arms:
+# trivial recipes (each one exec of RECIPE, started by make with posix_spawn), timed
+# interleaved in five arms. RECIPE `true` (the default) starts no program of its own, so the
+# hook leaves itself out of it where nothing records; `sh -c :` is a program that could, so
+# it carries the hook: the two bound what a recipe pays.
 #   plain   make alone
 #   floor   make with an empty library preloaded: what preloading any library costs each
 #           process (the loader opens, maps and relocates it), the floor under the hook
 #   hook    make with libedashim_probe.so preloaded as the hook alone (its records off):
 #           every exec passes through the hook's decision, nothing else of edashim
-#   run     `edashim run -- make`: the hook and the probe's records, as a flow runs
-# Usage: bench/flow_exec/run.sh BUILD_DIR [ROUNDS]   Prints medians, us per exec and %.
+#   hookenv make with exactly the environment `edashim run -- make` gives make (captured from
+#           one run: flow id, notes file, chain, every tool name), started directly: the hook
+#           as a flow runs it, without edashim's own process around make
+#   run     `edashim run -- make`: the whole flow top, edashim's start and end included
+# Usage: bench/flow_exec/run.sh BUILD_DIR [ROUNDS] [RECIPE]   Prints medians, us per exec and %.
 set -euo pipefail
 build=$(cd "${1:?build directory}" && pwd)
 rounds=${2:-15}
+recipe=${3:-true}
 edashim=$build/shim/edashim
 probe=$build/shim/libedashim_probe.so
 work=$(mktemp -d /tmp/edashim-flow-exec-XXXXXX)
@@ -19,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 n=2000
 {
   printf 'all: $(addprefix t,$(shell seq 1 %d))\n' "$n"
-  printf 't%%:\n\t@true $@\n'
+  printf 't%%:\n\t@%s $@\n' "$recipe"
   printf '.PHONY: all\n'
 } > "$work/Makefile"
 mkdir -p "$work/home"
@@ -35,12 +41,16 @@ import os, statistics, subprocess, sys, time
 rounds, n, make, edashim, probe, empty = int(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
 base = dict(os.environ)
 # The hook alone: what `edashim run` gives a process, without the probe's records (no __EDASHIM_PROBE).
+# The environment a flow's top gets, from one real run (env -0 through edashim).
+out = subprocess.run([edashim, "run", "--", "env", "-0"], env=base, check=True, capture_output=True).stdout
+run_env = dict(kv.split("=", 1) for kv in out.decode().split("\0") if "=" in kv)
 hook_env = dict(base, LD_PRELOAD=probe, __EDASHIM_OURS=probe, __EDASHIM_EXE=edashim,
                 __EDASHIM_TOOLS="berkeley-abc:icepack:nextpnr-ice40:vpr:yosys:yosys-abc")
 arms = {
     "plain": ([make, "-s", "-j2"], base),
     "floor": ([make, "-s", "-j2"], dict(base, LD_PRELOAD=empty)),
     "hook": ([make, "-s", "-j2"], hook_env),
+    "hookenv": ([make, "-s", "-j2"], run_env),
     "run": ([edashim, "run", "--", make, "-s", "-j2"], base),
 }
 times = {k: [] for k in arms}
@@ -54,10 +64,11 @@ for _ in range(rounds):
         times[name].append(time.perf_counter() - t)
 med = {k: statistics.median(v) for k, v in times.items()}
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-print(f"CPU: {cpu}, {os.cpu_count()} cores; {n} recipes, make -j2, {rounds} interleaved rounds")
+recipe = open("Makefile").read().split("@", 1)[1].split(" $@")[0]
+print(f"CPU: {cpu}, {os.cpu_count()} cores; {n} recipes `{recipe}`, make -j2, {rounds} interleaved rounds")
 for k in arms:
     extra = med[k] - med["plain"]
-    print(f"{k:6s} median {med[k]*1000:8.1f} ms  (min {min(times[k])*1000:.1f})  "
+    print(f"{k:7s} median {med[k]*1000:8.1f} ms  (min {min(times[k])*1000:.1f})  "
           f"+{extra*1e6/n:6.1f} us per exec  {extra/med['plain']*100:+6.1f} %")
 over = (med["hook"] - med["floor"]) * 1e6 / n
 print(f"the hook over the floor of any preloaded library: {over:+.1f} us per exec")

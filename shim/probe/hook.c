@@ -225,21 +225,31 @@ static void record_not_applied(char* const* env, const char* program, const stru
   close(fd);
 }
 
-enum decision { PASS, ROUTE, STRIP };
+enum decision { PASS, ROUTE, STRIP, LEAVE };
 
-/* The last file whose loader needed nothing done (the system's, a script, a static program),
- * by identity and version: make starts the same few programs thousands of times, and a stat
- * (free when the PATH search made it) is a third of the open, read and close that finding the
- * loader again costs. One entry, taken under a flag: a thread or vfork child that finds it busy
- * just looks at the file. */
+/* What a file needs, remembered by identity and version: make starts the same few programs
+ * thousands of times, and a stat (free when the PATH search made it) is a third of the open,
+ * read and close that looking at the file again costs. A few entries, taken under a flag: a
+ * thread or vfork child that finds them busy just looks at the file. */
+enum plain {
+  UNKNOWN = 0,
+  PLAIN,         /* the system's loader: nothing to do (not asked whether it starts programs) */
+  PLAIN_CHECKED, /* nothing to do, and nothing to leave out: a script, a static program, or one
+                    of the system's loader that may start programs */
+  LEAF           /* the system's loader, and it starts no program: the hook can stay out */
+};
 struct file_key {
   dev_t dev;
   ino_t ino;
   off_t size;
   struct timespec mtime, ctime;
 };
-static struct file_key g_plain;
-static int g_plain_set;
+#define PLAIN_SLOTS 4
+static struct {
+  struct file_key key;
+  enum plain kind;
+} g_plain[PLAIN_SLOTS];
+static unsigned g_plain_next;
 static char g_plain_busy;
 
 static struct file_key key_of(const struct stat* st) {
@@ -253,18 +263,21 @@ static struct file_key key_of(const struct stat* st) {
   return k;
 }
 
-static int known_plain(const struct stat* st) {
-  if (__atomic_test_and_set(&g_plain_busy, __ATOMIC_ACQUIRE)) return 0;
+static enum plain known_plain(const struct stat* st) {
+  if (__atomic_test_and_set(&g_plain_busy, __ATOMIC_ACQUIRE)) return UNKNOWN;
   struct file_key k = key_of(st);
-  int hit = g_plain_set && memcmp(&k, &g_plain, sizeof k) == 0;
+  enum plain kind = UNKNOWN;
+  for (int i = 0; i < PLAIN_SLOTS && !kind; ++i)
+    if (g_plain[i].kind && memcmp(&k, &g_plain[i].key, sizeof k) == 0) kind = g_plain[i].kind;
   __atomic_clear(&g_plain_busy, __ATOMIC_RELEASE);
-  return hit;
+  return kind;
 }
 
-static void remember_plain(const struct stat* st) {
+static void remember_plain(const struct stat* st, enum plain kind) {
   if (__atomic_test_and_set(&g_plain_busy, __ATOMIC_ACQUIRE)) return;
-  g_plain = key_of(st);
-  g_plain_set = 1;
+  unsigned i = g_plain_next++ % PLAIN_SLOTS;
+  g_plain[i].key = key_of(st);
+  g_plain[i].kind = kind;
   __atomic_clear(&g_plain_busy, __ATOMIC_RELEASE);
 }
 
@@ -282,7 +295,7 @@ struct work {
 struct head {
   int fd;
   long len;
-  char buf[2048];
+  char buf[4096];  /* a small program's symbol and string tables too */
 };
 
 static long read_head(void* ctx, unsigned long long off, void* buf, unsigned long n) {
@@ -294,8 +307,9 @@ static long read_head(void* ctx, unsigned long long off, void* buf, unsigned lon
   return edh_read_fd(&h->fd, off, buf, n);
 }
 
-/* The loader that would start `target`: 1 with it in v->loader, 0 for none to look at. */
-static int loader_of(const char* target, int* explicit_run, struct edh_verdict* v) {
+/* The loader that would start `target`: 1 with it in v->loader, 0 for none to look at. With
+ * `leaf` not NULL, *leaf says whether the program starts none of its own (edh_may_start_programs). */
+static int loader_of(const char* target, int* explicit_run, struct edh_verdict* v, int* leaf) {
   *explicit_run = edh_is_loader_name(base_of(target));
   if (*explicit_run) {
     if (strlen(target) >= sizeof v->loader) return 0;
@@ -307,8 +321,24 @@ static int loader_of(const char* target, int* explicit_run, struct edh_verdict* 
   if (h.fd < 0) return 0;
   h.len = edh_read_fd(&h.fd, 0, h.buf, sizeof h.buf);
   int kind = edh_exec_kind(read_head, &h, v->loader, sizeof v->loader);
+  if (leaf) *leaf = kind == EDH_DYNAMIC && !edh_may_start_programs(read_head, &h);
   close(h.fd);
   return kind == EDH_DYNAMIC;
+}
+
+/* A program that starts none of its own gets nothing of edashim when nothing records (a flow's
+ * top, whose processes write no records): its LD_PRELOAD without this library, so it pays no
+ * library load (the most of the hook's cost on short recipes, issue 26 item 6). Only when this
+ * library is all LD_PRELOAD holds: an allocator edashim preloaded stays (a tool's children keep
+ * its allocator, with `probe = false` too), and so does a user's preload, with this library. */
+static enum decision leave_out(char* const* env, char** newenv, struct work* w, const char* ours) {
+  if (strchr(ours, ':')) return PASS;  /* ours is more than this library: an allocator */
+  const char* preload = NULL;
+  for (char* const* e = env; *e; ++e)
+    if (strncmp(*e, "LD_PRELOAD=", 11) == 0) preload = *e + 11;
+  if (!preload || !strip_preload(preload, ours, w->preload, sizeof w->preload) || w->preload[0]) return PASS;
+  copy_env(env, newenv, "LD_PRELOAD=", NULL, NULL);
+  return LEAVE;
 }
 
 /* `st`: the target's stat when the caller has it, else NULL. */
@@ -333,19 +363,24 @@ static enum decision decide(const char* target, const struct stat* st, char* con
     copy_env(env, newenv, "__EDASHIM_ROUTE", w->route, by_path ? w->route_name : NULL);  /* both names */
     return ROUTE;
   }
-  int explicit_run = 0;
+  int explicit_run = 0, leaf = 0;
+  int records = env_get(env, "__EDASHIM_PROBE") != NULL;
+  int* want_leaf = records ? NULL : &leaf;
   struct stat own;
   if (!st && stat(target, &own) == 0) st = &own;
   if (st && !edh_is_loader_name(base)) {
-    if (known_plain(st)) return PASS;
-    if (!loader_of(target, &explicit_run, &w->v)) return remember_plain(st), PASS;
-  } else if (!loader_of(target, &explicit_run, &w->v)) {
+    enum plain known = known_plain(st);
+    if (known == LEAF && !records) return leave_out(env, newenv, w, ours);
+    if (known == PLAIN_CHECKED || known == LEAF || (known == PLAIN && records)) return PASS;
+    if (!loader_of(target, &explicit_run, &w->v, want_leaf)) return remember_plain(st, PLAIN_CHECKED), PASS;
+  } else if (!loader_of(target, &explicit_run, &w->v, NULL)) {
     return PASS;
   }
   const char* sys = edh_system_loader();
   if (sys && (strcmp(w->v.loader, sys) == 0 || same_file(w->v.loader, sys))) {
-    if (st && !explicit_run) remember_plain(st);
-    return PASS;
+    if (!st || explicit_run) return PASS;
+    remember_plain(st, leaf ? LEAF : want_leaf ? PLAIN_CHECKED : PLAIN);
+    return leaf ? leave_out(env, newenv, w, ours) : PASS;
   }
   if (edh_loads_there(w->v.loader, (const char* const*)argv, explicit_run, ours, &w->v)) return PASS;
   const char* preload = NULL;
@@ -398,7 +433,7 @@ static int intercept(const struct call* c) {
     errno = saved;  /* edashim could not be started: the program as asked for */
     return call_real(c, c->kind, c->file, c->envp);
   }
-  return call_real(c, c->kind, c->file, d == STRIP ? newenv : c->envp);
+  return call_real(c, c->kind, c->file, d == STRIP || d == LEAVE ? newenv : c->envp);
 }
 
 #define EXPORT __attribute__((visibility("default")))

@@ -4,6 +4,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -191,6 +192,68 @@ static void append_word(char* out, size_t cap, const char* w) {
   if (has_word(out, w) || len + n + 2 > cap) return;
   if (len) out[len++] = ' ';
   memcpy(out + len, w, n + 1);
+}
+
+/* What a program imports to start another program, or to load code that could: glibc's
+ * system, popen and wordexp run /bin/sh with calls of their own the hook never sees. */
+static const char* const k_starters[] = {"execve", "execv", "execvp", "execvpe", "execl", "execlp",
+                                         "execle", "fexecve", "execveat", "posix_spawn", "posix_spawnp",
+                                         "system", "popen", "wordexp", "dlopen", "dlmopen", "syscall", NULL};
+
+static int is_starter(const char* name) {
+  for (int i = 0; k_starters[i]; ++i)
+    if (strcmp(name, k_starters[i]) == 0) return 1;
+  return 0;
+}
+
+/* The dynamic section's DT_NEEDED names are all libc.so.6; `str` holds .dynstr (NUL-ended). */
+static int needs_only_libc(edh_read_fn rd, void* ctx, const ElfW(Shdr) * dyn, const char* str, size_t strsz) {
+  ElfW(Dyn) d[32];
+  for (unsigned long long at = 0; at < dyn->sh_size;) {
+    unsigned long want = (unsigned long)(dyn->sh_size - at < sizeof d ? dyn->sh_size - at : sizeof d);
+    if (!read_exact(rd, ctx, dyn->sh_offset + at, d, want)) return 0;
+    for (size_t i = 0; i < want / sizeof d[0]; ++i) {
+      if (d[i].d_tag == DT_NULL) return 1;
+      if (d[i].d_tag == DT_NEEDED && (d[i].d_un.d_val >= strsz || strcmp(str + d[i].d_un.d_val, "libc.so.6") != 0))
+        return 0;
+    }
+    at += want;
+  }
+  return 1;
+}
+
+int edh_may_start_programs(edh_read_fn rd, void* ctx) {
+  unsigned char ident[EI_NIDENT];
+  struct hdr h;
+  if (!read_header(rd, ctx, &h, ident) || h.is64 != (sizeof(void*) == 8) || h.machine != EDH_MACHINE) return 1;
+  ElfW(Shdr) sh[64];
+  if (h.shnum == 0 || h.shnum > 64 || !read_exact(rd, ctx, h.shoff, sh, h.shnum * sizeof sh[0])) return 1;
+  const ElfW(Shdr)* sym = NULL;
+  const ElfW(Shdr)* dyn = NULL;
+  for (unsigned i = 0; i < h.shnum; ++i) {
+    if (sh[i].sh_type == SHT_DYNSYM) sym = sym ? NULL : &sh[i];  /* two symbol tables: not ours to read */
+    if (sh[i].sh_type == SHT_DYNAMIC) dyn = &sh[i];
+  }
+  /* A program that starts nothing is a small one: larger tables are not worth the reads. */
+  if (!sym || !dyn || sym->sh_link >= h.shnum || dyn->sh_link != sym->sh_link || sym->sh_size > 65536 ||
+      dyn->sh_size > 8192)
+    return 1;
+  const ElfW(Shdr)* strs = &sh[sym->sh_link];
+  char str[8192];
+  if (strs->sh_type != SHT_STRTAB || strs->sh_size == 0 || strs->sh_size > sizeof str ||
+      !read_exact(rd, ctx, strs->sh_offset, str, (unsigned long)strs->sh_size) || str[strs->sh_size - 1] != 0)
+    return 1;
+  size_t strsz = (size_t)strs->sh_size;
+  if (!needs_only_libc(rd, ctx, dyn, str, strsz)) return 1;
+  ElfW(Sym) s[64];
+  for (unsigned long long at = 0; at < sym->sh_size;) {
+    unsigned long want = (unsigned long)(sym->sh_size - at < sizeof s ? sym->sh_size - at : sizeof s);
+    if (!read_exact(rd, ctx, sym->sh_offset + at, s, want)) return 1;
+    for (size_t i = 0; i < want / sizeof s[0]; ++i)
+      if (s[i].st_shndx == SHN_UNDEF && (s[i].st_name >= strsz || is_starter(str + s[i].st_name))) return 1;
+    at += want;
+  }
+  return 0;
 }
 
 int edh_needed_glibc(edh_read_fn rd, void* ctx, char* out, size_t cap) {

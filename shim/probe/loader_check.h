@@ -20,6 +20,13 @@ enum edh_kind { EDH_OTHER = 0, EDH_SCRIPT = 1, EDH_STATIC = 2, EDH_DYNAMIC = 3 }
  * its PT_INTERP is copied to interp (truncated programs and oversized strings give EDH_OTHER). */
 int edh_exec_kind(edh_read_fn rd, void* ctx, char* interp, size_t cap);
 
+/* 0 when the dynamic ELF object read by `rd` provably starts no program of its own: it needs no
+ * library but libc.so.6 and imports none of the functions that start a program or load code
+ * (the exec family, posix_spawn, system, popen, wordexp, dlopen, syscall). 1 otherwise, and
+ * whenever it cannot be read that far (no section headers, another class, tables too large).
+ * The hook leaves itself out of such a program when nothing records (hook.c). */
+int edh_may_start_programs(edh_read_fn rd, void* ctx);
+
 /* 1 when `base` (a file name) is a dynamic loader's: ld-linux*.so*, ld-*.so*, ld-musl-*. */
 int edh_is_loader_name(const char* base);
 

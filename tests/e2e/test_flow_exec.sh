@@ -250,10 +250,10 @@ test_an_untrusted_project_files_tool_path_routes_nothing() {
   expect_eq "$(log_rows 'j["tool"]')" "make" "no line for placer: not routed"
 }
 
-# The hook remembers the last program it found needed nothing done (make starts the same ones
+# The hook remembers the last programs it found needed nothing done (make starts the same ones
 # thousands of times); a program replaced in place between two recipes is looked at again. The
 # replacing is done by a program under another loader, which the hook never remembers: a plain
-# `cp` would take the one place in memory and hide a stale entry.
+# `cp` would take a place in memory and could hide a stale entry.
 test_a_program_replaced_between_two_recipes_is_looked_at_again() {
   need make gcc
   printf '#include <stdlib.h>\nint main(void) { exit(0); }\n' > badinterp.c
@@ -288,6 +288,41 @@ C
   expect_eq "$(stat -c %i prog)" "$inode" "premise: replaced in place"
   expect_contains "$(last_log "$LOG" 'j["not_applied"]')" \
     "allocator not applied to ./prog: loader /nonexistent/ld-linux-x86-64.so.2" "the replaced program's loader was looked at"
+}
+
+# Under a flow's top (nothing records), a program that can start no other (cat: libc alone, no
+# exec, spawn, system or dlopen) runs without the hook, its environment as directly; one that can
+# (a launcher calling execv, built by the test) keeps it, so the tool it starts is still routed.
+# A user's own preload keeps the hook beside it, and a tool's run (which records) keeps it all.
+test_a_program_that_starts_none_runs_without_the_hook_and_one_that_can_keeps_it() {
+  need yosys make gcc
+  design out.json
+  printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; execv(v[1], v + 1); return 127; }\n' > launcher.c
+  gcc -o launcher launcher.c || fail "gcc failed"
+  printf 'void user_preload(void) {}\n' > user.c
+  gcc -shared -fPIC -o user.so user.c || fail "gcc failed"
+  printf 'all:\n\tcat /proc/self/maps > leaf.maps\n\tcat /proc/self/environ > leaf.env\n\t./launcher /usr/bin/yosys -q -s synth.ys\n' > Makefile
+  EDASHIM=off make -s > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  rm -f "$LOG"
+  "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output"
+  expect_not_contains "$(cat leaf.maps)" "libedashim_probe" "cat runs without the hook"
+  expect_not_contains "$(tr '\0' '\n' < leaf.env)" "LD_PRELOAD=" "cat's environment has no LD_PRELOAD"
+  expect_eq "$(log_rows 'j["tool"], j["allocator"]["requested"], j["allocator_verified"]' | grep '^yosys ' | sort -u)" \
+    "yosys jemalloc True" "the launcher kept the hook: yosys routed, its allocator verified"
+  LD_PRELOAD=$PWD/user.so "$BIN" run -- make -s > user.out 2>&1 || fail "with a user's preload: $(cat user.out)"
+  expect_contains "$(cat leaf.maps)" "$PWD/user.so" "the user's preload, as given"
+  expect_contains "$(cat leaf.maps)" "libedashim_probe" "and the hook beside it"
+  "$BIN" run -- /usr/bin/yosys -q -p '!cat /proc/self/maps > leaf.maps' > tool.out 2>&1 || fail "a tool's run: $(cat tool.out)"
+  expect_contains "$(cat leaf.maps)" "libjemalloc" "a tool's child keeps the tool's allocator"
+  expect_contains "$(cat leaf.maps)" "libedashim_probe" "and the probe, which records it"
+  expect_eq "$(last_log "$LOG" 'j["allocator_verified"], len(j["processes"]) >= 3')" "True True" "the child recorded and verified"
+  # With the records off (probe = false), the hook stays out of nothing that has an allocator.
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf 'probe = false\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  "$BIN" run -- /usr/bin/yosys -q -p '!cat /proc/self/maps > leaf.maps' > tool.out 2>&1 || fail "probe off: $(cat tool.out)"
+  expect_eq "$(last_log "$LOG" 'j["processes"]')" "None" "premise: nothing recorded"
+  expect_contains "$(cat leaf.maps)" "libjemalloc" "with the probe off, a tool's child keeps the tool's allocator"
 }
 
 # `edashim run -- yosys` runs a tool, not a flow's top: its profile's allocator, every process

@@ -283,3 +283,21 @@ mutant ignored-file-applied shim/config/load.cpp \
   '  if (kind == "project" && ignored_by_choice(req_, path, file.content, cf, out_, ignore_problem_)) return;' \
   '' \
   '^unit:Config: a project file the user chose|^e2e_config_trust: test_trust_ignore'
+
+# --- the exec hook (issue 26): routing, the loader rule, and staying out of programs that start none ---
+mutant hook-route-by-name-lost shim/probe/hook.c \
+  'int by_name = tools && in_list(tools, base, strlen(base));' \
+  'int by_name = 0;' \
+  '^e2e_flow_exec: test_makefile_calling_yosys_by_absolute_path'
+mutant hook-foreign-loader-kept shim/probe/hook.c \
+  'if (edh_loads_there(w->v.loader, (const char* const*)argv, explicit_run, ours, &w->v)) return PASS;' \
+  'return PASS;' \
+  '^e2e_flow_exec: test_(musl_tool|foreign_pt_interp)'
+mutant hook-leaf-misses-a-starter shim/probe/loader_check.c \
+  'if (strcmp(name, k_starters[i]) == 0) return 1;' \
+  'if (strcmp(name, k_starters[i]) == 0) return 0;' \
+  '^(unit:A program that starts no other|e2e_flow_exec: test_a_program_that_starts_none)'
+mutant hook-leaf-drops-the-allocator shim/probe/hook.c \
+  'if (strchr(ours, '"'"':'"'"')) return PASS;' \
+  '' \
+  '^e2e_flow_exec: test_a_program_that_starts_none'

@@ -70,6 +70,34 @@ TEST_CASE("A script, a dynamic ELF with its PT_INTERP, and bytes that are neithe
   CHECK(kind_of(sh.substr(0, 40), interp) == EDH_OTHER);
 }
 
+// `bytes` with the first NUL-delimited `from` replaced by `to` (the same length): a string table
+// entry renamed in place.
+static std::string renamed(std::string bytes, const std::string& from, const std::string& to) {
+  auto at = bytes.find(std::string(1, '\0') + from + std::string(1, '\0'));
+  REQUIRE(at != std::string::npos);
+  REQUIRE(from.size() == to.size());
+  bytes.replace(at + 1, from.size(), to);
+  return bytes;
+}
+
+TEST_CASE("A program that starts no other: only libc needed, nothing imported that starts one", "[hook]") {
+  auto may = [](std::string bytes) { return edh_may_start_programs(read_mem, &bytes); };
+  auto true_ = slurp("/usr/bin/true");
+  REQUIRE(!true_.empty());
+  CHECK(may(true_) == 0);
+  // One import renamed: each of these starts a program or a shell that does.
+  CHECK(may(renamed(true_, "abort", "execv")) == 1);
+  CHECK(may(renamed(true_, "fseeko", "system")) == 1);
+  CHECK(may(renamed(true_, "lseek", "popen")) == 1);
+  // A library besides libc: what it calls cannot be seen from here.
+  CHECK(may(renamed(true_, "libc.so.6", "libz.so.6")) == 1);
+  CHECK(may(slurp("/bin/sh")) == 1);  // dash: execve
+  // Cut before its section headers, or not an ELF: not shown to start nothing.
+  CHECK(may(true_.substr(0, true_.size() - 64)) == 1);
+  CHECK(may("#!/bin/sh\n") == 1);
+  CHECK(may("") == 1);
+}
+
 TEST_CASE("What the probe needs of libc, and a libc that has it or lacks it", "[hook]") {
   auto probe = slurp(EDASHIM_PROBE_LIBRARY);
   REQUIRE(!probe.empty());
