@@ -8,6 +8,9 @@
  *  - strip: the program is started by a loader edashim's libraries cannot be shown to load
  *    under (another glibc older than they need, musl, another class): edashim's entries
  *    (__EDASHIM_OURS) leave LD_PRELOAD, the user's stay, and a record says why;
+ *  - leave out: where nothing records and only this library is preloaded (a flow's top), a
+ *    program that can start no other (edh_may_start_programs) gets LD_PRELOAD without it: it
+ *    needs no hook, and loading one is most of what the hook costs a short process;
  *  - pass: everything else, untouched. EDASHIM=off in the environment passes everything, and
  *    so does edashim itself when it is a dynamic build (launcher_mark.h).
  *

@@ -297,7 +297,7 @@ C
 test_a_program_that_starts_none_runs_without_the_hook_and_one_that_can_keeps_it() {
   need yosys make gcc
   design out.json
-  printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; execv(v[1], v + 1); return 127; }\n' > launcher.c
+  printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; execv(v[1], v + 1); _exit(127); }\n' > launcher.c
   gcc -o launcher launcher.c || fail "gcc failed"
   printf 'void user_preload(void) {}\n' > user.c
   gcc -shared -fPIC -o user.so user.c || fail "gcc failed"
