@@ -39,6 +39,34 @@ icepack system True 0" "one verified line per tool"
   [ "$(stat -c %s shim/counter.bin)" -gt 100000 ] || fail "no HX8K bitstream"
 }
 
+# The other way in (issue 26 item 8): the same Makefile under `edashim run -- make` with no link
+# on PATH gives the same lines as through the links (each tool reached by the exec hook), plus
+# one for make, the flow's top; and the same bytes.
+test_ice40_makefile_under_edashim_run_without_links_gives_the_links_lines() {
+  need yosys nextpnr-ice40 icepack make
+  shim yosys yosys-abc berkeley-abc nextpnr-ice40 icepack
+  make -s -f "$ICE40" OUT=shim > shim.out 2>&1 || fail "run through the links: $(cat shim.out)"
+  local rows='j["tool"], j["allocator"]["requested"], j["allocator_verified"], j["exit_code"], j["argv"][0]'
+  local links; links=$(log_rows "$rows")
+  expect_eq "$(echo "$links" | wc -l)" 4 "premise: four lines through the links"
+  rm -f "$LOG"
+  local nolinks; nolinks=$(echo "$PATH" | tr ':' '\n' | grep -vx "$SB/shims" | paste -sd:)
+  [[ $nolinks != *"$SB/shims"* ]] || fail "premise: the links are off PATH"
+  PATH=$nolinks "$BIN" run -- make -s -f "$ICE40" OUT=run > run.out 2>&1 || fail "under edashim run: $(cat run.out)"
+  expect_eq "$(log_rows "$rows" | grep -v '^make ')" "$links" "the same lines, tool by tool"
+  local top; top=$(log_rows 'j["run_id"] if j["tool"] == "make" else ""' | grep .)
+  [[ -n $top ]] || fail "no line for make, the flow's top"
+  expect_eq "$(log_rows 'j["flow"]' | sort -u)" "$top" "one flow, named by its top's run"
+  expect_eq "$(log_rows 'j["tool"], j["parent_run"]' | grep -E '^(make|yosys|nextpnr|icepack)')" \
+"yosys $top
+nextpnr-ice40 $top
+icepack $top
+make None" "each tool's parent run is make's"
+  for f in counter.json counter.asc counter.bin; do
+    cmp "shim/$f" "run/$f" || fail "$f differs between the links and edashim run"
+  done
+}
+
 test_ice40_makefile_follows_a_project_file_per_tool_and_the_bitstream_stays_the_same() {
   need yosys nextpnr-ice40 icepack
   shim yosys yosys-abc berkeley-abc nextpnr-ice40 icepack
