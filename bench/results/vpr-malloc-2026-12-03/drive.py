@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Issue 29 item 4: where VPR's time goes around malloc (measurement driver).
 
-  drive.py rusage MODE N   -- N interleaved rounds over the five arms, wait4 rusage per run
+  drive.py rusage MODE N [FIRST]   -- N interleaved rounds over the five arms, wait4 rusage per run
   drive.py count MODE [TAG]      -- one run of vpr-dyn with malloc_count.so preloaded
   drive.py perf MODE ARM [TAG]   -- one run under `perf record -e cpu-clock -g`
   drive.py strace MODE ARM -- one run under `strace -f -c` (syscall counts; slows syscalls)
   drive.py perfshare DATA  -- top symbols and the allocator's self-time share of a perf.data
   drive.py phases          -- VPR's own phase times (median per arm) and each arm's ratio
+  drive.py timeline COUNTS VPR_OUT -- allocation calls per VPR phase (from the ticks)
   drive.py table           -- medians per (mode, arm) from runs.jsonl, as markdown
 
 MODE is `fixed` (--route_chan_width 128) or `search` (channel-width search).
@@ -25,7 +26,11 @@ ARMS = {  # name: (binary, extra environment)
     "dyn-mimalloc": ("vpr-dyn", {"LD_PRELOAD": f"{LIB}/libmimalloc.so.2"}),
     "static-glibc": ("vpr-static", {}),
     "static-mi209": ("vpr-static-mi209", {}),
+    # glibc before 2.26 had no tcache; old-distro builds (portable static ones) may have that
+    "dyn-glibc-notcache": ("vpr-dyn", {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}),
 }
+# ONLY=arm,arm limits `rusage` to those arms
+ONLY = [a for a in os.environ.get("ONLY", "").split(",") if a]
 OUTPUTS = ("clma.net", "clma.place", "clma.route")
 
 
@@ -76,8 +81,9 @@ def main():
     cmd = sys.argv[1]
     if cmd == "rusage":
         mode, n = sys.argv[2], int(sys.argv[3])
-        names = list(ARMS)
-        for i in range(n):  # rotate the order each round so no arm always runs first
+        first = int(sys.argv[4]) if len(sys.argv) > 4 else 0  # to add rounds later
+        names = ONLY or [a for a in ARMS if a != "dyn-glibc-notcache"]
+        for i in range(first, first + n):  # rotate the order each round so no arm always runs first
             for arm in names[i % len(names):] + names[:i % len(names)]:
                 run_one(mode, arm, f"r{i}")
     elif cmd == "count":
@@ -103,6 +109,8 @@ def main():
         perf_share(sys.argv[2])
     elif cmd == "phases":
         phases()
+    elif cmd == "timeline":
+        timeline(sys.argv[2], sys.argv[3])
     elif cmd == "perfdiff":
         perf_diff(sys.argv[2], sys.argv[3])
 
@@ -206,14 +214,48 @@ def phases():
                 f"{med[p]:.2f} ({med[p] / base[p]:.3f})" for p in PHASES + ("flow",)) + " |")
 
 
+def timeline(counts, vpr_out):
+    """Calls per phase: VPR's phases are consecutive, so their logged durations, summed in
+    log order, give their boundaries on the counter's clock (to a tick, about 1 s)."""
+    ticks = [(0.0, 0)]
+    for line in open(counts):
+        f = line.split()
+        if f[0] == "tick":
+            ticks.append((float(f[1]), int(f[2])))
+        elif f[0] == "seconds_counted":
+            end = float(f[1])
+        elif f[:2] == ["calls", "malloc"]:
+            total = int(f[2])
+    ticks.append((end, total))
+
+    def calls_at(t):  # linear between ticks
+        for (t0, c0), (t1, c1) in zip(ticks, ticks[1:]):
+            if t <= t1:
+                return c0 + (c1 - c0) * (t - t0) / max(t1 - t0, 1e-9)
+        return total
+    spans, t = [], 0.0
+    for m in re.finditer(r"^# (.*) took ([\d.]+) seconds", open(vpr_out, errors="replace").read(),
+                         re.M):
+        spans.append((m.group(1), t, t + float(m.group(2))))
+        t += float(m.group(2))
+    print("| phase | from s | to s | allocations (M) | per s (M, counted clock) |")
+    print("|---|---|---|---|---|")
+    for name, a, b in spans:
+        if b - a >= 0.5:
+            n = calls_at(b) - calls_at(a)
+            print(f"| {name} | {a:.1f} | {b:.1f} | {n / 1e6:.1f} | {n / 1e6 / (b - a):.1f} |")
+    print(f"| whole run | 0 | {end:.1f} | {total / 1e6:.1f} | {total / 1e6 / end:.1f} |")
+
+
 def table():
     recs = [json.loads(l) for l in open(os.path.join(OUT, "runs.jsonl"))]
-    print("| mode | arm | n | wall s | user s | sys s | sys/wall | minflt | minflt/s | majflt "
+    print("| mode | arm | n | wall s | vs dyn-glibc | user s | sys s | sys/wall | minflt | minflt/s | majflt "
           "| peak RSS MiB | ctx sw (vol/invol) | load before | width | outputs |")
-    print("|" + "---|" * 15)
+    print("|" + "---|" * 16)
     # outputs: `same` when every run of the arm wrote the same files; the hash prefix of
     # clma.route lets the arms be compared with each other
     for mode in ("fixed", "search"):
+        base = None
         for arm in ARMS:
             rs = [r for r in recs if r["mode"] == mode and r["arm"] == arm and r["rc"] == 0
                   and not r["prefix"] and not r["tag"].startswith(("count", "perf"))]
@@ -221,9 +263,11 @@ def table():
                 continue
             med = lambda k: statistics.median(r[k] for r in rs)
             wall = med("wall")
+            base = base or wall
             same = all(r["hashes"] == rs[0]["hashes"] for r in rs)
             loads = sorted(float(r["load_before"][0]) for r in rs)
-            print(f"| {mode} | {arm} | {len(rs)} | {wall:.2f} | {med('user'):.2f} | "
+            print(f"| {mode} | {arm} | {len(rs)} | {wall:.2f} | {wall / base:.3f} | "
+                  f"{med('user'):.2f} | "
                   f"{med('sys'):.2f} | {100 * med('sys') / wall:.1f}% | {med('minflt'):.0f} | "
                   f"{med('minflt') / wall:.0f} | {med('majflt'):.0f} | "
                   f"{med('maxrss_kib') / 1024:.0f} | {med('nvcsw'):.0f}/{med('nivcsw'):.0f} | "
