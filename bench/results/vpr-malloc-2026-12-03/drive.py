@@ -16,10 +16,18 @@ OUT (scratch directory; one sub-directory per run).  Every run is nice -n 19, on
 """
 import hashlib, json, os, re, shutil, statistics, subprocess, sys, time
 
-VTR = os.environ.get("VTR", "/work/vtr")
-BIN = os.environ.get("BIN", "/work/static-bench/bin")
-OUT = os.environ.get("OUT", "/work/h29-scratch")
-LIB = "/usr/lib/x86_64-linux-gnu"
+
+
+def need_dir(var):
+    path = os.environ.get(var, "")
+    if not os.path.isdir(path):
+        sys.exit(f"drive.py: environment variable {var}={path!r} is not a directory; "
+                 f"set it as the docstring says (VTR checkout, binaries, scratch directory)")
+    return path
+
+
+VTR, BIN, OUT = need_dir("VTR"), need_dir("BIN"), need_dir("OUT")
+LIB = os.environ.get("ALLOC_LIB_DIR", "/usr/lib/x86_64-linux-gnu")  # Debian's multiarch dir
 ARMS = {  # name: (binary, extra environment)
     "dyn-glibc": ("vpr-dyn", {}),
     "dyn-jemalloc": ("vpr-dyn", {"LD_PRELOAD": f"{LIB}/libjemalloc.so.2"}),
