@@ -13,7 +13,9 @@
 #           one run: flow id, notes file, chain, every tool name), started directly: the hook
 #           as a flow runs it, without edashim's own process around make
 #   run     `edashim run -- make`: the whole flow top, edashim's start and end included
-# Usage: bench/flow_exec/run.sh BUILD_DIR [ROUNDS] [RECIPE]   Prints medians, us per exec and %.
+# Usage: bench/flow_exec/run.sh BUILD_DIR [ROUNDS] [RECIPE]   Prints each arm's median wall time
+# and, paired with plain make in the same round, what it adds per exec in wall time and in CPU
+# time (make's tree, from wait4: steadier than wall time on a shared machine) and as a share.
 set -euo pipefail
 build=$(cd "${1:?build directory}" && pwd)
 rounds=${2:-15}
@@ -53,23 +55,45 @@ arms = {
     "hookenv": ([make, "-s", "-j2"], run_env),
     "run": ([edashim, "run", "--", make, "-s", "-j2"], base),
 }
+import random
+random.seed(1)
+
+
+def timed(cmd, env):
+    """Wall time and the tree's CPU time (user + system, from wait4: make and every recipe)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"{cmd[0]} exited {p.returncode}")
+    return wall, ru.ru_utime + ru.ru_stime
+
+
 times = {k: [] for k in arms}
+cpus = {k: [] for k in arms}
 for _ in range(2):  # warm-up
     for cmd, env in arms.values():
-        subprocess.run(cmd, env=env, check=True)
-for _ in range(rounds):
-    for name, (cmd, env) in arms.items():
-        t = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True)
-        times[name].append(time.perf_counter() - t)
+        timed(cmd, env)
+for _ in range(rounds):  # every arm once a round, in a shuffled order
+    order = list(arms)
+    random.shuffle(order)
+    for name in order:
+        wall, cpu_s = timed(*arms[name])
+        times[name].append(wall)
+        cpus[name].append(cpu_s)
 med = {k: statistics.median(v) for k, v in times.items()}
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 recipe = open("Makefile").read().split("@", 1)[1].split(" $@")[0]
-print(f"CPU: {cpu}, {os.cpu_count()} cores; {n} recipes `{recipe}`, make -j2, {rounds} interleaved rounds")
+print(f"CPU: {cpu}, {os.cpu_count()} cores; {n} recipes `{recipe}`, make -j2, {rounds} rounds, arms shuffled")
+print("         wall: median     per exec, paired   share     CPU (user+sys): per exec, paired")
+# Paired: each round's arm minus that round's plain make (drift of the machine cancels).
 for k in arms:
-    extra = med[k] - med["plain"]
-    print(f"{k:7s} median {med[k]*1000:8.1f} ms  (min {min(times[k])*1000:.1f})  "
-          f"+{extra*1e6/n:6.1f} us per exec  {extra/med['plain']*100:+6.1f} %")
-over = (med["hook"] - med["floor"]) * 1e6 / n
-print(f"the hook over the floor of any preloaded library: {over:+.1f} us per exec")
+    dw = statistics.median(a - b for a, b in zip(times[k], times["plain"]))
+    dc = statistics.median(a - b for a, b in zip(cpus[k], cpus["plain"]))
+    print(f"{k:7s} {med[k]*1000:9.1f} ms  {dw*1e6/n:+8.1f} us  {dw/med['plain']*100:+6.1f} %  "
+          f"{dc*1e6/n:+8.1f} us  {dc/statistics.median(cpus['plain'])*100:+6.1f} %")
+over = statistics.median(a - b for a, b in zip(times["hook"], times["floor"])) * 1e6 / n
+print(f"the hook over the floor of any preloaded library: {over:+.1f} us per exec (wall, paired)")
 PY
