@@ -278,8 +278,11 @@ static enum plain known_plain(const struct stat* st) {
 
 static void remember_plain(const struct stat* st, enum plain kind) {
   if (__atomic_test_and_set(&g_plain_busy, __ATOMIC_ACQUIRE)) return;
-  unsigned i = g_plain_next++ % PLAIN_SLOTS;
-  g_plain[i].key = key_of(st);
+  struct file_key k = key_of(st);
+  unsigned i = 0;
+  while (i < PLAIN_SLOTS && !(g_plain[i].kind && memcmp(&k, &g_plain[i].key, sizeof k) == 0)) ++i;
+  if (i == PLAIN_SLOTS) i = g_plain_next++ % PLAIN_SLOTS;  /* a file seen again keeps its place */
+  g_plain[i].key = k;
   g_plain[i].kind = kind;
   __atomic_clear(&g_plain_busy, __ATOMIC_RELEASE);
 }

@@ -230,12 +230,14 @@ int edh_may_start_programs(edh_read_fn rd, void* ctx) {
   if (h.shnum == 0 || h.shnum > 64 || !read_exact(rd, ctx, h.shoff, sh, h.shnum * sizeof sh[0])) return 1;
   const ElfW(Shdr)* sym = NULL;
   const ElfW(Shdr)* dyn = NULL;
+  unsigned syms = 0, dyns = 0;
   for (unsigned i = 0; i < h.shnum; ++i) {
-    if (sh[i].sh_type == SHT_DYNSYM) sym = sym ? NULL : &sh[i];  /* two symbol tables: not ours to read */
-    if (sh[i].sh_type == SHT_DYNAMIC) dyn = &sh[i];
+    if (sh[i].sh_type == SHT_DYNSYM) sym = &sh[i], ++syms;
+    if (sh[i].sh_type == SHT_DYNAMIC) dyn = &sh[i], ++dyns;
   }
-  /* A program that starts nothing is a small one: larger tables are not worth the reads. */
-  if (!sym || !dyn || sym->sh_link >= h.shnum || dyn->sh_link != sym->sh_link || sym->sh_size > 65536 ||
+  /* One of each, as a linker writes them; and a program that starts nothing is a small one:
+   * larger tables are not worth the reads. */
+  if (syms != 1 || dyns != 1 || sym->sh_link >= h.shnum || dyn->sh_link != sym->sh_link || sym->sh_size > 65536 ||
       dyn->sh_size > 8192)
     return 1;
   const ElfW(Shdr)* strs = &sh[sym->sh_link];

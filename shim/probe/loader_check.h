@@ -24,7 +24,9 @@ int edh_exec_kind(edh_read_fn rd, void* ctx, char* interp, size_t cap);
  * library but libc.so.6 and imports none of the functions that start a program or load code
  * (the exec family, posix_spawn, system, popen, wordexp, dlopen, syscall). 1 otherwise, and
  * whenever it cannot be read that far (no section headers, another class, tables too large).
- * The hook leaves itself out of such a program when nothing records (hook.c). */
+ * The hook leaves itself out of such a program when nothing records (hook.c). The answer comes
+ * from the section headers, which the loader does not read: a program whose headers lie can only
+ * leave itself without the hook, as clearing its own LD_PRELOAD would. */
 int edh_may_start_programs(edh_read_fn rd, void* ctx);
 
 /* 1 when `base` (a file name) is a dynamic loader's: ld-linux*.so*, ld-*.so*, ld-musl-*. */
