@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "bench/verdict.hpp"
 #include "report/aggregate.hpp"
 
 namespace bench {
@@ -191,9 +192,9 @@ util::Table narrow_table(const std::vector<ArmStats>& arms, const Paired& paired
     const auto& s = arms[a];
     bool first = a == 0;
     std::string spread = s.ok == 0 ? "-" : fx(s.wall_s.mean) + (std::isnan(s.wall_sd) ? "" : " \u00b1 " + fx(s.wall_sd));
-    std::string ratio_ci = first ? "" : util::fixed(s.median_ratio, 3);
-    if (!first && s.median_ratio_ci)
-      ratio_ci += " (" + util::fixed(s.median_ratio_ci->lo, 3) + "-" + util::fixed(s.median_ratio_ci->hi, 3) + ")";
+    Judged j = first ? Judged{} : judged(arms, a, &paired);  // the ratio the verdict is on
+    std::string ratio_ci = first ? "" : util::fixed(j.ratio, 3);
+    if (!first && j.ci) ratio_ci += " (" + util::fixed(j.ci->lo, 3) + "-" + util::fixed(j.ci->hi, 3) + ")";
     std::string p = first ? "" : "-";
     if (!first && a < paired.arms.size() && paired.arms[a].test.method != stats::SignedRankMethod::none)
       p = p_value(paired.arms[a].test.p);

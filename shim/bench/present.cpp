@@ -93,9 +93,10 @@ std::string render_report(const Spec& spec, const BenchResult& o, const std::vec
   s += prose(wide ? "Ratios are to the first arm (" + ref + "). CI: bootstrap 95% of the median ratio. \u03c3: standard deviation "
                     "(n - 1). Failed runs are excluded. Peak RSS: the tool's largest process's resident high-water mark; "
                     "peak VM: the largest VmPeak over its processes; both medians over the runs."
-                  : "ratio: median time / " + ref + "'s, bootstrap 95% CI. p: one-sided Wilcoxon signed-rank test on the "
-                    "rounds (H1: faster than " + ref + "). Failed runs excluded; RSS: median peak resident. --wide: all "
-                    "columns.");
+                  : "ratio: median over rounds of time / " + ref + "'s in the same round, 95% CI resampling rounds "
+                    "(below " + std::to_string(kVerdictMinPairs) + " rounds: median time / " + ref + "'s, bootstrap "
+                    "CI). p: one-sided Wilcoxon signed-rank test on the rounds (H1: faster than " + ref + "). Failed "
+                    "runs excluded; RSS: median peak resident. --wide: all columns.");
   if (auto note = vm_note(arms); wide && !note.empty()) s += prose("Peak VM \"-\": " + note + ".");
   if (wide && arms.size() > 1) {
     s += "\nPaired by round (each arm against " + ref + " in the same round, on the same node):\n\n" +
@@ -115,7 +116,7 @@ std::string render_report(const Spec& spec, const BenchResult& o, const std::vec
     s += "\n" + prose(head + ":") + "\n" + render(outputs_table(spec, arms));
   }
   std::string tool = spec.command.empty() ? "" : util::basename(spec.command[0]);
-  if (auto verdict = render_verdict(decide(spec, arms, tool)); !verdict.empty()) s += "\n" + verdict;
+  if (auto verdict = render_verdict(decide(spec, arms, tool, &paired)); !verdict.empty()) s += "\n" + verdict;
   return s;
 }
 

@@ -19,15 +19,16 @@ void speedup(const ArmStats& ref, const ArmStats& arm, ArmVerdict& v) {
   v.speedup_sd = v.speedup * std::sqrt(ra * ra + rr * rr);
 }
 
-std::string arm_line(const ArmStats& ref, const ArmStats& arm, const ArmVerdict& v) {
+std::string arm_line(const ArmStats& ref, const ArmStats& arm, const ArmVerdict& v, const Judged& j) {
   if (arm.ok == 0 || ref.ok == 0) return arm.name + ": no comparison (" + (arm.ok ? ref.name : arm.name) + " has no successful run)";
   bool faster = v.speedup >= 1;
   double shown = faster ? v.speedup : 1 / v.speedup;
   double shown_sd = faster ? v.speedup_sd : v.speedup_sd / (v.speedup * v.speedup);
   std::string s = arm.name + " ran " + fx(shown, 2) + (std::isnan(shown_sd) ? "" : " \u00b1 " + fx(shown_sd, 2)) + " times " +
                   (faster ? "faster" : "slower") + " than " + ref.name;
-  std::string detail = "median " + ratio(arm.median_ratio);
-  if (arm.median_ratio_ci) detail += ", 95% CI " + fx(arm.median_ratio_ci->lo, 2) + "-" + fx(arm.median_ratio_ci->hi, 2);
+  std::string detail = j.pairs ? "paired median " + ratio(j.ratio) + " over " + std::to_string(j.pairs) + " rounds"
+                               : "median " + ratio(j.ratio);
+  if (j.ci) detail += ", 95% CI " + fx(j.ci->lo, 2) + "-" + fx(j.ci->hi, 2);
   if (!std::isnan(arm.rss_ratio)) detail += "; peak RSS " + ratio(arm.rss_ratio);
   if (!std::isnan(arm.vm_ratio)) detail += ", peak VM " + ratio(arm.vm_ratio);
   s += " (" + detail + ")";
@@ -44,22 +45,33 @@ Outputs outputs_of(const Spec& spec, const ArmStats& arm) {
 
 }  // namespace
 
-Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::string& tool) {
+Judged judged(const std::vector<ArmStats>& arms, std::size_t a, const Paired* paired) {
+  if (paired && a < paired->arms.size() && paired->arms[a].pairs.size() >= kVerdictMinPairs && paired->arms[a].ci) {
+    const auto& p = paired->arms[a];
+    return {p.ratio, p.ci, p.pairs.size()};
+  }
+  return {arms[a].median_ratio, arms[a].median_ratio_ci, 0};
+}
+
+Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::string& tool, const Paired* paired) {
   Verdict v;
   if (arms.size() < 2) return v;
   const auto& ref = arms[0];
+  double best = 0;
   for (std::size_t a = 1; a < arms.size(); ++a) {
     ArmVerdict av;
     av.name = arms[a].name;
     speedup(ref, arms[a], av);
-    av.clearly_faster = arms[a].failed == 0 && arms[a].median_ratio_ci && arms[a].median_ratio_ci->hi < 1;
-    av.line = arm_line(ref, arms[a], av);
-    if (av.clearly_faster && (!v.winner || arms[a].median_ratio < arms[*v.winner].median_ratio)) v.winner = a;
+    Judged j = judged(arms, a, paired);
+    av.paired = j.pairs > 0;
+    av.clearly_faster = arms[a].failed == 0 && j.ci && j.ci->hi < 1;
+    av.line = arm_line(ref, arms[a], av, j);
+    if (av.clearly_faster && (!v.winner || j.ratio < best)) v.winner = a, best = j.ratio;
     v.arms.push_back(std::move(av));
   }
   if (!v.winner) {
     v.advice = "No arm ran clearly faster than " + ref.name +
-               " (the median ratio's 95% CI below 1, no failed run): nothing here to adopt.";
+               " (the ratio's 95% CI below 1, no failed run): nothing here to adopt.";
     return v;
   }
   const auto& w = arms[*v.winner];

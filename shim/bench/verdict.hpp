@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/analysis.hpp"
+#include "bench/paired.hpp"
 #include "bench/spec.hpp"
 
 namespace bench {
@@ -16,7 +17,8 @@ namespace bench {
 struct ArmVerdict {
   std::string name;
   double speedup = 0, speedup_sd = 0;  // first arm's mean / this arm's mean, with hyperfine's error propagation
-  bool clearly_faster = false;         // the median ratio's 95% CI lies below 1, and no run failed
+  bool clearly_faster = false;         // the ratio's 95% CI lies below 1, and no run failed
+  bool paired = false;                 // the ratio and CI are the paired ones (kVerdictMinPairs rounds or more)
   std::string line;                    // "jemalloc ran 1.11 ± 0.02 times faster than baseline (...)"
 };
 
@@ -27,8 +29,26 @@ struct Verdict {
   std::string adopt_toml;             // the settings that make the winner stick ("" when none)
 };
 
-// The winner's TOML comes from its ArmStats::arm_id. `tool`: the command's tool name.
-Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::string& tool);
+// The winner's TOML comes from its ArmStats::arm_id. `tool`: the command's tool name. With
+// `paired` and at least kVerdictMinPairs rounds for an arm, that arm is judged on its paired
+// ratio and its CI over rounds (what slowed the machine in a round slowed both sides, and the
+// p-value shown beside it is the paired test's); otherwise on the unpaired median ratio's CI.
+Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::string& tool,
+               const Paired* paired = nullptr);
+
+// Fewer rounds than this and an arm is judged unpaired: a bootstrap over 3 or 4 rounds says
+// little, and the signed-rank test cannot reach p < 0.05 below 5.
+inline constexpr std::size_t kVerdictMinPairs = 5;
+
+// The ratio arm `a` is judged on, and its interval: the paired median over rounds and its CI
+// over rounds with kVerdictMinPairs pairs or more (and `paired` given), else the median ratio
+// of the arm's runs and its bootstrap CI. The verdict and the terminal table show this one.
+struct Judged {
+  double ratio = 1;
+  std::optional<stats::Interval> ci;
+  std::size_t pairs = 0;  // 0: unpaired
+};
+Judged judged(const std::vector<ArmStats>& arms, std::size_t a, const Paired* paired);
 
 // The "Summary" block of the terminal report: the lines and the advice.
 std::string render_verdict(const Verdict& v);

@@ -120,9 +120,11 @@ int trust_adopted(const AdoptTarget& t) {
 // otherwise), written only when the file is still as merged against. bench::decide offers
 // settings only for a clear win with identical outputs; anything else writes nothing and says
 // why (status 0: keeping is a result).
-int adopt(const bench::Spec& spec, const std::vector<bench::ArmStats>& arms, bool project) {
+int adopt(const bench::Spec& spec, const bench::BenchResult& outcome, const std::vector<bench::ArmStats>& arms,
+          bool project) {
   std::string tool = util::basename(spec.command.front());
-  auto v = bench::decide(spec, arms, tool);
+  auto paired = bench::analyse_paired(spec, outcome);
+  auto v = bench::decide(spec, arms, tool, &paired);
   if (v.adopt_toml.empty()) {
     say("--adopt: nothing written: " + util::split(v.advice, '\n').front());
     return 0;
@@ -187,7 +189,7 @@ int finish(Options& o, const bench::BenchResult& outcome) {
   for (const auto& a : arms) ok += a.ok;
   if (ok == 0 || !decided) return 1;
   if (!written) return 1;
-  return o.adopt ? adopt(spec, arms, o.project) : 0;
+  return o.adopt ? adopt(spec, outcome, arms, o.project) : 0;
 }
 
 // A local bench's runs are evidence (issue 28): they go to the user's run log, marked as bench

@@ -406,7 +406,7 @@ test_bench_closes_with_a_verdict_and_how_to_make_it_stick() {
     -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac' > table.txt 2> err.txt \
     || fail "bench failed: $(cat err.txt)"
   expect_contains "$(cat table.txt)" "Summary" "a closing summary"
-  expect_contains "$(grep 'jemalloc ran' table.txt)" "times faster than baseline (median" "hyperfine's line"
+  expect_contains "$(grep 'jemalloc ran' table.txt)" "times faster than baseline (paired median" "hyperfine's line, judged round by round"
   expect_contains "$(cat table.txt)" "jemalloc is faster with identical outputs" "the decision"
   expect_contains "$(cat table.txt)" "[tool.sh]" "the TOML that makes it stick"
   expect_contains "$(cat table.txt)" 'allocator = "jemalloc"' "with the allocator"

@@ -258,6 +258,14 @@ mutant verdict-differing-outputs-adopted shim/bench/verdict.cpp \
   'case Outputs::differ:' \
   'case Outputs::differ: break;' \
   '^unit:Verdict'
+mutant verdict-judged-unpaired shim/bench/verdict.cpp \
+  'paired->arms[a].pairs.size() >= kVerdictMinPairs' \
+  'paired->arms[a].pairs.size() >= 1000' \
+  '^unit:Verdict'
+mutant verdict-too-few-rounds-paired shim/bench/verdict.cpp \
+  'paired->arms[a].pairs.size() >= kVerdictMinPairs' \
+  'paired->arms[a].pairs.size() >= 1' \
+  '^unit:Verdict'
 mutant bench-line-not-marked shim/bench/outputs_record.cpp \
   'j[name(key::explore)] = {{name(key::ran)' \
   'if (false) j[name(key::explore)] = {{name(key::ran)' \

@@ -93,6 +93,51 @@ TEST_CASE("Verdict: noise is not a win", "[bench][verdict]") {
   CHECK_FALSE(v.arms[0].clearly_faster);
 }
 
+// A machine that drifts: rounds alternate between quiet and busy (3x slower), and the arm is 5%
+// faster within every round. Pooled, the runs overlap and the unpaired CI straddles 1; round by
+// round the gain is plain, and the verdict is the paired one (the p beside it is paired too).
+bench::BenchResult drifting(int rounds) {
+  bench::BenchResult o;
+  for (int r = 0; r < rounds; ++r) {
+    double slow = r % 2 ? 3.0 : 1.0;
+    double jitter = 0.002 * (r % 3);
+    o.runs.push_back(run(0, r, 2.0 * slow + jitter));
+    o.runs.push_back(run(1, r, 1.9 * slow + jitter));
+  }
+  return o;
+}
+
+TEST_CASE("Verdict: judged round by round with enough rounds, on the pooled runs with fewer", "[bench][verdict]") {
+  auto spec = two_arms(true);
+  auto o = drifting(10);
+  auto arms = bench::analyse(spec, o, 1000);
+  REQUIRE(arms[1].median_ratio_ci);
+  CHECK(arms[1].median_ratio_ci->hi > 1);  // premise: pooled, nothing clear
+  auto paired = bench::analyse_paired(spec, o, 1000);
+  CHECK_FALSE(bench::decide(spec, arms, "yosys").winner);
+  auto v = bench::decide(spec, arms, "yosys", &paired);
+  INFO(v.arms[0].line);
+  REQUIRE(v.winner == std::optional<std::size_t>(1));
+  CHECK(v.arms[0].paired);
+  CHECK(v.arms[0].line.find("(paired median 0.950x over 10 rounds, 95% CI 0.95-0.95;") != std::string::npos);
+  CHECK(v.advice.find("jemalloc is faster with identical outputs") != std::string::npos);
+  // Four rounds: too few to judge by round; the pooled figures decide, and say so by their name.
+  auto few = drifting(4);
+  auto few_arms = bench::analyse(spec, few, 1000);
+  auto few_paired = bench::analyse_paired(spec, few, 1000);
+  auto w = bench::decide(spec, few_arms, "yosys", &few_paired);
+  CHECK_FALSE(w.arms[0].paired);
+  CHECK(w.arms[0].line.find("(median ") != std::string::npos);
+  CHECK_FALSE(w.winner);
+  // A failed run still rules an arm out, paired or not.
+  auto failed = drifting(10);
+  failed.runs[1].ok = false;
+  failed.runs[1].failure = "exit status 1: boom";
+  auto fa = bench::analyse(spec, failed, 1000);
+  auto fp = bench::analyse_paired(spec, failed, 1000);
+  CHECK_FALSE(bench::decide(spec, fa, "yosys", &fp).winner);
+}
+
 TEST_CASE("Verdict: a faster arm whose outputs differ, or were not compared, or that failed a run, is not adopted", "[bench][verdict]") {
   SECTION("outputs differ") {
     auto spec = two_arms(true);
