@@ -302,12 +302,20 @@ test_a_program_that_starts_none_runs_without_the_hook_and_one_that_can_keeps_it(
   printf 'void user_preload(void) {}\n' > user.c
   gcc -shared -fPIC -o user.so user.c || fail "gcc failed"
   printf 'all:\n\tcat /proc/self/maps > leaf.maps\n\tcat /proc/self/environ > leaf.env\n\t./launcher /usr/bin/yosys -q -s synth.ys\n' > Makefile
+  # What cat has mapped (files) and its environment, to compare with the direct run's.
+  objects() { awk '$6 ~ /^\// {print $6}' leaf.maps | sort -u; }
+  environment() { tr '\0' '\n' < leaf.env | grep -vE "^(${1})=" | sort; }
   EDASHIM=off make -s > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  objects > direct.maps
+  environment 'EDASHIM|_' > direct.env  # _: the shell's name of the command it ran
   rm -f "$LOG"
   "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
   expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output"
   expect_not_contains "$(cat leaf.maps)" "libedashim_probe" "cat runs without the hook"
   expect_not_contains "$(tr '\0' '\n' < leaf.env)" "LD_PRELOAD=" "cat's environment has no LD_PRELOAD"
+  expect_eq "$(objects)" "$(cat direct.maps)" "cat maps the files it maps directly"
+  # The flow's id and edashim's own markers are the only difference (they name the flow).
+  expect_eq "$(environment 'EDASHIM_FLOW|__EDASHIM_[A-Z_]*|_')" "$(cat direct.env)" "cat's environment as directly, but the flow's markers"
   expect_eq "$(log_rows 'j["tool"], j["allocator"]["requested"], j["allocator_verified"]' | grep '^yosys ' | sort -u)" \
     "yosys jemalloc True" "the launcher kept the hook: yosys routed, its allocator verified"
   LD_PRELOAD=$PWD/user.so "$BIN" run -- make -s > user.out 2>&1 || fail "with a user's preload: $(cat user.out)"
