@@ -1,6 +1,5 @@
 #include "pipeline/run_line.hpp"
 
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,12 +88,9 @@ std::vector<std::string> temp_dirs(const run::EnvPlan& env) {
 }
 
 // A script named on the command line, for its hash: regular files only (a FIFO or
-// /dev/fd/63 from `<(...)` is the tool's to read, not ours), up to 16 MiB.
-std::optional<std::string> read_script(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  return util::read_file(path);
-}
+// /dev/fd/63 from `<(...)` is the tool's to read, not ours; the script may sit in a directory
+// another user can write), up to 16 MiB.
+std::optional<std::string> read_script(const std::string& path) { return util::read_regular_file(path); }
 
 void same_work_fields(runlog::RunStart& s, const Plan& plan, const RunSetup& setup) {
   s.arm = arm_of(plan);

@@ -23,9 +23,8 @@ std::optional<FileId> file_id(const std::string& path) {
   return FileId{st.st_dev, st.st_ino};
 }
 
-std::optional<std::string> read_file(const std::string& path, size_t limit) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+namespace {
+std::optional<std::string> read_all(int fd, size_t limit) {
   std::string out;
   char buf[65536];
   while (true) {
@@ -40,6 +39,24 @@ std::optional<std::string> read_file(const std::string& path, size_t limit) {
   }
   ::close(fd);
   return out;
+}
+}  // namespace
+
+std::optional<std::string> read_file(const std::string& path, size_t limit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  return read_all(fd, limit);
+}
+
+std::optional<std::string> read_regular_file(const std::string& path, size_t limit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  return read_all(fd, limit);
 }
 
 int lock_beside(const std::string& path, std::string& error) {

@@ -19,6 +19,10 @@ std::optional<FileId> file_id(const std::string& path);
 
 // Whole file, or nullopt when it cannot be read. `limit` guards against absurd inputs.
 std::optional<std::string> read_file(const std::string& path, size_t limit = 16 << 20);
+// The same for a file another user may control (a script in a shared directory): read only if
+// the opened file is a regular one (checked on the descriptor, so a file swapped for a FIFO
+// after a stat cannot block the run: the open does not wait for a writer).
+std::optional<std::string> read_regular_file(const std::string& path, size_t limit = 16 << 20);
 
 // Writes through a temporary file and rename, so a reader never sees half a file.
 bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode = 0644);

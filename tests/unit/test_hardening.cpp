@@ -369,3 +369,15 @@ TEST_CASE("Config: allocator options that write files, abort or change the exit 
   CHECK(loaded.settings.options["jemalloc"].count("abort_conf"));
   CHECK(loaded.settings.options["glibc"].count("check"));
 }
+
+TEST_CASE("A file another user controls is read only as a regular file: a FIFO never blocks the read", "[hardening]") {
+  TempDir dir;
+  auto script = dir.write("flow.ys", "synth\n");
+  CHECK(util::read_regular_file(script) == std::optional<std::string>("synth\n"));
+  // A FIFO with no writer: a plain open would wait for one forever (the test would hang).
+  std::string fifo = dir.path + "/swapped.ys";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_FALSE(util::read_regular_file(fifo));
+  CHECK_FALSE(util::read_regular_file(dir.path));  // a directory
+  CHECK_FALSE(util::read_regular_file(dir.path + "/absent"));
+}
