@@ -550,7 +550,10 @@ static enum decision decide(const struct target* t, const struct stat* st, char*
       struct stat ist;
       if (stat(interp, &ist) != 0) return PASS;
       if (is_edashim(&ist, w->exe)) return PASS;  /* a link: the kernel runs edashim */
-      if (can_route && route_candidate(interp, env, w, &by_path) && may_execute(path) && would_start(interp)) {
+      /* From a descriptor the kernel names the script /dev/fd/N (or fails, ENOENT, for a
+       * close-on-exec one): not routed, the interpreter still looked at. */
+      if (can_route && t->routable && route_candidate(interp, env, w, &by_path) && may_execute(path) &&
+          would_start(interp)) {
         script_argv_prefix(w, depth, t->name);
         if (argv[0])
           for (size_t n = 1; argv[n]; ++n)
