@@ -353,20 +353,9 @@ test_edashim_run_of_a_tool_with_a_profile_is_not_a_flows_top() {
     "yosys jemalloc True True" "yosys' profile, its processes recorded and verified"
 }
 
-# A tool's name that the real call would not start is not routed: the call fails with its own
-# errno and the caller goes on as directly. Python and dash look a command up by calling execve
-# on each PATH directory in turn: the shim directory without a z3 link (ENOENT), a directory
-# named yosys (EACCES), a file named z3 nobody may execute (EACCES) come first; a script's
-# `except FileNotFoundError` runs its fallback; posix_spawn of a missing file says ENOENT; a FIFO
-# (any name) is refused (EACCES) without blocking the exec.
-test_a_tool_name_the_kernel_would_not_start_is_not_routed_and_the_caller_goes_on() {
-  need yosys z3 python3
-  mkdir -p "$SB/dirs/yosys" "$SB/noexec"
-  printf '#!/bin/sh\necho not me\n' > "$SB/noexec/z3"
-  chmod 0644 "$SB/noexec/z3"
-  mkfifo "$SB/fifo-prog"
-  chmod 0755 "$SB/fifo-prog"
-  cat > flow.py <<PY
+# The Python flow of the test below: each call's answer, or its OSError's errno.
+lookup_flow() {
+  cat <<PY
 import os, subprocess
 def attempt(label, f):
     try:
@@ -389,6 +378,22 @@ def spawn(path):
 attempt("spawn missing", lambda: spawn("$SB/opt/x/bin/yosys"))
 attempt("fifo", lambda: out(["$SB/fifo-prog"]))
 PY
+}
+
+# A tool's name that the real call would not start is not routed: the call fails with its own
+# errno and the caller goes on as directly. Python and dash look a command up by calling execve
+# on each PATH directory in turn: the shim directory without a z3 link (ENOENT), a directory
+# named yosys (EACCES), a file named z3 nobody may execute (EACCES) come first; a script's
+# `except FileNotFoundError` runs its fallback; posix_spawn of a missing file says ENOENT; a FIFO
+# (any name) is refused (EACCES) without blocking the exec.
+test_a_tool_name_the_kernel_would_not_start_is_not_routed_and_the_caller_goes_on() {
+  need yosys z3 python3
+  mkdir -p "$SB/dirs/yosys" "$SB/noexec"
+  printf '#!/bin/sh\necho not me\n' > "$SB/noexec/z3"
+  chmod 0644 "$SB/noexec/z3"
+  mkfifo "$SB/fifo-prog"
+  chmod 0755 "$SB/fifo-prog"
+  lookup_flow > flow.py
   export PATH=$SB/shims:$SB/dirs:$SB/noexec:/usr/bin:/bin
   local direct st_direct via st_via
   st_direct=0; direct=$(EDASHIM=off timeout 60 python3 flow.py 2>&1) || st_direct=$?
@@ -469,17 +474,23 @@ test_a_script_whose_interpreter_is_a_tool_is_routed_as_the_kernel_starts_it() {
   expect_eq "$inside $st_inside" "$outside $st_outside" "a #! naming the link: as outside a run"
 }
 
+# A musl program that says its first argument, its argc and its LD_PRELOAD, and exits 3.
+musl_hello() {
+  printf '#include <stdio.h>\n#include <stdlib.h>\nint main(int c, char** v) { const char* p = getenv("LD_PRELOAD"); printf("musl %%s %%d [%%s]\\n", c > 1 ? v[1] : "-", c, p ? p : ""); exit(3); }\n' > m.c
+  musl-gcc -o "$1" m.c || fail "musl-gcc failed"
+}
+
 # A musl program started by fexecve (Python's os.execve on a descriptor) or execveat: the hook
 # reads it through the descriptor and takes edashim's libraries out, as for execve.
 test_fexecve_and_execveat_of_a_musl_program_start_it_as_directly() {
   need musl-gcc python3 gcc
   [ -x /lib/ld-musl-x86_64.so.1 ] || skip "no /lib/ld-musl-x86_64.so.1 (musl)"
-  printf '#include <stdio.h>\n#include <stdlib.h>\nint main(int c, char** v) { const char* p = getenv("LD_PRELOAD"); printf("musl %%s %%d [%%s]\\n", v[1], c, p ? p : ""); return 3; }\n' > m.c
-  musl-gcc -o "$SB/real/hello-musl" m.c || fail "musl-gcc failed"
+  musl_hello "$SB/real/hello-musl"
   cat > at.c <<'C'
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 extern char** environ;
 int main(int c, char** v) {  /* at PATH: execveat(AT_FDCWD, PATH); at-fd PATH: execveat(fd, "") */
@@ -487,7 +498,7 @@ int main(int c, char** v) {  /* at PATH: execveat(AT_FDCWD, PATH); at-fd PATH: e
   if (c == 3 && v[1][2] == 0) execveat(AT_FDCWD, v[2], args, environ, 0);
   if (c == 3 && v[1][2] == '-') execveat(open(v[2], O_RDONLY | O_CLOEXEC), "", args, environ, AT_EMPTY_PATH);
   perror("execveat");
-  return 127;
+  exit(127);
 }
 C
   gcc -o "$SB/real/at" at.c || fail "gcc failed"
@@ -511,13 +522,12 @@ C
 test_a_musl_program_below_a_static_parent_starts_as_directly() {
   need musl-gcc gcc yosys
   [ -x /lib/ld-musl-x86_64.so.1 ] || skip "no /lib/ld-musl-x86_64.so.1 (musl)"
-  printf '#include <stdio.h>\n#include <stdlib.h>\nint main(int c, char** v) { const char* p = getenv("LD_PRELOAD"); printf("musl %%d [%%s]\\n", c, p ? p : ""); return 3; }\n' > m.c
-  musl-gcc -o mprog m.c || fail "musl-gcc failed"
-  printf '#include <stdio.h>\n#include <unistd.h>\nint main(int c, char** v) { (void)c; execv(v[1], v + 1); perror("execv"); return 127; }\n' > sparent.c
+  musl_hello mprog
+  printf '#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\nint main(int c, char** v) { (void)c; execv(v[1], v + 1); perror("execv"); exit(127); }\n' > sparent.c
   gcc -static -o sparent sparent.c 2>/dev/null || skip "no static libc (libc6-dev)"
   local direct st_direct via st_via
   st_direct=0; direct=$(EDASHIM=off ./sparent ./mprog a 2>&1) || st_direct=$?
-  expect_eq "$direct $st_direct" "musl 2 [] 3" "premise: directly"
+  expect_eq "$direct $st_direct" "musl a 2 [] 3" "premise: directly"
   st_via=0; via=$("$BIN" run -- ./sparent ./mprog a 2>&1) || st_via=$?
   expect_eq "$via $st_via" "$direct $st_direct" "the static parent as a run's top"
   expect_contains "$(last_log "$LOG" 'j["verification"]')" "probe not preloaded, nor the exec hook: ./sparent is statically linked" "the top's line says why"
@@ -527,7 +537,7 @@ test_a_musl_program_below_a_static_parent_starts_as_directly() {
   expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "$why" "the flow's line says why"
   shim yosys
   st_direct=0; direct=$(EDASHIM=off yosys -q -p '!./sparent ./mprog a' 2>&1) || st_direct=$?
-  expect_contains "$direct" "musl 2 []" "premise: yosys' shell runs it directly"
+  expect_contains "$direct" "musl a 2 []" "premise: yosys' shell runs it directly"
   st_via=0; via=$(yosys -q -p '!./sparent ./mprog a' 2>&1) || st_via=$?
   expect_eq "$via $st_via" "$direct $st_direct" "inside yosys' run through its link"
   expect_eq "$(last_log "$LOG" 'j["tool"], j["allocator_verified"]')" "yosys True" "yosys' own run as before"
