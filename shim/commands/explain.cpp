@@ -70,14 +70,20 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
                 !plan.loaded.settings.probe.value ? "probe = false"
                 : p.blocker == "sanitizer"        ? "nothing may load ahead of the sanitizer's runtime"
                 : p.blocker == "foreign-loader"   ? "it cannot load under this loader either"
-                                                  : "libedashim_probe.so not found");
+                : p.blocker == "static" || p.blocker == "static-pie"
+                    ? "a static program loads nothing, and would pass it on unseen to what it starts"
+                    : "libedashim_probe.so not found");
   // The exec hook shares the probe's library (probe/hook.c).
   std::printf("  %-20s %s\n", "exec hook",
               !plan.hook_library.empty()
                   ? "on: tools with a profile of their own started inside this run get it and their own log line; "
                     "programs under a loader edashim's libraries cannot load in get nothing of edashim's"
               : p.blocker == "foreign-loader" ? "off: it cannot load under this loader either"
-                                              : "off (nothing preloaded, or libedashim_probe.so not found)");
+              : p.blocker == "static" || p.blocker == "static-pie"
+                  ? "off: a static program loads nothing, and what it starts would inherit the hook unseen "
+                    "(a musl program there would stop before main); tools below it are reached through their "
+                    "links only"
+                  : "off (nothing preloaded, or libedashim_probe.so not found)");
   std::printf("  %-20s %s\n", "inspection", p.cached ? "from the cache (file unchanged since last time)" : "read the file now");
 }
 

@@ -185,15 +185,12 @@ std::vector<std::string> routed_tools(const std::string& shipped_dir) {
 void choose_destinations(Plan& plan, const paths::Files& files, const std::vector<std::string>& env) {
   const auto& s = plan.loaded.settings;
   plan.log_path = log_path_of(s.log.value, plan.host);
-  // A sanitizer's runtime must be the first library loaded: nothing goes ahead of it.
-  if (s.probe.value && util::exists(files.probe_library) && !plan.tool_path.empty() &&
-      plan.preflight.blocker != "sanitizer")
-    plan.probe_library = files.probe_library;
-  // The exec hook shares the probe's library; nothing of edashim's goes where it cannot load.
-  if (util::exists(files.probe_library) && !plan.tool_path.empty() && plan.preflight.blocker != "sanitizer" &&
-      plan.preflight.blocker != "foreign-loader")
-    plan.hook_library = files.probe_library;
-  if (plan.preflight.blocker == "foreign-loader") plan.probe_library.clear();
+  // Nothing ahead of a sanitizer's runtime, nothing where it cannot load, nothing a static
+  // program would pass on unseen (preloads_nothing_of_ours).
+  bool ours = util::exists(files.probe_library) && !plan.tool_path.empty() && !preloads_nothing_of_ours(plan.preflight);
+  if (ours && s.probe.value) plan.probe_library = files.probe_library;
+  // The exec hook shares the probe's library.
+  if (ours) plan.hook_library = files.probe_library;
   // A profile or allocator asked for by name (a flag, EDASHIM_PROFILE, EDASHIM_ALLOCATOR; bench's
   // arms) is for the whole tree, as before routing: nothing below is routed to a profile of its own.
   bool chosen = !plan.inv.chosen.profile.empty() || !plan.inv.chosen.allocator.empty();

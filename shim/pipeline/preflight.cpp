@@ -112,6 +112,10 @@ void inspect_tool(Plan& plan, const std::vector<std::string>& env) {
   check_fallback_options(plan);
 }
 
+bool preloads_nothing_of_ours(const tool::Preflight& p) {
+  return p.blocker == "sanitizer" || p.blocker == "foreign-loader" || p.blocker == "static" || p.blocker == "static-pie";
+}
+
 std::string fallback_effect(const Plan& plan) {
   const auto& p = plan.preflight;
   if (p.blocker == "static" || p.blocker == "static-pie")

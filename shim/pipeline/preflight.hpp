@@ -17,6 +17,12 @@ util::FactCache& fact_cache();
 // [glibc_fallback].
 void inspect_tool(Plan& plan, const std::vector<std::string>& env);
 
+// Nothing of edashim's goes into LD_PRELOAD for this tool, neither the probe nor the exec hook:
+// a sanitizer's runtime must load first, a foreign loader cannot load them, and a static program
+// loads nothing while what it starts would inherit them unseen by the hook (a musl program below
+// it would stop before main).
+bool preloads_nothing_of_ours(const tool::Preflight& p);
+
 // Where the options that replace the allocator came from, for explain and the log.
 std::string fallback_source(const Plan& plan);
 

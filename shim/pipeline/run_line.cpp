@@ -50,6 +50,8 @@ void verification_fields(runlog::RunEnd& e, const Plan& plan, bool probed, const
   if (!probed) {
     e.verification = !plan.loaded.settings.probe.value
                          ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
+                     : preloads_nothing_of_ours(p)
+                         ? "probe not preloaded, nor the exec hook: " + p.reason
                          : std::string("probe not run (libedashim_probe.so not installed, or no private "
                                        "directory for its records)");
     return;

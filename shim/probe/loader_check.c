@@ -110,6 +110,67 @@ int edh_exec_kind(edh_read_fn rd, void* ctx, char* interp, size_t cap) {
   return EDH_STATIC;
 }
 
+int edh_starts_as_program(const char* head, size_t len) {
+  return (len >= 2 && head[0] == '#' && head[1] == '!') || (len >= SELFMAG && memcmp(head, ELFMAG, SELFMAG) == 0);
+}
+
+/* The kernel's helpers, over [first, last] (both included). */
+static int spacetab(char c) { return c == ' ' || c == '\t'; }
+
+static const char* next_non_spacetab(const char* first, const char* last) {
+  for (; first <= last; ++first)
+    if (!spacetab(*first)) return first;
+  return NULL;
+}
+
+static const char* next_terminator(const char* first, const char* last) {
+  for (; first <= last; ++first)
+    if (spacetab(*first) || !*first) return first;
+  return NULL;
+}
+
+/* [from, to) up to its first NUL, into out (cap > to - from: the buffer is 256 bytes). */
+static void copy_until_nul(char* out, const char* from, const char* to) {
+  size_t n = 0;
+  while (from + n < to && from[n]) out[n] = from[n], ++n;
+  out[n] = 0;
+}
+
+int edh_parse_shebang(const char* head, size_t len, struct edh_shebang* out) {
+  char buf[EDH_SHEBANG_BUF];  /* the kernel's buffer: the file's bytes, NUL after a short file */
+  size_t n = len < sizeof buf ? len : sizeof buf;
+  memset(buf, 0, sizeof buf);
+  memcpy(buf, head, n);
+  out->interp[0] = out->arg[0] = 0;
+  out->has_arg = 0;
+  if (n < 2 || buf[0] != '#' || buf[1] != '!') return 0;
+  const char* buf_end = buf + sizeof buf - 1;
+  /* strnchr: the first newline before a NUL. */
+  const char* i_end = NULL;
+  for (const char* p = buf; p <= buf_end && *p; ++p)
+    if (*p == '\n') {
+      i_end = p;
+      break;
+    }
+  if (!i_end) {
+    /* No newline: the name must end within the buffer, else it may be cut short. */
+    i_end = next_non_spacetab(buf + 2, buf_end);
+    if (!i_end || !next_terminator(i_end, buf_end)) return 0;
+    i_end = buf_end;
+  }
+  while (spacetab(i_end[-1])) --i_end;
+  const char* i_name = next_non_spacetab(buf + 2, i_end);
+  if (!i_name || i_name == i_end) return 0;
+  const char* i_sep = next_terminator(i_name, i_end);
+  const char* i_arg = i_sep && *i_sep ? next_non_spacetab(i_sep, i_end) : NULL;
+  copy_until_nul(out->interp, i_name, i_sep && i_sep < i_end ? i_sep : i_end);
+  if (i_arg) {
+    copy_until_nul(out->arg, i_arg, i_end);
+    out->has_arg = 1;
+  }
+  return out->interp[0] != 0;  /* "#!" and a NUL: the kernel looks for "" (ENOENT) */
+}
+
 int edh_is_loader_name(const char* base) {
   /* ld-linux-x86-64.so.2, ld-2.31.so, ld-musl-x86_64.so.1: "ld-" and, after it, ".so". */
   return strncmp(base, "ld-", 3) == 0 && strstr(base + 3, ".so") != NULL;

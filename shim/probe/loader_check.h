@@ -20,6 +20,28 @@ enum edh_kind { EDH_OTHER = 0, EDH_SCRIPT = 1, EDH_STATIC = 2, EDH_DYNAMIC = 3 }
  * its PT_INTERP is copied to interp (truncated programs and oversized strings give EDH_OTHER). */
 int edh_exec_kind(edh_read_fn rd, void* ctx, char* interp, size_t cap);
 
+/* 1 when a file's first bytes (`len` of them) are what the kernel starts by itself: `#!` or ELF's
+ * magic. Anything else fails its execve with ENOEXEC (binfmt_misc aside), and execvp runs it
+ * under /bin/sh. */
+int edh_starts_as_program(const char* head, size_t len);
+
+/* The first line of a `#!` script as the kernel parses it (fs/binfmt_script.c, Linux 5.1 and
+ * later): from the first 256 bytes (BINPRM_BUF_SIZE), the interpreter after `#!` and spaces or
+ * tabs, up to a space, tab, NUL or the line's end; then at most one argument, the rest of the
+ * line without its leading and trailing spaces and tabs (inner ones kept, a '\r' kept). A line
+ * with no newline in those bytes counts only if the interpreter's name ends in them. */
+#define EDH_SHEBANG_BUF 256
+struct edh_shebang {
+  char interp[EDH_SHEBANG_BUF];
+  char arg[EDH_SHEBANG_BUF];
+  int has_arg; /* the kernel passes the argument, even an empty one (a NUL right after the blanks) */
+};
+
+/* 1 with `out` filled; 0 where the kernel starts no interpreter: no `#!`, no interpreter, one
+ * cut off by the 256 bytes (ENOEXEC), or an empty one (a NUL right after `#!`: ENOENT).
+ * `head`: the file's first `len` bytes (more than 256 are ignored). */
+int edh_parse_shebang(const char* head, size_t len, struct edh_shebang* out);
+
 /* 0 when the dynamic ELF object read by `rd` provably starts no program of its own: it needs no
  * library but libc.so.6 and imports none of the functions that start a program or load code
  * (the exec family, posix_spawn, system, popen, wordexp, dlopen, syscall). 1 otherwise, and

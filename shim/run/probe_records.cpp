@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -71,7 +72,15 @@ std::vector<std::string> not_applied(std::string_view text) {
     auto program = util::tsv_unescape(f[2]), loader = util::tsv_unescape(f[3]);
     auto missing = util::tsv_unescape(f[4]), has = util::tsv_unescape(f[5]);
     if (!program || !loader || !missing || !has) continue;
-    out.push_back(*program + ": loader " + *loader + ", needs " + *missing + ", has " + (has->empty() ? "none" : *has));
+    // An empty loader: a static program, which the hook cannot follow (probe/hook.c).
+    std::string entry = loader->empty()
+                            ? "what " + *program + " starts: it is statically linked, so the exec hook cannot follow "
+                              "it and edashim's libraries left its LD_PRELOAD (tools below it are reached through "
+                              "their links only)"
+                            : *program + ": loader " + *loader + ", needs " + *missing + ", has " +
+                                  (has->empty() ? "none" : *has);
+    // make starting the same program a thousand times says it once.
+    if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(std::move(entry));
   }
   return out;
 }

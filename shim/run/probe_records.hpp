@@ -21,8 +21,9 @@ struct ProbedProcess {
 std::vector<ProbedProcess> parse_probe_records(std::string_view text);
 
 // Pure: the processes the exec hook started without edashim's libraries because their loader
-// could not load them (L records, probe/hook.c), in file order, as
-// "PROGRAM: loader L, needs GLIBC_2.34, has GLIBC_2.31".
+// could not load them (L records, probe/hook.c), in file order, each once, as
+// "PROGRAM: loader L, needs GLIBC_2.34, has GLIBC_2.31"; a static program's (an empty loader)
+// as "what PROGRAM starts: it is statically linked, ...".
 std::vector<std::string> not_applied(std::string_view text);
 
 // Who served malloc: an allocator name ("jemalloc"), "glibc" for libc.so.*, "executable"

@@ -353,4 +353,232 @@ test_edashim_run_of_a_tool_with_a_profile_is_not_a_flows_top() {
     "yosys jemalloc True True" "yosys' profile, its processes recorded and verified"
 }
 
+# The Python flow of the test below: each call's answer, or its OSError's errno.
+lookup_flow() {
+  cat <<PY
+import os, subprocess
+def attempt(label, f):
+    try:
+        print(label, f())
+    except OSError as e:
+        print(label, type(e).__name__, e.errno)
+def out(argv):
+    r = subprocess.run(argv, capture_output=True, text=True)
+    return r.returncode, r.stdout.splitlines()[:1]
+attempt("z3 by name", lambda: out(["z3", "--version"]))
+attempt("yosys by name", lambda: out(["yosys", "-V"]))
+try:
+    r = out(["$SB/opt/x/bin/yosys", "-V"])
+except FileNotFoundError:
+    r = ("fallback", out(["yosys", "-V"]))
+print("fallback", r)
+def spawn(path):
+    pid = os.posix_spawn(path, [path, "-V"], os.environ)
+    return os.waitpid(pid, 0)[1]
+attempt("spawn missing", lambda: spawn("$SB/opt/x/bin/yosys"))
+attempt("fifo", lambda: out(["$SB/fifo-prog"]))
+PY
+}
+
+# A tool's name that the real call would not start is not routed: the call fails with its own
+# errno and the caller goes on as directly. Python and dash look a command up by calling execve
+# on each PATH directory in turn: the shim directory without a z3 link (ENOENT), a directory
+# named yosys (EACCES), a file named z3 nobody may execute (EACCES) come first; a script's
+# `except FileNotFoundError` runs its fallback; posix_spawn of a missing file says ENOENT; a FIFO
+# (any name) is refused (EACCES) without blocking the exec.
+test_a_tool_name_the_kernel_would_not_start_is_not_routed_and_the_caller_goes_on() {
+  need yosys z3 python3
+  mkdir -p "$SB/dirs/yosys" "$SB/noexec"
+  printf '#!/bin/sh\necho not me\n' > "$SB/noexec/z3"
+  chmod 0644 "$SB/noexec/z3"
+  mkfifo "$SB/fifo-prog"
+  chmod 0755 "$SB/fifo-prog"
+  lookup_flow > flow.py
+  export PATH=$SB/shims:$SB/dirs:$SB/noexec:/usr/bin:/bin
+  local direct st_direct via st_via
+  st_direct=0; direct=$(EDASHIM=off timeout 60 python3 flow.py 2>&1) || st_direct=$?
+  expect_contains "$direct" "z3 by name (0, ['Z3 version" "premise: z3 found past the shims"
+  expect_contains "$direct" "fallback ('fallback', (0, ['Yosys" "premise: the fallback ran"
+  expect_contains "$direct" "spawn missing FileNotFoundError 2" "premise: ENOENT"
+  expect_contains "$direct" "fifo PermissionError 13" "premise: EACCES"
+  st_via=0; via=$(timeout 60 "$BIN" run -- python3 flow.py 2>&1) || st_via=$?
+  expect_eq "$via" "$direct" "Python: the same answers as directly"
+  expect_eq "$st_via" "$st_direct" "Python: same status"
+  # The calls that did start a tool were routed: z3's and yosys' lines (the fallback's yosys too).
+  expect_eq "$(log_rows 'j["tool"], j["path"]' | grep -v '^python' | sort | tr '\n' '|')" \
+    "yosys /usr/bin/yosys|yosys /usr/bin/yosys|z3 /usr/bin/z3|" "the tools that started, each routed"
+  # dash looks the command up itself, one execve per directory.
+  rm -f "$LOG"
+  st_direct=0; direct=$(EDASHIM=off sh -c 'z3 --version; yosys -V; echo "st=$?"' 2>&1) || st_direct=$?
+  st_via=0; via=$("$BIN" run -- sh -c 'z3 --version; yosys -V; echo "st=$?"' 2>&1) || st_via=$?
+  expect_eq "$via" "$direct" "dash: the same output"
+  expect_eq "$st_via" "$st_direct" "dash: same status"
+  expect_eq "$(log_rows 'j["tool"]' | sort | tr '\n' ' ')" "sh yosys z3 " "dash: z3 and yosys routed"
+}
+
+# ENOEXEC: a file named like a tool, without #! and not ELF, started by its absolute path fails
+# as directly (errno 8) from execve, subprocess and posix_spawn; execvp's own fallback (env's)
+# runs it under /bin/sh as directly, and nothing is routed.
+test_a_tool_named_file_the_kernel_refuses_fails_with_enoexec_as_directly() {
+  need python3
+  mkdir -p "$SB/opt/bin"
+  printf 'echo "run by sh: $0 $*"\n' > "$SB/opt/bin/yosys"
+  chmod 0755 "$SB/opt/bin/yosys"
+  local y=$SB/opt/bin/yosys
+  cat > flow.py <<PY
+import os, subprocess, sys
+def attempt(label, f):
+    try:
+        print(label, f())
+    except OSError as e:
+        print(label, type(e).__name__, e.errno)
+attempt("subprocess", lambda: subprocess.run(["$y", "a"]).returncode)
+attempt("posix_spawn", lambda: os.waitpid(os.posix_spawn("$y", ["yosys", "a"], os.environ), 0)[1])
+attempt("execv", lambda: subprocess.run([sys.executable, "-c", "import os\ntry:\n os.execv('$y', ['yosys'])\nexcept OSError as e:\n print('errno', e.errno)"], capture_output=True, text=True).stdout.strip())
+sys.stdout.flush()
+attempt("env", lambda: subprocess.run(["env", "PATH=$SB/opt/bin:/usr/bin:/bin", "yosys", "b"]).returncode)
+PY
+  local direct st_direct via st_via
+  st_direct=0; direct=$(EDASHIM=off python3 flow.py 2>&1) || st_direct=$?
+  expect_contains "$direct" "subprocess OSError 8" "premise: ENOEXEC directly"
+  expect_contains "$direct" "run by sh: $y b" "premise: execvp runs it under sh"
+  st_via=0; via=$("$BIN" run -- python3 flow.py 2>&1) || st_via=$?
+  expect_eq "$via" "$direct" "the same errors and output as directly"
+  expect_eq "$st_via" "$st_direct" "same status"
+  expect_eq "$(log_rows 'j["tool"]' | sort -u)" "python3" "nothing routed"
+}
+
+# A `#!` script whose interpreter is a tool (`#!/usr/bin/yosys -qs`) is routed: yosys' profile,
+# its line, argv as the kernel builds it, the same netlist as directly; twice from one make (the
+# hook never remembers a script as needing nothing). A `#!` naming edashim's own link is left to
+# the kernel: inside a run it does what it does outside one.
+test_a_script_whose_interpreter_is_a_tool_is_routed_as_the_kernel_starts_it() {
+  need yosys make
+  printf 'module t(input [3:0] a, b, output [3:0] y); assign y = a * b; endmodule\n' > t.v
+  printf '#!/usr/bin/yosys -qs\nread_verilog t.v\nsynth -top t\nwrite_json out.json\n' > synth.ys
+  chmod +x synth.ys
+  printf 'all:\n\t./synth.ys\n\t./synth.ys\n' > Makefile
+  EDASHIM=off make -s > direct.out 2>&1 || fail "direct: $(cat direct.out)"
+  mv out.json direct.json
+  "$BIN" run -- make -s > hook.out 2>&1 || fail "through edashim run: $(cat hook.out)"
+  expect_eq "$(cat hook.out)" "$(cat direct.out)" "same output"
+  cmp direct.json out.json || fail "netlist differs"
+  expect_eq "$(log_rows 'j["tool"], j["argv"], j["path"], j["allocator"]["requested"], j["allocator_verified"]' | grep '^yosys ' | sort | uniq -c | awk '{$1=$1};1')" \
+    "2 yosys ['/usr/bin/yosys', '-qs', './synth.ys'] /usr/bin/yosys jemalloc True" "both runs of the script: yosys routed"
+  shim yosys
+  printf '#!%s -qs\nread_verilog t.v\nwrite_json link.json\n' "$SB/shims/yosys" > link.ys
+  chmod +x link.ys
+  local outside st_outside inside st_inside
+  st_outside=0; outside=$(./link.ys 2>&1) || st_outside=$?
+  st_inside=0; inside=$("$BIN" run -- sh -c ./link.ys 2>&1) || st_inside=$?
+  expect_eq "$inside $st_inside" "$outside $st_outside" "a #! naming the link: as outside a run"
+}
+
+# A musl program that says its first argument, its argc and its LD_PRELOAD, and exits 3.
+musl_hello() {
+  printf '#include <stdio.h>\n#include <stdlib.h>\nint main(int c, char** v) { const char* p = getenv("LD_PRELOAD"); printf("musl %%s %%d [%%s]\\n", c > 1 ? v[1] : "-", c, p ? p : ""); exit(3); }\n' > m.c
+  musl-gcc -o "$1" m.c || fail "musl-gcc failed"
+}
+
+# A musl program started by fexecve (Python's os.execve on a descriptor) or execveat: the hook
+# reads it through the descriptor and takes edashim's libraries out, as for execve.
+test_fexecve_and_execveat_of_a_musl_program_start_it_as_directly() {
+  need musl-gcc python3 gcc
+  [ -x /lib/ld-musl-x86_64.so.1 ] || skip "no /lib/ld-musl-x86_64.so.1 (musl)"
+  musl_hello "$SB/real/hello-musl"
+  cat > at.c <<'C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+extern char** environ;
+int main(int c, char** v) {  /* at PATH: execveat(AT_FDCWD, PATH); at-fd PATH: execveat(fd, "") */
+  char* args[] = {v[2], v[1], NULL};
+  if (c == 3 && v[1][2] == 0) execveat(AT_FDCWD, v[2], args, environ, 0);
+  if (c == 3 && v[1][2] == '-') execveat(open(v[2], O_RDONLY | O_CLOEXEC), "", args, environ, AT_EMPTY_PATH);
+  perror("execveat");
+  exit(127);
+}
+C
+  gcc -o "$SB/real/at" at.c || fail "gcc failed"
+  local m=$SB/real/hello-musl how direct st_direct via st_via
+  for how in fexecve at at-fd; do
+    local cmd=(python3 -c "import os; fd = os.open('$m', os.O_RDONLY); os.execve(fd, ['m', 'fexecve'], os.environ)")
+    [ "$how" = fexecve ] || cmd=("$SB/real/at" "$how" "$m")
+    st_direct=0; direct=$(EDASHIM=off "${cmd[@]}" 2>&1) || st_direct=$?
+    expect_eq "$direct $st_direct" "musl $how 2 [] 3" "$how: premise, directly"
+    st_via=0; via=$("$BIN" run -- "${cmd[@]}" 2>&1) || st_via=$?
+    expect_eq "$via $st_via" "$direct $st_direct" "$how: through edashim run"
+    expect_eq "$(last_log "$LOG" 'j["not_applied"]')" \
+      "['allocator not applied to $m: loader /lib/ld-musl-x86_64.so.1, needs glibc, has musl']" "$how: the reason"
+  done
+}
+
+# A static parent (built by the test: it execs argv[1..]) loads nothing, so what it starts is not
+# seen by the hook: edashim's libraries leave its LD_PRELOAD, and a musl program below it starts
+# as directly. At a run's top (pre-flight), from a flow's shell (the hook), and inside a tool's
+# run through its link.
+test_a_musl_program_below_a_static_parent_starts_as_directly() {
+  need musl-gcc gcc yosys
+  [ -x /lib/ld-musl-x86_64.so.1 ] || skip "no /lib/ld-musl-x86_64.so.1 (musl)"
+  musl_hello mprog
+  printf '#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\nint main(int c, char** v) { (void)c; execv(v[1], v + 1); perror("execv"); exit(127); }\n' > sparent.c
+  gcc -static -o sparent sparent.c 2>/dev/null || skip "no static libc (libc6-dev)"
+  local direct st_direct via st_via
+  st_direct=0; direct=$(EDASHIM=off ./sparent ./mprog a 2>&1) || st_direct=$?
+  expect_eq "$direct $st_direct" "musl a 2 [] 3" "premise: directly"
+  st_via=0; via=$("$BIN" run -- ./sparent ./mprog a 2>&1) || st_via=$?
+  expect_eq "$via $st_via" "$direct $st_direct" "the static parent as a run's top"
+  expect_contains "$(last_log "$LOG" 'j["verification"]')" "probe not preloaded, nor the exec hook: ./sparent is statically linked" "the top's line says why"
+  st_via=0; via=$("$BIN" run -- sh -c './sparent ./mprog a' 2>&1) || st_via=$?
+  expect_eq "$via $st_via" "$direct $st_direct" "the static parent started by a flow's shell"
+  local why="allocator not applied to what ./sparent starts: it is statically linked"
+  expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "$why" "the flow's line says why"
+  shim yosys
+  st_direct=0; direct=$(EDASHIM=off yosys -q -p '!./sparent ./mprog a' 2>&1) || st_direct=$?
+  expect_contains "$direct" "musl a 2 []" "premise: yosys' shell runs it directly"
+  st_via=0; via=$(yosys -q -p '!./sparent ./mprog a' 2>&1) || st_via=$?
+  expect_eq "$via $st_via" "$direct $st_direct" "inside yosys' run through its link"
+  expect_eq "$(last_log "$LOG" 'j["tool"], j["allocator_verified"]')" "yosys True" "yosys' own run as before"
+  expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "$why" "yosys' line says why"
+}
+
+# ldd (ld.so under LD_TRACE_LOADED_OBJECTS, or ld.so --list) lists what it lists directly: none
+# of edashim's libraries, neither in a flow nor inside yosys' run, and the user's own preload as
+# directly.
+test_ldd_lists_what_it_lists_directly() {
+  need yosys gcc
+  printf 'void user_preload(void) {}\n' > user.c
+  gcc -shared -fPIC -o user.so user.c || fail "gcc failed"
+  shim yosys
+  # The addresses change from run to run.
+  objects() { sed -E 's/ \(0x[0-9a-f]+\)$//'; }
+  local direct via mine="LD_PRELOAD=$PWD/user.so"
+  direct=$(EDASHIM=off ldd /bin/true | objects)
+  expect_contains "$direct" "libc.so.6" "premise"
+  expect_eq "$("$BIN" run -- ldd /bin/true | objects)" "$direct" "ldd in a flow"
+  expect_eq "$("$BIN" run -- sh -c '/lib64/ld-linux-x86-64.so.2 --list /bin/true' | objects)" "$direct" "ld.so --list in a flow"
+  expect_eq "$(yosys -q -p '!ldd /bin/true' | objects)" "$direct" "ldd inside yosys' run"
+  direct=$(env "$mine" ldd /bin/true | objects)
+  expect_contains "$direct" "$PWD/user.so" "premise: the user's preload listed"
+  expect_eq "$(env "$mine" "$BIN" run -- ldd /bin/true | objects)" "$direct" "ldd in a flow, the user's preload"
+  expect_eq "$(env "$mine" yosys -q -p '!ldd /bin/true' | objects)" "$direct" "ldd inside yosys' run, the user's preload"
+}
+
+# The user's own LD_PRELOAD stays where the hook takes edashim's libraries out (a foreign loader):
+# the program sees the value it sees directly.
+test_a_foreign_loader_keeps_the_users_own_preload() {
+  need gcc
+  make_foreign
+  printf 'void user_preload(void) {}\n' > user.c
+  gcc -shared -fPIC -o user.so user.c || fail "gcc failed"
+  local direct st_direct via st_via
+  st_direct=0; direct=$(LD_PRELOAD=$PWD/user.so EDASHIM=off sh -c "$SB/real/foreign" 2>&1) || st_direct=$?
+  expect_eq "$direct $st_direct" "foreign loader, LD_PRELOAD=[$PWD/user.so] 5" "premise: directly"
+  st_via=0; via=$(LD_PRELOAD=$PWD/user.so "$BIN" run -- sh -c "$SB/real/foreign" 2>&1) || st_via=$?
+  expect_eq "$via $st_via" "$direct $st_direct" "through edashim run: the user's preload, edashim's out"
+  expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "allocator not applied to $SB/real/foreign" "the hook did take edashim's out"
+}
+
 run_suite "$@"

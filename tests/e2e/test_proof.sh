@@ -45,8 +45,10 @@ test_static_program_gets_the_glibc_fallback_and_is_never_verified() {
   EDASHIM_ALLOCATOR=jemalloc run_both proof_static
   expect_eq "$(grep -c 'jemalloc is not preloaded for proof_static' "$SB/shim.err")" 1 "one line on stderr the first time"
   expect_contains "$(cat "$SB/shim.err")" "statically linked" "why"
+  # Nothing of edashim's is preloaded into a static program (it would pass it on unseen): no probe.
   expect_eq "$(log 'j["preflight"]["blocker"], j["preflight"]["fallback"]["options"], j["allocator_verified"], j["processes"]')" \
-    "static glibc_fallback False []" "verdict, fallback, no proof"
+    "static glibc_fallback False None" "verdict, fallback, no proof"
+  expect_contains "$(log 'j["verification"]')" "probe not preloaded, nor the exec hook" "the line says why"
   expect_not_contains "$(log 'j["env_set"].get("LD_PRELOAD") or ""')" jemalloc "no point preloading it"
   expect_contains "$(log 'j["env_set"]["GLIBC_TUNABLES"]')" "glibc.malloc.mmap_threshold=134217728" "shipped set applied"
   EDASHIM_ALLOCATOR=jemalloc run_both proof_static

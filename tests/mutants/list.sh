@@ -294,8 +294,8 @@ mutant ignored-file-applied shim/config/load.cpp \
 
 # --- the exec hook (issue 26): routing, the loader rule, and staying out of programs that start none ---
 mutant hook-route-by-name-lost shim/probe/hook.c \
-  'int by_name = tools && in_list(tools, base, strlen(base));' \
-  'int by_name = 0;' \
+  'if (tools && in_list(tools, base, strlen(base))) return 1;' \
+  '' \
   '^e2e_flow_exec: test_makefile_calling_yosys_by_absolute_path'
 mutant hook-foreign-loader-kept shim/probe/hook.c \
   'if (edh_loads_there(w->v.loader, (const char* const*)argv, explicit_run, ours, &w->v)) return PASS;' \
@@ -309,3 +309,36 @@ mutant hook-leaf-drops-the-allocator shim/probe/hook.c \
   'if (strchr(ours, '"'"':'"'"')) return PASS;' \
   '' \
   '^e2e_flow_exec: test_a_program_that_starts_none'
+# (issue 35: every way a program starts)
+mutant hook-strip-drops-the-users-preload shim/probe/hook.c \
+  'copy_env(env, newenv, "LD_PRELOAD=", w->preload[11] ? w->preload : NULL, NULL);' \
+  'copy_env(env, newenv, "LD_PRELOAD=", NULL, NULL);' \
+  '^e2e_flow_exec: test_(a_foreign_loader_keeps_the_users_own_preload|ldd_lists)'
+mutant hook-routes-what-would-not-start shim/probe/hook.c \
+  '      would_start(t->path))' \
+  '      1)' \
+  '^e2e_flow_exec: test_a_tool_name(d_file)?_the_kernel'
+mutant hook-script-remembered-plain shim/probe/hook.c \
+  '    if (kind == EDH_SCRIPT) {' \
+  '    if (kind == EDH_SCRIPT && (remember_plain(st, PLAIN_CHECKED), 1)) {' \
+  '^e2e_flow_exec: test_a_script_whose_interpreter'
+mutant hook-script-link-routed shim/probe/hook.c \
+  '      if (is_edashim(&ist, w->exe)) return PASS;' \
+  '' \
+  '^e2e_flow_exec: test_a_script_whose_interpreter'
+mutant hook-static-parent-keeps-ours shim/probe/hook.c \
+  $'  if (!without_ours(env, newenv, w, ours)) return PASS;\n  w->v.loader[0]' \
+  $'  return PASS;\n  w->v.loader[0]' \
+  '^e2e_flow_exec: test_a_musl_program_below_a_static_parent'
+mutant hook-ldd-lists-ours shim/probe/hook.c \
+  'if (env_get(env, "LD_TRACE_LOADED_OBJECTS")) return' \
+  'if (0) return' \
+  '^e2e_flow_exec: test_ldd_lists'
+mutant hook-fexecve-not-looked-at shim/probe/hook.c \
+  $'  struct call c = {K_FEXECVE, NULL, argv, envp, NULL, NULL, NULL, fd, 0};\n  return intercept(&c);' \
+  $'  struct call c = {K_FEXECVE, NULL, argv, envp, NULL, NULL, NULL, fd, 0};\n  return call_real(&c, K_FEXECVE, NULL, argv, envp);' \
+  '^e2e_flow_exec: test_fexecve'
+mutant hook-shebang-cr-blank shim/probe/loader_check.c \
+  "static int spacetab(char c) { return c == ' ' || c == '\\t'; }" \
+  "static int spacetab(char c) { return c == ' ' || c == '\\t' || c == '\\r'; }" \
+  '^unit:The #! line'

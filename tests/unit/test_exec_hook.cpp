@@ -70,6 +70,82 @@ TEST_CASE("A script, a dynamic ELF with its PT_INTERP, and bytes that are neithe
   CHECK(kind_of(sh.substr(0, 40), interp) == EDH_OTHER);
 }
 
+TEST_CASE("What the kernel starts by itself: #! or ELF's magic, nothing else", "[hook]") {
+  auto starts = [](const std::string& b) { return edh_starts_as_program(b.data(), b.size()); };
+  CHECK(starts("#!/bin/sh\n"));
+  CHECK(starts("#!"));
+  CHECK(starts(std::string("\x7f" "ELF\x02\x01", 6)));
+  CHECK(starts(slurp("/bin/sh").substr(0, 4)));
+  CHECK_FALSE(starts("echo hi\n"));  // ENOEXEC: execvp would run it under /bin/sh
+  CHECK_FALSE(starts("#"));
+  CHECK_FALSE(starts(" #!/bin/sh"));
+  CHECK_FALSE(starts(std::string("\x7f" "EL", 3)));
+  CHECK_FALSE(starts(""));
+}
+
+namespace {
+struct Shebang {
+  bool ok;
+  std::string interp, arg;
+  bool has_arg;
+  bool operator==(const Shebang& o) const { return ok == o.ok && interp == o.interp && arg == o.arg && has_arg == o.has_arg; }
+};
+std::ostream& operator<<(std::ostream& os, const Shebang& s) {
+  return os << "{" << s.ok << " [" << s.interp << "] " << s.has_arg << " [" << s.arg << "]}";
+}
+Shebang shebang(const std::string& head) {
+  edh_shebang sb;
+  std::memset(&sb, 'x', sizeof sb);  // nothing from before may show through
+  bool ok = edh_parse_shebang(head.data(), head.size(), &sb) == 1;
+  return {ok, sb.interp, sb.arg, sb.has_arg != 0};
+}
+Shebang yes(std::string interp) { return {true, std::move(interp), "", false}; }
+Shebang yes(std::string interp, std::string arg) { return {true, std::move(interp), std::move(arg), true}; }
+const Shebang no{false, "", "", false};
+}  // namespace
+
+TEST_CASE("The #! line as the kernel parses it: one interpreter, at most one argument", "[hook]") {
+  CHECK(shebang("#!/usr/bin/yosys -s\nread_verilog t.v\n") == yes("/usr/bin/yosys", "-s"));
+  CHECK(shebang("#!/bin/sh\n") == yes("/bin/sh"));
+  CHECK(shebang("#! \t/bin/sh \t\n") == yes("/bin/sh"));  // blanks around, none kept
+  // One argument: the rest of the line, inner blanks kept, outer ones not.
+  CHECK(shebang("#!/usr/bin/env  python3 -u \t\n") == yes("/usr/bin/env", "python3 -u"));
+  CHECK(shebang("#!/bin/sh\t-e\n") == yes("/bin/sh", "-e"));
+  // A carriage return is not a blank: a file saved with CRLF names "-s\r" (and fails directly).
+  CHECK(shebang("#!/usr/bin/yosys -s\r\n") == yes("/usr/bin/yosys", "-s\r"));
+  CHECK(shebang("#!/bin/sh\r\n") == yes("/bin/sh\r"));
+  // No newline at all: a short file, its name ends at the end (the kernel's buffer is NUL after it).
+  CHECK(shebang("#!/usr/bin/yosys") == yes("/usr/bin/yosys"));
+  CHECK(shebang("#!/usr/bin/yosys -q") == yes("/usr/bin/yosys", "-q"));
+  // A NUL ends the name; after the blanks it makes an empty argument, passed all the same.
+  CHECK(shebang(std::string("#!/bin/sh\0 -x\n", 14)) == yes("/bin/sh"));
+  CHECK(shebang(std::string("#!/bin/sh \0x\n", 13)) == yes("/bin/sh", ""));
+  CHECK(shebang(std::string("#!/bin/sh -a\0b\n", 15)) == yes("/bin/sh", "-a"));
+  // ENOEXEC: not #!, no interpreter.
+  CHECK(shebang("/bin/sh\n") == no);
+  CHECK(shebang("#") == no);
+  CHECK(shebang("") == no);
+  CHECK(shebang("#!\n/bin/sh\n") == no);
+  CHECK(shebang("#!   \t \n") == no);
+  CHECK(shebang("#!") == no);
+}
+
+TEST_CASE("The #! line's 256 bytes: a name cut short is refused, an argument cut short is not", "[hook]") {
+  std::string dir = "/" + std::string(240, 'd');
+  // Name and argument within the 256 bytes, no newline in them: the argument loses the last byte.
+  std::string name = dir + "/tool";  // 246 bytes: "#!" + name = 248
+  CHECK(shebang("#!" + name + " abcdefghij\nrest") == yes(name, "abcdef"));  // 248 + 1 + 6 = 255: byte 256 dropped
+  // The name runs past byte 256: it could be longer, ENOEXEC.
+  CHECK(shebang("#!" + dir + "/" + std::string(40, 't') + "\n") == no);
+  // The name ends exactly before byte 256 with a blank at 255, no newline: kept.
+  std::string n253 = "/" + std::string(252, 'n');
+  CHECK(shebang("#!" + n253 + " x\n") == yes(n253));
+  // More than 256 bytes given: the newline after them is not seen, as by the kernel.
+  CHECK(shebang("#!/bin/sh " + std::string(300, 'a') + "\n").arg == std::string(245, 'a'));
+  // A newline within the buffer wins, whatever follows.
+  CHECK(shebang("#!/bin/sh\n" + std::string(400, 'z')) == yes("/bin/sh"));
+}
+
 // `bytes` with the first NUL-delimited `from` replaced by `to` (the same length): a string table
 // entry renamed in place.
 static std::string renamed(std::string bytes, const std::string& from, const std::string& to) {
@@ -177,6 +253,13 @@ TEST_CASE("L records become the log line's list of processes left without the al
   CHECK(run::not_applied(text) ==
         std::vector<std::string>{"/opt/t\tool: loader /lib/ld-musl-x86_64.so.1, needs glibc, has musl",
                                  "/opt/b/yosys: loader /opt/b/lib/ld-linux-x86-64.so.2, needs GLIBC_2.34, has GLIBC_2.31"});
+  // A static program (an empty loader), said once however many times make started it, and the
+  // same loader's note once too.
+  std::string more = text + "L\t13\t./sparent\t\t\t\nL\t14\t./sparent\t\t\t\n" +
+                     "L\t15\t/opt/b/yosys\t/opt/b/lib/ld-linux-x86-64.so.2\tGLIBC_2.34\tGLIBC_2.31\n";
+  auto na = run::not_applied(more);
+  REQUIRE(na.size() == 3);
+  CHECK(na[2].rfind("what ./sparent starts: it is statically linked", 0) == 0);
   // The probe's own records are not disturbed by L lines.
   CHECK(run::parse_probe_records(text).size() == 1);
 }
