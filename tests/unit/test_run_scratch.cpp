@@ -266,10 +266,11 @@ struct Shell {
   }
   ~Shell() { end(); }
   void end() {
-    if (input < 0) return;
-    ::close(input);
+    if (input >= 0) {
+      ::close(input);
+      ::waitpid(pid, nullptr, 0);
+    }
     input = -1;
-    ::waitpid(pid, nullptr, 0);
   }
   // Its descriptors open on `dir`.
   std::vector<int> descriptors_on(const std::string& dir) const {
