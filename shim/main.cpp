@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   }
   // The link that was executed says which tool this is; argv[0] is the tool's, passed on as is.
   std::string name = pipeline::invoked_name(reinterpret_cast<const char*>(::getauxval(AT_EXECFN)),
-                                            argc > 0 ? argv[0] : nullptr);
+                                            argc > 0 ? argv[0] : nullptr, util::starts_with_hashbang);
   if (name != "edashim") {
     pipeline::Invocation inv;
     inv.tool = name;

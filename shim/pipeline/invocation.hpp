@@ -44,9 +44,12 @@ inline constexpr size_t kMaxChain = 16;
 
 // The name a run stands in for: the file name of the path the kernel executed (`executed`,
 // getauxval(AT_EXECFN)), not argv[0], which the caller may set to anything (`exec -a`,
-// subprocess's `executable=`) and which the tool gets unchanged. argv[0] only when the kernel
-// gave no usable path: none, or a descriptor (fexecve's /dev/fd/N).
-std::string invoked_name(const char* executed, const char* argv0);
+// subprocess's `executable=`) and which the tool gets unchanged. argv[0] when the kernel gave no
+// usable path (none, or a descriptor: fexecve's /dev/fd/N), and when the path executed was a
+// script whose `#!` line names the link (`#!/path/shims/yosys -s`): then AT_EXECFN is the script
+// and argv[0] the interpreter as the `#!` line wrote it. `is_script` (util::starts_with_hashbang)
+// is asked only when the two file names differ, so the usual start reads no file.
+std::string invoked_name(const char* executed, const char* argv0, bool (*is_script)(const char*) = nullptr);
 
 // The process's environment as a list.
 std::vector<std::string> current_environment();

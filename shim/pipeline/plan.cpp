@@ -40,10 +40,13 @@ void select_from(Invocation& inv, const std::string& profile_flag, const std::st
   choose(allocator_flag, "--allocator", "EDASHIM_ALLOCATOR", inv.chosen.allocator, inv.chosen.allocator_origin);
 }
 
-std::string invoked_name(const char* executed, const char* argv0) {
+std::string invoked_name(const char* executed, const char* argv0, bool (*is_script)(const char*)) {
   std::string path = executed ? executed : "";
+  std::string given = argv0 ? argv0 : "";
   if (path.empty() || util::starts_with(path, "/dev/fd/") || util::starts_with(path, "/proc/self/fd/"))
-    path = argv0 ? argv0 : "";
+    path = given;
+  else if (!given.empty() && util::basename(given) != util::basename(path) && is_script && is_script(path.c_str()))
+    path = given;
   std::string name = util::basename(path);
   return name.empty() ? "edashim" : name;
 }

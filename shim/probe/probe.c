@@ -11,6 +11,11 @@
  *    nothing of us.
  *  - errno is left as it was found; nothing is printed; a failure just means no record.
  *
+ * It also holds the run's scratch directory for the process (hold_scratch): every process that
+ * loads it and whose TMPDIR is still the scratch takes a shared flock of its own, so a helper
+ * that closed the descriptors it inherited (Python's close_fds) keeps its TMPDIR as long as it
+ * lives; edashim's removal and the sweeps remove only what they can lock exclusively.
+ *
  * Records (one write() per line on an O_APPEND file, so lines from many processes never mix):
  *   S <pid> <ppid> <exe> <object serving malloc>     at start (after exec)
  *   F <pid> <ppid> <exe> <object serving malloc>     at exit, in a fork()ed child that did not exec
@@ -23,6 +28,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -117,8 +123,27 @@ static long status_kb(const char* text, const char* name) {
   return -1;
 }
 
+/* The run's scratch (__EDASHIM_SCRATCH, set by edashim with TMPDIR), locked shared while this
+ * process lives: its own open file description, close-on-exec (each program takes its own at its
+ * start; a fork()ed child shares its parent's), at 64 or above like edashim's inherited one, out
+ * of the way of descriptors a program numbers itself. Under a `ulimit -n` of 64 or less it takes
+ * none: a descriptor there is one of the program's few. Only a process whose TMPDIR is still the
+ * scratch holds it (one given another TMPDIR does not use it). Nothing is allocated. */
+static void hold_scratch(void) {
+  const char* dir = getenv("__EDASHIM_SCRATCH");
+  if (!dir || dir[0] != '/') return;
+  const char* tmp = getenv("TMPDIR");
+  if (!tmp || strcmp(tmp, dir) != 0) return;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+  close(fd);
+  if (high >= 0 && flock(high, LOCK_SH | LOCK_NB) != 0) close(high);
+}
+
 __attribute__((constructor)) static void edashim_probe_start(void) {
   int saved = errno;
+  if (!EDASHIM_IN_LAUNCHER()) hold_scratch();
   const char* file = getenv("__EDASHIM_PROBE");
   if (EDASHIM_IN_LAUNCHER() || !file || file[0] != '/' || strlen(file) >= PATH_CAP) goto out;
   void* mem = mmap(NULL, sizeof *g, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -67,34 +67,102 @@ std::vector<std::string> preload_additions(const EnvInputs& in, const std::vecto
   return added;
 }
 
-// The variables edashim adds that the caller did not have: what a routed child takes out again
-// to start from the caller's environment (the hook's bookkeeping, kSetVar).
-std::string added_names(const std::vector<std::pair<std::string, std::optional<std::string>>>& sets,
-                        const std::vector<std::string>& current) {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : sets)
-    if (value && name != "LD_PRELOAD" && name != kOursVar && !lookup(current, name)) names.push_back(name);
-  return util::join(names, ":");
+// What a run below takes out again to start from its caller's environment (kSetVar): each
+// variable given a value the caller had not set, or had set empty. One the caller set to a value
+// is replaced only by scratch = "override", and what it was cannot be told from here: not listed.
+std::string set_bookkeeping(const std::vector<std::pair<std::string, std::optional<std::string>>>& sets,
+                            const std::vector<std::string>& current) {
+  std::vector<SetEntry> entries;
+  for (const auto& [name, value] : sets) {
+    if (!value || name.empty() || name == "LD_PRELOAD" || name == kOursVar) continue;
+    auto before = lookup(current, name);
+    if (before && !before->empty()) continue;
+    entries.push_back({name, value_fingerprint(*value), before.has_value()});
+  }
+  return encode_set_entries(entries);
+}
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+constexpr size_t kFingerprintWidth = 16;
+
+// `value` without the run of entries `ours`, all of them in order side by side, as edashim
+// appended them; nullopt when no such run is there (the caller wrote LD_PRELOAD themselves).
+std::optional<std::vector<std::string>> without_run(const std::string& value, const std::vector<std::string>& ours) {
+  auto entries = split_preload(value);
+  if (ours.empty() || entries.size() < ours.size()) return std::nullopt;
+  for (size_t i = 0; i + ours.size() <= entries.size(); ++i)
+    if (std::equal(ours.begin(), ours.end(), entries.begin() + long(i))) {
+      entries.erase(entries.begin() + long(i), entries.begin() + long(i + ours.size()));
+      return entries;
+    }
+  return std::nullopt;
+}
+
+bool is_marker(const std::string& name) {
+  for (const char* marker : {kOursVar, kSetVar, kScratchVar, "__EDASHIM_PROBE", "__EDASHIM_NOTES", "__EDASHIM_ROUTE",
+                             "__EDASHIM_ROUTE_NAME"})
+    if (name == marker) return true;
+  return false;
 }
 
 }  // namespace
 
+std::string value_fingerprint(const std::string& value) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : value) h = (h ^ c) * 1099511628211ull;
+  static const char digits[] = "0123456789abcdef";
+  std::string out(kFingerprintWidth, '0');
+  for (size_t i = kFingerprintWidth; i-- > 0; h >>= 4) out[i] = digits[h & 15];
+  return out;
+}
+
+std::string encode_set_entries(const std::vector<SetEntry>& entries) {
+  std::string out;
+  for (const auto& e : entries) {
+    if (e.name.empty() || e.name.find('=') != std::string::npos) continue;  // no variable has such a name
+    out += (out.empty() ? "" : ":") + e.name + (e.was_empty ? "==" : "=") + e.fingerprint;
+  }
+  return out;
+}
+
+std::vector<SetEntry> decode_set_entries(const std::string& text) {
+  std::vector<SetEntry> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t eq = text.find('=', at);
+    if (eq == std::string::npos || eq == at) break;
+    SetEntry e{text.substr(at, eq - at), "", false};
+    size_t hex = eq + 1;
+    if (hex < text.size() && text[hex] == '=') e.was_empty = true, ++hex;
+    size_t end = hex + kFingerprintWidth;
+    if (end > text.size() || !std::all_of(text.begin() + long(hex), text.begin() + long(end), is_hex)) break;
+    if (end < text.size() && text[end] != ':') break;
+    e.fingerprint = text.substr(hex, kFingerprintWidth);
+    out.push_back(std::move(e));
+    at = end + 1;
+  }
+  return out;
+}
+
 std::vector<std::string> without_inherited(const std::vector<std::string>& env) {
   auto ours = split_preload(lookup(env, kOursVar).value_or(""));
-  auto added = util::split(lookup(env, kSetVar).value_or(""), ':');
-  for (const char* marker : {kOursVar, kSetVar, "__EDASHIM_PROBE", "__EDASHIM_NOTES", "__EDASHIM_ROUTE", "__EDASHIM_ROUTE_NAME"}) added.push_back(marker);
+  auto set = decode_set_entries(lookup(env, kSetVar).value_or(""));
   std::vector<std::string> out;
   for (const auto& e : env) {
-    std::string name = e.substr(0, e.find('='));
-    if (std::find(added.begin(), added.end(), name) != added.end()) continue;
-    if (name != "LD_PRELOAD" || ours.empty()) {
-      out.push_back(e);
+    size_t eq = e.find('=');
+    std::string name = e.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : e.substr(eq + 1);
+    if (is_marker(name)) continue;
+    if (name == "LD_PRELOAD") {
+      auto kept = without_run(value, ours);
+      if (!kept) out.push_back(e);
+      else if (!kept->empty()) out.push_back("LD_PRELOAD=" + util::join(*kept, ":"));
       continue;
     }
-    std::vector<std::string> kept;
-    for (const auto& lib : split_preload(e.substr(11)))
-      if (std::find(ours.begin(), ours.end(), lib) == ours.end()) kept.push_back(lib);
-    if (!kept.empty()) out.push_back("LD_PRELOAD=" + util::join(kept, ":"));
+    auto mine = std::find_if(set.begin(), set.end(), [&](const SetEntry& s) { return s.name == name; });
+    if (mine == set.end() || mine->fingerprint != value_fingerprint(value)) out.push_back(e);
+    else if (mine->was_empty) out.push_back(name + "=");
   }
   return out;
 }
@@ -189,7 +257,7 @@ void assemble(Draft& d) {
 void list_changes(Draft& d, const std::optional<std::string>& user_preload) {
   // The hook's own bookkeeping says nothing about the run: not listed as changes.
   auto bookkeeping = [](const std::string& n) {
-    return n == kOursVar || n == kSetVar || n == "__EDASHIM_TOOLS" || n == "__EDASHIM_EXE";
+    return n == kOursVar || n == kSetVar || n == kScratchVar || n == "__EDASHIM_TOOLS" || n == "__EDASHIM_EXE";
   };
   for (const auto& [name, value] : d.sets) {
     if (bookkeeping(name)) continue;
@@ -212,7 +280,8 @@ EnvPlan build_environment(const EnvInputs& in) {
     for (const char* v : {"TMPDIR", "TMP", "TEMP"}) d.set(v, in.scratch_dir);
   for (const auto& [name, value] : in.env) d.from_profile(name, value);
   if (!in.hook_library.empty())
-    if (auto names = added_names(d.sets, in.current); !names.empty()) d.set(kSetVar, names);
+    if (auto entries = set_bookkeeping(d.sets, in.current); !entries.empty()) d.set(kSetVar, entries);
+  if (!in.scratch_dir.empty()) d.set(kScratchVar, in.scratch_dir);
   for (const auto& [name, value] : in.markers) d.set(name, value);
   assemble(d);
   list_changes(d, user_preload);

@@ -56,14 +56,38 @@ std::optional<std::string> effective_preload(const std::vector<std::string>& env
 // a sanitizer runtime that serves malloc), or "". Then edashim adds no allocator of its own.
 std::string preloaded_allocator(const std::vector<std::string>& env);
 
-// The variables through which edashim tells the exec hook (probe/hook.c) what is its own: the
-// LD_PRELOAD entries it added, and the variables it added that were not set before.
+// The variables through which edashim tells the exec hook (probe/hook.c) and the runs below what
+// is its own: the LD_PRELOAD entries it added, and the variables it gave a value that the caller
+// had not set (or had set empty), each with a fingerprint of that value (SetEntry).
 inline constexpr const char* kOursVar = "__EDASHIM_OURS";
 inline constexpr const char* kSetVar = "__EDASHIM_SET";
+// The run's scratch directory, set with TMPDIR: each process of the run whose TMPDIR is still that
+// directory holds it (probe/probe.c takes a shared lock), so that it outlives none of them.
+inline constexpr const char* kScratchVar = "__EDASHIM_SCRATCH";
 
-// The caller's environment as it was before the edashim run above this one changed it, as far as
-// that run's markers tell: its LD_PRELOAD entries and the variables it added are taken out, and so
-// are its own markers (probe file, route). A tool routed to its own profile starts from this.
+// One variable of kSetVar: written "NAME=<fingerprint>", or "NAME==<fingerprint>" when the caller
+// had it set empty; entries joined by ':'. A name may hold ':' (only '=' ends it) and the
+// fingerprint has a fixed width, so every entry reads back whatever the names are.
+struct SetEntry {
+  std::string name;
+  std::string fingerprint;  // value_fingerprint of the value edashim set
+  bool was_empty = false;   // the caller had it set to "": emptied again, not removed
+  bool operator==(const SetEntry&) const = default;
+};
+// 16 hex digits (FNV-1a, 64 bits) of `value`: a fixed width, so the environment's size does not
+// depend on the values (bench keeps it equal across arms).
+std::string value_fingerprint(const std::string& value);
+std::string encode_set_entries(const std::vector<SetEntry>& entries);
+// The entries of a kSetVar value, up to the first that is not well formed (a value set by hand,
+// or by an older edashim above, which wrote names only): those after it are not edashim's to drop.
+std::vector<SetEntry> decode_set_entries(const std::string& text);
+
+// The environment the caller of this run gave it, as far as the run above's bookkeeping tells: a
+// variable that run set is taken out (or emptied again) only while it still has the value the run
+// set; one the caller changed for this tool (`OMP_NUM_THREADS=8 yosys` in a recipe, Python's
+// env=) is theirs, as it is through the link. The run above's LD_PRELOAD entries go where they
+// still stand as it appended them (all of them, in order, side by side), and so do its own
+// markers (probe file, route, scratch). A tool routed to its own profile starts from this.
 std::vector<std::string> without_inherited(const std::vector<std::string>& env);
 
 // LD_PRELOAD entries (ld.so splits on both ':' and ' ').

@@ -174,8 +174,9 @@ bool is_sweepable_name(const std::string& name, uid_t uid) {
 
 namespace {
 
-// The lock of an existing directory, without waiting; -1 when another holds it or it is not
-// ours to take (a link, another user's). Close-on-exec.
+// The exclusive lock of an existing directory, without waiting: what removing it takes; -1 when
+// any process holds it (shared: a process of its run) or it is not ours to take (a link, another
+// user's). Close-on-exec.
 int try_lock(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return -1;
@@ -216,7 +217,10 @@ LockedDir make_locked_dir(const std::string& base, const std::string& prefix, st
       return {};
     }
     if (fd < 0) continue;  // swept before we opened it
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};
+    // Shared, as every process of the run that uses the directory holds it (probe/probe.c): a
+    // sweep's exclusive lock conflicts with each of them. A sweep that locked it first fails this
+    // one; one that removed it between mkdtemp and here is seen by still_there.
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};
     ::close(fd);  // a sweep holds it (and deletes it) or already did: take another name
   }
   error = "cannot lock a directory in " + base + " (each one was taken by a concurrent sweep)";
@@ -250,10 +254,78 @@ LockedDir make_scratch(const std::string& own, bool kept, std::string& note) {
   return d;
 }
 
+namespace {
+
+// Gives the user search, read and write permission on `fd`'s directory when it lacks one (a
+// read-only tree copied in with `cp -r`), so that what is in it can be removed. Only a directory
+// of the user's own on device `dev` (removal does not cross into another filesystem either): a
+// chmod of anyone else's would fail anyway, and it is not ours to change. True when it is one.
+bool open_up(int fd, uid_t me, dev_t dev) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != me || st.st_dev != dev) return false;
+  if ((st.st_mode & S_IRWXU) != S_IRWXU) (void)::fchmod(fd, (st.st_mode & 07777) | S_IRWXU);
+  return true;
+}
+
+// A directory entry `name` of `parent` that is a directory of the user's, opened for listing
+// without following a link; a directory they cannot read yet (mode 0300) is opened as a path,
+// opened up through /proc/self/fd (chmod of what was opened, never of what a name now points
+// to), then opened for listing. -1 for anything else.
+int open_subdir(int parent, const char* name, uid_t me) {
+  int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 || errno != EACCES) return fd;
+  int path = ::openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (path < 0) return -1;
+  struct stat st;
+  if (::fstat(path, &st) == 0 && st.st_uid == me) {
+    std::string proc = "/proc/self/fd/" + std::to_string(path);
+    (void)::chmod(proc.c_str(), (st.st_mode & 07777) | S_IRWXU);
+    fd = ::openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  }
+  ::close(path);
+  return fd;
+}
+
+// Opens up `fd`'s directory and every directory of the user's below it on device `dev`, depth
+// first, to `depth` levels (two descriptors a level: a deeper tree keeps its deepest read-only
+// levels).
+void open_up_tree(int fd, uid_t me, dev_t dev, int depth) {
+  if (!open_up(fd, me, dev) || depth <= 0) return;
+  int listing = ::dup(fd);
+  DIR* d = listing < 0 ? nullptr : ::fdopendir(listing);
+  if (!d) {
+    if (listing >= 0) ::close(listing);
+    return;
+  }
+  while (auto* e = ::readdir(d)) {
+    if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) continue;
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    int sub = open_subdir(fd, e->d_name, me);
+    if (sub < 0) continue;
+    open_up_tree(sub, me, dev, depth - 1);
+    ::close(sub);
+  }
+  ::closedir(d);
+}
+
+// Removes the run's directory `dir`, whose lock `lock_fd` is held. What the tool left read-only
+// in it (`cp -r` of a read-only tree) would stop the removal for good, for the run and for every
+// sweep after it: the user's own directories in it are given u+rwx first, when the plain
+// removal left something.
+void remove_locked(const std::string& dir, int lock_fd) {
+  if (util::remove_tree(dir)) return;
+  struct stat st;
+  if (::fstat(lock_fd, &st) != 0) return;
+  open_up_tree(lock_fd, ::getuid(), st.st_dev, 64);
+  util::remove_tree(dir);
+}
+
+}  // namespace
+
 Removal remove_if_unlocked(const std::string& dir) {
   int fd = try_lock(dir);
   if (fd < 0) return util::is_directory(dir) ? Removal::in_use : Removal::gone;
-  util::remove_tree(dir);
+  remove_locked(dir, fd);
   ::close(fd);
   return Removal::removed;
 }
@@ -279,7 +351,7 @@ void sweep_stale_scratch(const std::string& own) {
     // Only what nobody locks: a live run (in any PID namespace) or a daemon it left holds it.
     int fd = try_lock(path);
     if (fd < 0) continue;
-    util::remove_tree(path);
+    remove_locked(path, fd);
     ::close(fd);
   }
   ::closedir(d);

@@ -96,6 +96,17 @@ bool write_file_atomic(const std::string& path, const std::string& content, mode
   return true;
 }
 
+bool starts_with_hashbang(const char* path) {
+  int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char head[2];
+  ssize_t n;
+  do n = ::read(fd, head, sizeof head);
+  while (n < 0 && errno == EINTR);
+  ::close(fd);
+  return n == 2 && head[0] == '#' && head[1] == '!';
+}
+
 bool is_regular_executable(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;

@@ -31,6 +31,10 @@ bool write_file_atomic(const std::string& path, const std::string& content, mode
 // directory made first (0700). The descriptor to close when done, or -1 with `error` set.
 int lock_beside(const std::string& path, std::string& error);
 
+// True when the file at `path` begins with "#!" (a script the kernel runs through the
+// interpreter its first line names). Reads two bytes; never waits for a FIFO's writer.
+bool starts_with_hashbang(const char* path);
+
 bool is_regular_executable(const std::string& path);
 bool is_directory(const std::string& path);
 bool exists(const std::string& path);

@@ -139,6 +139,74 @@ test_a_daemon_the_tool_leaves_writes_to_its_tmpdir_after_the_tool_exits_as_direc
 }
 
 # --- Item 11: a TMPDIR the user set is kept unless a profile says scratch = "override".
+# A tool that starts a detached Python helper with subprocess's default close_fds=True (the
+# helper inherits no descriptor, the scratch's lock included) and ends once the helper has
+# started; the helper writes "started", waits for STATE.go, writes $TMPDIR/late and says how that
+# went ("wrote ok" or the error), then waits for STATE.end (at most 60 s each).
+detached_helper_tool() {
+  cat > "$SB/real/detach" <<'PY'
+#!/usr/bin/python3
+import os, subprocess, sys, time
+state = sys.argv[1]
+helper = r"""
+import os, sys, time
+state = sys.argv[1]
+def say(text):
+    with open(state + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(state + ".tmp", state)
+def wait(path):
+    deadline = time.monotonic() + 60
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.02)
+say("started")
+wait(state + ".go")
+try:
+    with open(os.path.join(os.environ["TMPDIR"], "late"), "w") as f:
+        f.write("late")
+    say("wrote ok")
+except OSError as e:
+    say("wrote " + e.strerror)
+wait(state + ".end")
+"""
+subprocess.Popen([sys.executable, "-c", helper, state], start_new_session=True,
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+deadline = time.monotonic() + 60
+while not (os.path.exists(state) and open(state).read() == "started") and time.monotonic() < deadline:
+    time.sleep(0.02)
+PY
+  chmod +x "$SB/real/detach"
+  shim detach
+}
+
+# --- Every process that uses the scratch holds it: a helper that closed every descriptor it
+# inherited keeps its TMPDIR until it ends (the probe's library takes a lock of its own in it).
+test_a_detached_helper_that_closed_its_descriptors_keeps_its_tmpdir_until_it_ends() {
+  setup
+  command -v python3 >/dev/null || skip "python3 is missing"
+  detached_helper_tool
+  mkdir -p "$SB/usertmp"
+  EDASHIM=off TMPDIR=$SB/usertmp detach "$SB/direct"
+  touch "$SB/direct.go"
+  wait_for "$SB/direct" wrote
+  expect_eq "$(cat "$SB/direct")" "wrote ok" "premise: directly, the helper writes to its TMPDIR after the tool ended"
+  touch "$SB/direct.end"
+  detach "$SB/state"
+  local dir; dir=$(last_log "$LOG" 'j["scratch"]["dir"]')
+  expect_contains "$dir" "$OWN/edashim-$(id -u)-" "the run had a scratch"
+  expect_eq "$(last_log "$LOG" 'j["scratch_left_in_use"]')" True "the log says the helper held it"
+  touch "$SB/state.go"
+  wait_for "$SB/state" wrote
+  expect_eq "$(cat "$SB/state")" "wrote ok" "under edashim, the helper writes to its TMPDIR as directly"
+  [ -f "$dir/late" ] || fail "the helper's file is not in $dir"
+  touch "$SB/state.end"
+  local free=no
+  for _ in $(seq 200); do flock -n "$dir" true && { free=yes; break; }; sleep 0.05; done
+  expect_eq "$free" yes "the helper's lock went with it"
+  ftool hold-tmp 0 >/dev/null
+  [ ! -e "$dir" ] || fail "a later run did not sweep $dir once the helper had ended"
+}
+
 test_a_tmpdir_the_user_set_is_kept_unless_a_profile_says_override() {
   setup
   mkdir -p "$SB/usertmp"

@@ -140,4 +140,33 @@ test_a_probe_base_another_user_made_in_tmp_is_not_used() {
   expect_eq "$(ls -A "$pbase")" "" "nothing of the victim's in the attacker's directory"
 }
 
+# A read-only tree the tool copies into its TMPDIR (`cp -r`, as an ordinary user) goes with the
+# scratch at the end of the run; and one a killed run left (no lock held) with the next run's
+# sweep, an unreadable directory in it too. Neither is left in /dev/shm for good.
+test_a_read_only_tree_copied_into_the_scratch_is_removed_with_it() {
+  setup
+  mkdir -p "$SB/rotree/sub"
+  echo x > "$SB/rotree/sub/file"
+  chmod -R a+rX,a-w "$SB/rotree"
+  printf '#!/bin/sh\ncp -r "$1" "$TMPDIR/copy" && stat -c %%a "$TMPDIR/copy/sub" && echo "$TMPDIR"\n' > "$SB/real/cptool"
+  chmod 0755 "$SB/real/cptool"
+  ln -sf "$VBIN" "$SB/shims/cptool"
+  local mine=$VHOME/tmp
+  as_victim mkdir "$mine"
+  expect_eq "$(as_victim env EDASHIM=off TMPDIR="$mine" cptool "$SB/rotree" | sed -n 1p)" 555 "premise: directly, the copy is read-only"
+  if as_victim rm -rf "$mine/copy" 2>/dev/null; then fail "premise: the victim's rm -rf removes a read-only tree"; fi
+  rc=0; out=$(as_victim cptool "$SB/rotree") || rc=$?
+  expect_eq "$rc" 0 "the tool's status"
+  local dir; dir=$(printf '%s\n' "$out" | tail -1)
+  expect_contains "$dir" "$VBASE/edashim-$VUID-" "the run's TMPDIR is its scratch"
+  [ ! -e "$dir" ] || fail "the run's scratch $dir, with a read-only tree in it, was not removed"
+  # Left by a killed run: nobody holds its lock. A directory the user cannot even read, inside.
+  local left=$VBASE/edashim-$VUID-1-rotree
+  as_victim mkdir -p "$left/copy/sub" "$left/dark/inner"
+  as_victim chmod 0555 "$left/copy/sub" "$left/copy"
+  as_victim chmod 0 "$left/dark"
+  victim_runs exit 0
+  [ ! -e "$left" ] || fail "the next run's sweep did not remove $left"
+}
+
 run_suite "$@"

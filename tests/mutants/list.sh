@@ -158,6 +158,20 @@ mutant scratch-locked-dir-swept shim/run/scratch.cpp \
   'st.st_uid != ::getuid() || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {' \
   'st.st_uid != ::getuid()) {' \
   '^unit:Scratch'
+mutant scratch-created-exclusive shim/run/scratch.cpp \
+  'if (::flock(fd, LOCK_SH | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};' \
+  'if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};' \
+  '^unit:Scratch|^e2e_nothing_lost: test_a_detached_helper'
+mutant scratch-not-held-by-the-probe shim/probe/probe.c \
+  'if (!EDASHIM_IN_LAUNCHER()) hold_scratch();' \
+  '' \
+  '^unit:Scratch: the probe'
+mutant scratch-sweep-leaves-read-only-trees shim/run/scratch.cpp \
+  '    if (fd < 0) continue;
+    remove_locked(path, fd);' \
+  '    if (fd < 0) continue;
+    util::remove_tree(path);' \
+  '^e2e_shared_scratch: test_a_read_only_tree'
 # (Not listed: make_locked_dir's still_there check. It closes a race with a concurrent sweep
 # between mkdtemp and flock that no test can open on demand.)
 mutant scratch-kept-made-sweepable shim/run/scratch.cpp \

@@ -165,3 +165,90 @@ TEST_CASE("split_preload accepts colons and spaces", "[env]") {
   REQUIRE(v.size() == 3);
   CHECK(v[2] == "c.so");
 }
+
+TEST_CASE("What edashim set is recorded with a fingerprint of each value, read back whatever the names", "[env]") {
+  auto two = run::value_fingerprint("2");
+  CHECK(two.size() == 16);
+  CHECK(run::value_fingerprint("") .size() == 16);
+  CHECK(run::value_fingerprint(std::string(100000, '\n')).size() == 16);  // any value: the same width
+  CHECK(two == run::value_fingerprint("2"));
+  CHECK(two != run::value_fingerprint("8"));
+  CHECK(run::value_fingerprint("/dev/shm/a") != run::value_fingerprint("/dev/shm/b"));
+  std::vector<run::SetEntry> entries{{"OMP_NUM_THREADS", two, false}, {"odd:name", two, true}, {"X", two, false}};
+  auto text = run::encode_set_entries(entries);
+  CHECK(text == "OMP_NUM_THREADS=" + two + ":odd:name==" + two + ":X=" + two);
+  CHECK(run::decode_set_entries(text) == entries);
+  // No variable's name holds '=' or is empty: such an entry is never written.
+  CHECK(run::encode_set_entries({{"A=B", two, false}, {"", two, false}}).empty());
+  // Written by hand or by an older edashim (names only), cut short, or followed by junk: read up
+  // to the first entry that is not well formed, and not past it.
+  CHECK(run::decode_set_entries("MALLOC_CONF:TMPDIR").empty());
+  CHECK(run::decode_set_entries("A=" + two.substr(0, 15)).empty());
+  CHECK(run::decode_set_entries("=" + two).empty());
+  CHECK(run::decode_set_entries("A=" + two + "x").empty());
+  CHECK(run::decode_set_entries("A=" + std::string(16, 'F')).empty());  // lower-case hex only
+  CHECK(run::decode_set_entries("A=" + two + ":B=zz:C=" + two) == std::vector<run::SetEntry>{{"A", two, false}});
+  CHECK(run::decode_set_entries("A=" + two + ":").size() == 1);
+  CHECK(run::decode_set_entries("").empty());
+}
+
+// The environment a flow's top (make, under `edashim run`) gets from edashim: [env]
+// OMP_NUM_THREADS = "2", scratch, the hook. Its recipes start tools from it.
+namespace {
+std::vector<std::string> flow_top_environment() {
+  auto in = inputs({"PATH=/bin", "HOME=/h", "EMPTY="});
+  in.env = {{"OMP_NUM_THREADS", "2"}, {"EMPTY", "profile's"}};
+  in.scratch_dir = "/dev/shm/edashim-0/s";
+  in.hook_library = "/p/libedashim_probe.so";
+  in.probe_library = "/p/libedashim_probe.so";
+  in.markers = {{"__EDASHIM_CHAIN", "/bin/edashim"}};
+  return run::build_environment(in).env;
+}
+// `env` with NAME set to VALUE (replaced where it is, else appended), as a recipe's `NAME=VALUE tool`.
+std::vector<std::string> with(std::vector<std::string> env, const std::string& name, const std::string& value) {
+  for (auto& e : env)
+    if (e.rfind(name + "=", 0) == 0) return e = name + "=" + value, env;
+  env.push_back(name + "=" + value);
+  return env;
+}
+}  // namespace
+
+TEST_CASE("A run below takes out what edashim set only while it has edashim's value: the caller's is theirs", "[env]") {
+  auto top = flow_top_environment();
+  REQUIRE(run::lookup(top, "OMP_NUM_THREADS") == "2");
+  REQUIRE(run::lookup(top, "TMP") == "/dev/shm/edashim-0/s");
+  REQUIRE(run::lookup(top, run::kScratchVar) == "/dev/shm/edashim-0/s");
+  // A recipe that changes nothing: the run below starts from what the flow was given.
+  CHECK(run::without_inherited(top) == std::vector<std::string>{"PATH=/bin", "HOME=/h", "EMPTY=", "__EDASHIM_CHAIN=/bin/edashim"});
+  // `OMP_NUM_THREADS=8 TMPDIR=/var/tmp EMPTY=mine yosys`: those three are the caller's, as through
+  // the link; TMP and TEMP, still the flow's scratch, are not.
+  auto recipe = with(with(with(top, "OMP_NUM_THREADS", "8"), "TMPDIR", "/var/tmp"), "EMPTY", "mine");
+  auto below = run::without_inherited(recipe);
+  CHECK(run::lookup(below, "OMP_NUM_THREADS") == "8");
+  CHECK(run::lookup(below, "TMPDIR") == "/var/tmp");
+  CHECK(run::lookup(below, "EMPTY") == "mine");
+  CHECK_FALSE(run::lookup(below, "TMP"));
+  CHECK_FALSE(run::lookup(below, "TEMP"));
+  CHECK_FALSE(run::lookup(below, run::kScratchVar));  // the flow's scratch is not the run's below
+  CHECK_FALSE(run::lookup(below, "LD_PRELOAD"));
+  // Python's env={...} without a variable at all: it stays unset.
+  std::vector<std::string> dropped;
+  for (const auto& e : top)
+    if (e.rfind("OMP_NUM_THREADS=", 0) != 0) dropped.push_back(e);
+  CHECK_FALSE(run::lookup(run::without_inherited(dropped), "OMP_NUM_THREADS"));
+}
+
+TEST_CASE("A run below takes edashim's preloads out where they stand as appended, not a library the caller named", "[env]") {
+  std::vector<std::string> env{"__EDASHIM_OURS=/l/libmimalloc.so.2:/p/libedashim_probe.so", "PATH=/bin"};
+  auto ld = [&](const std::string& value) {
+    auto e = env;
+    e.push_back("LD_PRELOAD=" + value);
+    return run::lookup(run::without_inherited(e), "LD_PRELOAD");
+  };
+  CHECK(ld("/l/libmimalloc.so.2:/p/libedashim_probe.so") == std::nullopt);
+  CHECK(ld("/mine.so:/l/libmimalloc.so.2:/p/libedashim_probe.so") == "/mine.so");
+  CHECK(ld("/mine.so /l/libmimalloc.so.2 /p/libedashim_probe.so:/last.so") == "/mine.so:/last.so");
+  // `LD_PRELOAD=/l/libmimalloc.so.2 yosys-abc` in a yosys run: the caller's choice, as through the link.
+  CHECK(ld("/l/libmimalloc.so.2") == "/l/libmimalloc.so.2");
+  CHECK(ld("/p/libedashim_probe.so:/l/libmimalloc.so.2") == "/p/libedashim_probe.so:/l/libmimalloc.so.2");
+}

@@ -200,12 +200,15 @@ TEST_CASE("What the probe needs of libc, and a libc that has it or lacks it", "[
 }
 
 TEST_CASE("A routed run starts from the caller's environment: the run above's preloads and variables out", "[hook]") {
+  auto set = run::encode_set_entries({{"MALLOC_CONF", run::value_fingerprint("background_thread:true"), false},
+                                      {"TMPDIR", run::value_fingerprint("/dev/shm/x"), false}});
   std::vector<std::string> env{"PATH=/bin",
                                "LD_PRELOAD=/mine/libasan.so:/usr/lib/libjemalloc.so.2:/p/libedashim_probe.so",
                                "__EDASHIM_OURS=/usr/lib/libjemalloc.so.2:/p/libedashim_probe.so",
-                               "__EDASHIM_SET=MALLOC_CONF:TMPDIR",
+                               "__EDASHIM_SET=" + set,
                                "MALLOC_CONF=background_thread:true",
                                "TMPDIR=/dev/shm/x",
+                               "__EDASHIM_SCRATCH=/dev/shm/x",
                                "__EDASHIM_PROBE=/run/p/records",
                                "__EDASHIM_NOTES=/run/p/records",
                                "__EDASHIM_ROUTE=/usr/bin/yosys",
@@ -228,8 +231,9 @@ TEST_CASE("The hook comes with anything edashim preloads, and its bookkeeping sa
   auto plan = run::build_environment(in);
   CHECK(run::lookup(plan.env, "LD_PRELOAD") == "/mine.so:/usr/lib/libjemalloc.so.2:/p/libedashim_probe.so");
   CHECK(run::lookup(plan.env, run::kOursVar) == "/usr/lib/libjemalloc.so.2:/p/libedashim_probe.so");
-  // FOO was set (empty), so it is not edashim's to take out again.
-  CHECK(run::lookup(plan.env, run::kSetVar) == std::nullopt);
+  // FOO was set empty: a run below empties it again while it has edashim's value.
+  CHECK(run::lookup(plan.env, run::kSetVar) == "FOO==" + run::value_fingerprint("1"));
+  CHECK(run::without_inherited(plan.env) == std::vector<std::string>{"PATH=/bin", "FOO=", "LD_PRELOAD=/mine.so"});
   for (const auto& c : plan.changes) CHECK(c.name != run::kOursVar);
   // Nothing else preloaded: no hook either, the environment as it was.
   in.allocator_library.clear();

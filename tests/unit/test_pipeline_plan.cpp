@@ -15,6 +15,7 @@
 #include "pipeline/preflight.hpp"
 #include "proof_artefacts.hpp"
 #include "runlog/append.hpp"
+#include "util/fs.hpp"
 #include "util/machine.hpp"
 #include "temp_dir.hpp"
 
@@ -232,6 +233,44 @@ TEST_CASE("The tool is the name of the path the kernel executed, not argv[0]", "
   CHECK(pipeline::invoked_name("/dev/fd/3", "/x/yosys") == "yosys");
   CHECK(pipeline::invoked_name(nullptr, "yosys") == "yosys");
   CHECK(pipeline::invoked_name(nullptr, nullptr) == "edashim");
+}
+
+namespace {
+int script_checks = 0;
+bool every_file_a_script(const char*) { return ++script_checks, true; }
+bool no_file_a_script(const char*) { return ++script_checks, false; }
+}  // namespace
+
+TEST_CASE("A script whose #! line names a link is run as that link's tool", "[plan][transparency]") {
+  // `#!/home/u/shims/yosys -s` in synth.ys: the kernel executed the script (AT_EXECFN) and gave
+  // the interpreter, as the #! line wrote it, as argv[0].
+  script_checks = 0;
+  CHECK(pipeline::invoked_name("./synth.ys", "/home/u/shims/yosys", every_file_a_script) == "yosys");
+  CHECK(pipeline::invoked_name("synth.ys", "shims/yosys", every_file_a_script) == "yosys");
+  CHECK(script_checks == 2);
+  // `(exec -a custom yosys)`: the two names differ, but the path executed is the link, no script.
+  CHECK(pipeline::invoked_name("/home/u/shims/yosys", "custom", no_file_a_script) == "yosys");
+  CHECK(script_checks == 3);
+  // The same name (the usual start) reads no file; no argv[0] gives no name to take.
+  CHECK(pipeline::invoked_name("/home/u/shims/yosys", "yosys", every_file_a_script) == "yosys");
+  CHECK(pipeline::invoked_name("./synth.ys", "", every_file_a_script) == "synth.ys");
+  CHECK(script_checks == 3);
+  // `#!/usr/local/bin/edashim ...`: the command, not a tool named after the script.
+  CHECK(pipeline::invoked_name("./flow.sh", "/usr/local/bin/edashim", every_file_a_script) == "edashim");
+}
+
+TEST_CASE("starts_with_hashbang reads the first two bytes of a file", "[plan][transparency]") {
+  TempDir t;
+  t.write("script", "#!/bin/sh\n");
+  t.write("elf", "\x7f" "ELF");
+  t.write("one", "#");
+  CHECK(util::starts_with_hashbang((t.path + "/script").c_str()));
+  CHECK_FALSE(util::starts_with_hashbang((t.path + "/elf").c_str()));
+  CHECK_FALSE(util::starts_with_hashbang((t.path + "/one").c_str()));
+  CHECK_FALSE(util::starts_with_hashbang((t.path + "/missing").c_str()));
+  // A FIFO put where the script was: answered at once, no writer waited for.
+  REQUIRE(::mkfifo((t.path + "/fifo").c_str(), 0600) == 0);
+  CHECK_FALSE(util::starts_with_hashbang((t.path + "/fifo").c_str()));
 }
 
 // Exploration (issue 15 item 1): the decision with an injected random source.

@@ -2,11 +2,16 @@
 // look at, the free-space rule, and the lock that decides what a sweep removes.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "run/environment.hpp"
 #include "run/scratch.hpp"
 #include "skip.hpp"
 #include "temp_dir.hpp"
@@ -70,7 +75,13 @@ TEST_CASE("Scratch: a directory is created locked, close-on-exec, mode 0700", "[
   CHECK((st.st_mode & 0777) == 0700);
   CHECK((::fcntl(d.lock_fd, F_GETFD) & FD_CLOEXEC) != 0);
   CHECK(run::remove_if_unlocked(d.path) == run::Removal::in_use);
+  // Shared: each process of the run that uses it takes a lock of its own beside the run's
+  // (probe/probe.c), and holds it alone once the run's is gone.
+  int process = ::open(d.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CHECK(::flock(process, LOCK_SH | LOCK_NB) == 0);
   ::close(d.lock_fd);
+  CHECK(run::remove_if_unlocked(d.path) == run::Removal::in_use);
+  ::close(process);
   CHECK(run::remove_if_unlocked(d.path) == run::Removal::removed);
   auto none = run::make_locked_dir(t.path + "/missing", run::sweepable_prefix(::getuid()), error);
   CHECK(none.path.empty());
@@ -218,4 +229,79 @@ TEST_CASE("Scratch: a shared base must not let others rename the own base in it"
   CHECK(open_dir.fix.find("chmod +t") != std::string::npos);
   CHECK(run::refuse_shared_base("/home/mallory/shm", stat_of(S_IFDIR | 01777, 4242), 1000).refused);  // theirs
   CHECK_FALSE(run::refuse_shared_base("/x", stat_of(S_IFREG | 0644, 0), 1000).ok());
+}
+
+namespace {
+// A shell started with `env` (and RLIMIT_NOFILE `nofile` when not 0) that says it is ready (its
+// constructors have run), then waits for its standard input to end.
+struct Shell {
+  pid_t pid = -1;
+  int input = -1;
+  Shell(const std::vector<std::string>& env, rlim_t nofile = 0) {
+    int out[2], in[2];
+    REQUIRE(::pipe(out) == 0);
+    REQUIRE(::pipe(in) == 0);
+    pid = ::fork();
+    if (pid == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+      if (nofile) {
+        struct rlimit r = {nofile, nofile};
+        ::setrlimit(RLIMIT_NOFILE, &r);
+      }
+      std::vector<char*> e;
+      for (const auto& v : env) e.push_back(const_cast<char*>(v.c_str()));
+      e.push_back(nullptr);
+      char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>("echo ready; read x"), nullptr};
+      ::execve("/bin/sh", argv, e.data());
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    input = in[1];
+    char buf[8] = {};
+    CHECK(::read(out[0], buf, sizeof buf - 1) > 0);
+    ::close(out[0]);
+  }
+  ~Shell() { end(); }
+  void end() {
+    if (input >= 0) {
+      ::close(input);
+      ::waitpid(pid, nullptr, 0);
+    }
+    input = -1;
+  }
+  // Its descriptors open on `dir`.
+  std::vector<int> descriptors_on(const std::string& dir) const {
+    std::vector<int> fds;
+    std::string base = "/proc/" + std::to_string(pid) + "/fd";
+    for (int fd = 0; fd < 1024; ++fd)
+      if (util::real_path(base + "/" + std::to_string(fd)) == dir) fds.push_back(fd);
+    return fds;
+  }
+};
+}  // namespace
+
+TEST_CASE("Scratch: the probe's library holds the run's scratch in each process whose TMPDIR it still is", "[scratch]") {
+  TempDir t;
+  std::string error;
+  auto d = run::make_locked_dir(t.path, run::sweepable_prefix(::getuid()), error);
+  REQUIRE(!d.path.empty());
+  ::close(d.lock_fd);  // the run's own lock gone: what is held is the process's
+  std::vector<std::string> env{"LD_PRELOAD=" EDASHIM_PROBE_LIBRARY, "PATH=/usr/bin:/bin", "TMPDIR=" + d.path,
+                               std::string(run::kScratchVar) + "=" + d.path};
+  Shell held(env);
+  auto fds = held.descriptors_on(d.path);
+  CHECK(fds.size() == 1);
+  CHECK((fds.empty() || fds[0] >= 64));  // out of the way of descriptors a program numbers itself
+  CHECK(run::remove_if_unlocked(d.path) == run::Removal::in_use);
+  held.end();
+  // Given another TMPDIR, a process does not use the scratch: it holds nothing.
+  env[2] = "TMPDIR=" + t.path;
+  CHECK(Shell(env).descriptors_on(d.path).empty());
+  // Under a `ulimit -n` of 64, a descriptor would be one of the program's few: none is taken.
+  env[2] = "TMPDIR=" + d.path;
+  CHECK(Shell(env, 64).descriptors_on(d.path).empty());
+  CHECK(run::remove_if_unlocked(d.path) == run::Removal::removed);
 }
