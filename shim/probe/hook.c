@@ -278,9 +278,9 @@ enum decision { PASS, ROUTE, STRIP, LEAVE };
 /* What a file needs, remembered by identity and version: make starts the same few programs
  * thousands of times, and a stat (free when the PATH search made it) is a third of the open,
  * read and close that looking at the file again costs. A few entries, taken under a flag: a
- * thread or vfork child that finds them busy just looks at the file. A `#!` script is never
- * remembered: what it needs is its interpreter's, which may be routed (the tools are the
- * environment's, not the file's) or replaced without the script changing. */
+ * thread or vfork child that finds them busy just looks at the file. Of a `#!` script only its
+ * line is remembered: what it needs is its interpreter's, looked at every time (it may be a
+ * tool to route, by the environment's list, or be replaced without the script changing). */
 enum plain {
   UNKNOWN = 0,
   PLAIN,         /* the system's loader: nothing to do (not asked whether it starts programs) */
@@ -288,7 +288,8 @@ enum plain {
                     file the kernel will not start, or one of the system's loader that may
                     start programs */
   LEAF,          /* the system's loader, and it starts no program: the hook can stay out */
-  STATIC         /* a static program (not edashim): edashim's entries leave its LD_PRELOAD */
+  STATIC,        /* a static program (not edashim): edashim's entries leave its LD_PRELOAD */
+  SCRIPT         /* a #! script, its line kept: the open, read and close saved */
 };
 struct file_key {
   dev_t dev;
@@ -300,6 +301,8 @@ struct file_key {
 static struct {
   struct file_key key;
   enum plain kind;
+  char has_arg;
+  char line[EDH_SHEBANG_BUF]; /* SCRIPT: the interpreter, NUL, its argument (both fit: 256 bytes) */
 } g_plain[PLAIN_SLOTS];
 static unsigned g_plain_next;
 static char g_plain_busy;
@@ -315,17 +318,28 @@ static struct file_key key_of(const struct stat* st) {
   return k;
 }
 
-static enum plain known_plain(const struct stat* st) {
+/* What is remembered of the file `st` describes; a script's #! line into *sb. */
+static enum plain known_plain(const struct stat* st, struct edh_shebang* sb) {
   if (__atomic_test_and_set(&g_plain_busy, __ATOMIC_ACQUIRE)) return UNKNOWN;
   struct file_key k = key_of(st);
   enum plain kind = UNKNOWN;
   for (int i = 0; i < PLAIN_SLOTS && !kind; ++i)
-    if (g_plain[i].kind && memcmp(&k, &g_plain[i].key, sizeof k) == 0) kind = g_plain[i].kind;
+    if (g_plain[i].kind && memcmp(&k, &g_plain[i].key, sizeof k) == 0) {
+      kind = g_plain[i].kind;
+      if (kind != SCRIPT) continue;
+      size_t n = strlen(g_plain[i].line);
+      memcpy(sb->interp, g_plain[i].line, n + 1);
+      strcpy(sb->arg, g_plain[i].line + n + 1);
+      sb->has_arg = g_plain[i].has_arg;
+    }
   __atomic_clear(&g_plain_busy, __ATOMIC_RELEASE);
   return kind;
 }
 
-static void remember_plain(const struct stat* st, enum plain kind) {
+/* `sb`: a script's #! line, for kind SCRIPT. */
+static void remember(const struct stat* st, enum plain kind, const struct edh_shebang* sb) {
+  size_t n = sb ? strlen(sb->interp) : 0, a = sb ? strlen(sb->arg) : 0;
+  if ((kind == SCRIPT) != (sb != NULL) || n + a + 2 > sizeof g_plain[0].line) return;
   if (__atomic_test_and_set(&g_plain_busy, __ATOMIC_ACQUIRE)) return;
   struct file_key k = key_of(st);
   unsigned i = 0;
@@ -333,8 +347,15 @@ static void remember_plain(const struct stat* st, enum plain kind) {
   if (i == PLAIN_SLOTS) i = g_plain_next++ % PLAIN_SLOTS;  /* a file seen again keeps its place */
   g_plain[i].key = k;
   g_plain[i].kind = kind;
+  if (sb) {
+    memcpy(g_plain[i].line, sb->interp, n + 1);
+    memcpy(g_plain[i].line + n + 1, sb->arg, a + 1);
+    g_plain[i].has_arg = (char)sb->has_arg;
+  }
   __atomic_clear(&g_plain_busy, __ATOMIC_RELEASE);
 }
+
+static void remember_plain(const struct stat* st, enum plain kind) { remember(st, kind, NULL); }
 
 /* The environment variables a decision may add, and the new argv of a routed script. */
 struct work {
@@ -374,7 +395,8 @@ static int look_at(const char* path, struct edh_verdict* v, struct edh_shebang* 
   struct head h;
   h.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (h.fd < 0) return EDH_OTHER;
-  h.len = edh_read_fd(&h.fd, 0, h.buf, sizeof h.buf);
+  /* One read: a regular file's is short only at its end (a script's second read found nothing). */
+  h.len = pread(h.fd, h.buf, sizeof h.buf, 0);
   int kind = edh_exec_kind(read_head, &h, v->loader, sizeof v->loader);
   if (kind == EDH_SCRIPT && !edh_parse_shebang(h.buf, h.len > 0 ? (size_t)h.len : 0, sb)) kind = EDH_OTHER;
   if (leaf) *leaf = kind == EDH_DYNAMIC && !edh_may_start_programs(read_head, &h);
@@ -500,6 +522,20 @@ struct target {
   int routable;     /* 0 for a descriptor's file: there is no path to route by */
 };
 
+/* The script at `script` (level `depth` of t's #! chain) names a tool to route as its
+ * interpreter (w->sb[depth], stat `ist`): routed with the kernel's argv when the kernel would
+ * start both; a #! naming edashim's own link is the kernel's to run. */
+static enum decision route_script(const struct target* t, const char* script, const struct stat* ist, int depth,
+                                  int by_path, char* const* argv, char* const* env, char** newenv, struct work* w) {
+  const char* interp = w->sb[depth].interp;
+  if (is_edashim(ist, w->exe) || !may_execute(script) || !would_start(interp)) return PASS;
+  if (argv[0])
+    for (size_t n = 1; argv[n]; ++n)
+      if (n > MAX_SCRIPT_ARGS) return PASS;
+  script_argv_prefix(w, depth, t->name);
+  return route(interp, by_path, env, newenv, w);
+}
+
 /* `st`: the target's stat when the caller has it, else NULL. */
 static enum decision decide(const struct target* t, const struct stat* st, char* const* argv, char* const* env,
                             char** newenv, struct work* w) {
@@ -526,7 +562,8 @@ static enum decision decide(const struct target* t, const struct stat* st, char*
     int explicit_run = edh_is_loader_name(base_of(name));
     if (explicit_run && depth == 0 && argv[0] && lists_objects(argv))
       return without_ours(env, newenv, w, ours) ? STRIP : PASS;
-    enum plain known = explicit_run ? UNKNOWN : known_plain(st);
+    struct edh_shebang* sb = &w->sb[depth < MAX_INTERP ? depth : 0];
+    enum plain known = explicit_run ? UNKNOWN : known_plain(st, sb);
     if (known == LEAF && !records) return leave_out(env, newenv, w, ours);
     if (known == PLAIN_CHECKED || known == LEAF || (known == PLAIN && records)) return PASS;
     if (known == STATIC) return static_program(t->name, env, newenv, w, ours);
@@ -534,8 +571,11 @@ static enum decision decide(const struct target* t, const struct stat* st, char*
     if (explicit_run) {
       if (strlen(path) >= sizeof w->v.loader) return PASS;
       strcpy(w->v.loader, path);
+    } else if (known == SCRIPT) {
+      kind = EDH_SCRIPT;
     } else {
-      kind = look_at(path, &w->v, &w->sb[depth < MAX_INTERP ? depth : 0], want_leaf);
+      kind = look_at(path, &w->v, sb, want_leaf);
+      if (kind == EDH_SCRIPT) remember(st, SCRIPT, sb);
     }
     if (kind == EDH_STATIC) {
       if (is_edashim(st, w->exe)) return remember_plain(st, PLAIN_CHECKED), PASS;  /* a link: it takes care */
@@ -549,17 +589,10 @@ static enum decision decide(const struct target* t, const struct stat* st, char*
       const char* interp = w->sb[depth].interp;
       struct stat ist;
       if (stat(interp, &ist) != 0) return PASS;
-      if (is_edashim(&ist, w->exe)) return PASS;  /* a link: the kernel runs edashim */
       /* From a descriptor the kernel names the script /dev/fd/N (or fails, ENOENT, for a
        * close-on-exec one): not routed, the interpreter still looked at. */
-      if (can_route && t->routable && route_candidate(interp, env, w, &by_path) && may_execute(path) &&
-          would_start(interp)) {
-        script_argv_prefix(w, depth, t->name);
-        if (argv[0])
-          for (size_t n = 1; argv[n]; ++n)
-            if (n > MAX_SCRIPT_ARGS) return PASS;
-        return route(interp, by_path, env, newenv, w);
-      }
+      if (can_route && t->routable && route_candidate(interp, env, w, &by_path))
+        return route_script(t, path, &ist, depth, by_path, argv, env, newenv, w);
       own = ist;
       st = &own;
       path = name = interp;

@@ -480,6 +480,28 @@ musl_hello() {
   musl-gcc -o "$1" m.c || fail "musl-gcc failed"
 }
 
+# The kernel starts a script's interpreter where no hook sees it: a musl interpreter got
+# edashim's libraries and stopped before main. The hook looks at the interpreter, every time: one
+# replaced in place between two recipes (a copy of echo, then the musl program) is looked at again.
+test_a_script_whose_interpreter_is_a_musl_program_starts_as_directly() {
+  need musl-gcc make
+  [ -x /lib/ld-musl-x86_64.so.1 ] || skip "no /lib/ld-musl-x86_64.so.1 (musl)"
+  musl_hello "$SB/real/hello-musl"
+  printf '#!%s/interp\n' "$PWD" > ms.sh
+  chmod +x ms.sh
+  printf 'all:\n\t./ms.sh one\n\tcp %s interp\n\t./ms.sh two\n' "$SB/real/hello-musl" > Makefile
+  local direct st_direct via st_via
+  cp /bin/echo interp
+  st_direct=0; direct=$(EDASHIM=off make -s 2>&1) || st_direct=$?
+  expect_contains "$direct" "musl ./ms.sh 3 []" "premise: the musl interpreter, directly"
+  cp /bin/echo interp
+  st_via=0; via=$("$BIN" run -- make -s 2>&1) || st_via=$?
+  expect_eq "$via" "$direct" "the same output"
+  expect_eq "$st_via" "$st_direct" "the same status"
+  expect_eq "$(last_log "$LOG" 'j["not_applied"]')" \
+    "['allocator not applied to ./ms.sh: loader /lib/ld-musl-x86_64.so.1, needs glibc, has musl']" "the reason"
+}
+
 # A musl program started by fexecve (Python's os.execve on a descriptor) or execveat: the hook
 # reads it through the descriptor and takes edashim's libraries out, as for execve.
 test_fexecve_and_execveat_of_a_musl_program_start_it_as_directly() {

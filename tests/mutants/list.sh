@@ -337,9 +337,13 @@ mutant hook-script-remembered-plain shim/probe/hook.c \
   '    if (kind == EDH_SCRIPT && (remember_plain(st, PLAIN_CHECKED), 1)) {' \
   '^e2e_flow_exec: test_a_script_whose_interpreter'
 mutant hook-script-link-routed shim/probe/hook.c \
-  '      if (is_edashim(&ist, w->exe)) return PASS;' \
-  '' \
+  'if (is_edashim(ist, w->exe) || !may_execute(script) || !would_start(interp)) return PASS;' \
+  'if (!may_execute(script) || !would_start(interp)) return PASS;' \
   '^e2e_flow_exec: test_a_script_whose_interpreter'
+mutant hook-script-interpreter-not-looked-at shim/probe/hook.c \
+  $'      own = ist;\n      st = &own;' \
+  $'      return PASS;\n      st = &own;' \
+  '^e2e_flow_exec: test_a_script_whose_interpreter_is_a_musl'
 mutant hook-static-parent-keeps-ours shim/probe/hook.c \
   $'  if (!without_ours(env, newenv, w, ours)) return PASS;\n  w->v.loader[0]' \
   $'  return PASS;\n  w->v.loader[0]' \
