@@ -374,7 +374,8 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
     util::JsonWriter record;
     run::WatchJobs jobs;
     jobs.first = [&] {
-      run::take_own_name(inv.argv);
+      // Named "edashim" alone: no search for the tool by name or by its arguments finds it.
+      run::take_own_name({"edashim"});
       for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
       if (logging) write_start(record, plan, setup, started);
     };

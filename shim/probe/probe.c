@@ -292,14 +292,16 @@ static void notice_on_exit(int status, void* arg) {
   tell_watcher((status & 0xff) << 8);
 }
 
-void _exit(int status) {
+/* Interposed (exported: the library is built with hidden visibility) for the run's own process;
+ * every other process goes straight to the system call, as glibc's _exit does. */
+__attribute__((visibility("default"))) void _exit(int status) {
   tell_watcher((status & 0xff) << 8);
   syscall(SYS_exit_group, status);
   for (;;) {
   }
 }
 
-void _Exit(int status) { _exit(status); }
+__attribute__((visibility("default"))) void _Exit(int status) { _exit(status); }
 
 __attribute__((constructor)) static void edashim_exit_notice_start(void) {
   const char* v = getenv("__EDASHIM_EXIT");
