@@ -330,6 +330,15 @@ void arm_exit_notice(RunSetup& setup, const std::string& socket) {
   set_variable(setup.env.env, run::kExitVar, run::exit_var_value(::getpid(), setup.scratch_lock, dev, ino, socket));
 }
 
+// Whether the tool starts with the probe's library (the exit notice's code) in LD_PRELOAD.
+bool preloads_hook(const Plan& plan, const RunSetup& setup) {
+  if (plan.hook_library.empty()) return false;
+  auto preload = run::effective_preload(setup.env.env);
+  if (!preload) return false;
+  auto libs = run::split_preload(*preload);
+  return std::find(libs.begin(), libs.end(), plan.hook_library) != libs.end();
+}
+
 // The exec failed: as the supervising launcher does when its child's exec fails.
 int exec_failed(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, run::Outcome out) {
   if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
@@ -364,11 +373,12 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
   auto c_sh_argv = c_strings(sh_argv);
   run::InPlace watch;
   if (logging || removing) {
-    // The notice needs a private directory for its socket and the hook's library in the tool,
-    // also when the probe records nothing.
-    if (logging && probe.dir.empty() && !plan.hook_library.empty())
+    // The notice needs the probe's library in the tool (preloaded with anything edashim
+    // preloads) and a private directory for its socket, also when the probe records nothing.
+    bool notice = logging && preloads_hook(plan, setup);
+    if (notice && probe.dir.empty())
       if (std::string base = probe_base(plan); run::make_own_base(base).ok()) probe = run::make_probe_file(base);
-    std::string socket = logging && !probe.dir.empty() && !plan.hook_library.empty() ? probe.dir + "/exit" : "";
+    std::string socket = notice && !probe.dir.empty() ? probe.dir + "/exit" : "";
     if (!watch.prepare(socket)) return std::nullopt;
     if (watch.notice_ready()) arm_exit_notice(setup, socket);
     util::JsonWriter record;

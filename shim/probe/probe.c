@@ -186,7 +186,8 @@ __attribute__((destructor)) static void edashim_probe_exit(void) {
  * log: a caller's `wait` returns only after that, so `tool ...; tail -1 runs.jsonl` sees it.
  *
  *   __EDASHIM_EXIT = "PID:LOCKFD:DEV:INO:SOCKET"
- *   notice:  "<status> <utime us> <stime us> <cutime us> <cstime us> <maxrss kB> <cmaxrss kB> <VmHWM kB>\n"
+ *   notice:  "<status> <utime us> <stime us> <cutime us> <cstime us> <maxrss kB> <cmaxrss kB> <VmHWM kB>
+ *             <CLOCK_MONOTONIC ns>\n"  (the end, for the wall time: the watcher may be busy then)
  *   answer:  "ok" or a line for stderr (the run log could not be written)
  *
  * A normal exit is exit() (from main's return or any thread: an on_exit handler registered
@@ -199,6 +200,7 @@ __attribute__((destructor)) static void edashim_probe_exit(void) {
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 
 struct exit_notice {
   int armed;      /* this process is the run's own */
@@ -260,6 +262,9 @@ static void tell_watcher(int wait_status) {
   put_ll(&l, self.ru_maxrss);
   put_ll(&l, children.ru_maxrss);
   put_ll(&l, status_kb(status, "VmHWM:"));
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  put_ll(&l, (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
   l.buf[l.len++] = '\n';
   int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (fd < 0) goto out;

@@ -190,9 +190,9 @@ std::optional<ExitNotice> parse_exit_notice(std::string_view text) {
     v.push_back(x);
     at = end + 1;
   }
-  if (v.size() != 8) return std::nullopt;
-  for (size_t i = 1; i < 7; ++i)
-    if (v[i] < 0) return std::nullopt;
+  if (v.size() != 9) return std::nullopt;
+  for (size_t i = 1; i < 9; ++i)
+    if (i != 7 && v[i] < 0) return std::nullopt;  // VmHWM is -1 when /proc could not say
   ExitNotice n;
   n.wait_status = int(v[0]);
   n.utime_us = v[1];
@@ -202,6 +202,7 @@ std::optional<ExitNotice> parse_exit_notice(std::string_view text) {
   n.maxrss_kb = long(v[5]);
   n.cmaxrss_kb = long(v[6]);
   n.hwm_kb = long(v[7]);
+  n.end_ns = v[8];
   return n;
 }
 
@@ -269,14 +270,23 @@ int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns) {
   close_all_but({pidfd_, listen_fd_, pipe_r_, keep});
   detach();
   if (jobs.first) jobs.first();
+  Waited w = wait_for_end();
+  Ending e = ending(w, start_ns);
+  std::string say = jobs.finish ? jobs.finish(e) : std::string();
+  if (w.conn >= 0) {
+    std::string answer = say.empty() ? std::string("ok") : say;
+    ::send(w.conn, answer.data(), answer.size(), MSG_NOSIGNAL);
+    ::close(w.conn);
+  }
+  if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
+  ::_exit(0);
+}
 
-  // Waits for the end: the notice, the tool's end, or a word from edashim on the pipe.
-  OwnUsage own;
-  bool have_own = false, pipe_open = true;
-  Ending e;
-  int conn = -1;
-  bool p0_ended = false;  // the tool's end came before any notice
-  std::optional<ExitNotice> notice;
+// Waits for the end: the notice, the tool's end, or a word from edashim on the pipe (its own
+// use before the exec, or that the exec failed: then the watcher leaves at once).
+InPlace::Waited InPlace::wait_for_end() {
+  Waited w;
+  bool pipe_open = true;
   for (;;) {
     struct pollfd p[3] = {{pidfd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}, {pipe_open ? pipe_r_ : -1, POLLIN, 0}};
     if (::poll(p, 3, -1) < 0) {
@@ -285,56 +295,52 @@ int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns) {
     }
     if (p[2].revents) {
       PipeMessage m{};
-      if (read_whole(pipe_r_, &m, sizeof m)) {
-        if (m.kind == 'X') ::_exit(0);
-        own = m.usage;
-        have_own = true;
-      } else {
-        pipe_open = false;  // exec'd (close-on-exec), or edashim died before
-      }
+      if (!read_whole(pipe_r_, &m, sizeof m)) pipe_open = false;  // exec'd (close-on-exec), or edashim died
+      else if (m.kind == 'X') ::_exit(0);
+      else w.own = m.usage;
       continue;
     }
     if (p[1].revents & POLLIN) {
-      notice = take_notice(listen_fd_, self_, conn);
-      if (notice) break;
+      w.notice = take_notice(listen_fd_, self_, w.conn);
+      if (w.notice) break;
       continue;
     }
     if (p[0].revents) {
-      p0_ended = true;
+      w.ended_first = true;
       break;
     }
   }
-  long long end_ns = now_ns();
+  w.end_ns = now_ns();
   // The usage is written before the exec: a tool that told has it in the pipe already.
-  if (!have_own && pipe_open) {
+  if (!w.own && pipe_open) {
     PipeMessage m{};
-    if (read_whole(pipe_r_, &m, sizeof m) && m.kind == 'U') {
-      own = m.usage;
-      have_own = true;
-    }
+    if (read_whole(pipe_r_, &m, sizeof m) && m.kind == 'U') w.own = m.usage;
   }
-  e.wall_s = double(end_ns - start_ns) / 1e9;
-  if (!notice && listen_fd_ >= 0) {
+  if (!w.notice && listen_fd_ >= 0) {
     // A notice sent just before a death (killed while waiting for the answer) still has the
     // figures; the status is the kernel's.
     struct pollfd q = {listen_fd_, POLLIN, 0};
-    if (::poll(&q, 1, 0) == 1) notice = take_notice(listen_fd_, self_, conn);
+    if (::poll(&q, 1, 0) == 1) w.notice = take_notice(listen_fd_, self_, w.conn);
   }
-  if (notice && have_own) figures_from_notice(*notice, own, e);
-  e.told = notice && conn >= 0 && !p0_ended;
-  if (!e.told) {
-    // Ended without telling (a signal, a static image, exit_group called directly): the status
-    // from the kernel, or unknown.
+  // A tool that told waits for the answer: one already gone was killed meanwhile.
+  struct pollfd q = {pidfd_, POLLIN, 0};
+  if (w.notice && !w.ended_first && ::poll(&q, 1, 0) == 1) w.ended_first = true;
+  return w;
+}
+
+Ending InPlace::ending(const Waited& w, long long start_ns) {
+  Ending e;
+  e.told = w.notice && w.conn >= 0 && !w.ended_first;
+  // The end as the tool told it; else when the watcher saw it, which is later by what the watcher
+  // was busy with (the start of the line) when the tool ended sooner than that.
+  long long end = e.told && w.notice->end_ns > start_ns ? w.notice->end_ns : w.end_ns;
+  e.wall_s = double(end - start_ns) / 1e9;
+  if (w.notice && w.own) figures_from_notice(*w.notice, *w.own, e);
+  // Ended without telling (a signal, a static image, exit_group called directly): the status
+  // from the kernel, or unknown.
+  if (!e.told)
     if (auto status = status_after_end(self_, pidfd_)) e.wait_status = status;
-  }
-  std::string say = jobs.finish ? jobs.finish(e) : std::string();
-  if (conn >= 0) {
-    std::string answer = say.empty() ? std::string("ok") : say;
-    ::send(conn, answer.data(), answer.size(), MSG_NOSIGNAL);
-    ::close(conn);
-  }
-  if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
-  ::_exit(0);
+  return e;
 }
 
 void InPlace::before_exec() {

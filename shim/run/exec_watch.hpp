@@ -29,6 +29,7 @@ struct ExitNotice {
   long long utime_us = 0, stime_us = 0, cutime_us = 0, cstime_us = 0;
   long maxrss_kb = 0, cmaxrss_kb = 0;
   long hwm_kb = -1;  // VmHWM of the image that ended (-1: unknown)
+  long long end_ns = 0;  // CLOCK_MONOTONIC when it told
 };
 std::optional<ExitNotice> parse_exit_notice(std::string_view text);
 
@@ -82,6 +83,16 @@ class InPlace {
   bool notice_ready() const { return listen_fd_ >= 0; }
 
  private:
+  struct Waited {
+    std::optional<ExitNotice> notice;
+    std::optional<OwnUsage> own;
+    int conn = -1;             // the notice's connection, answered once the line is written
+    bool ended_first = false;  // the tool was gone before (or while) it told
+    long long end_ns = 0;
+  };
+  Waited wait_for_end();
+  Ending ending(const Waited& w, long long start_ns);
+
   int pidfd_ = -1, listen_fd_ = -1, pipe_r_ = -1, pipe_w_ = -1;
   pid_t self_ = 0;
   std::string socket_path_;

@@ -90,6 +90,7 @@ test_renice_taskset_and_prlimit_on_the_pid_reach_the_tool() {
     > "$SB/real/reporter"
   chmod +x "$SB/real/reporter"
   shim reporter
+  trap 'touch "$SB/go"' EXIT  # a failed check leaves no reporter waiting
   for mode in direct shim; do
     rm -f "$SB/go"
     # A simple command in the background: $! is the process that runs it.
@@ -112,6 +113,7 @@ test_the_pid_is_the_tool_for_pgrep_pidof_ps_gdb_and_perf() {
   need_yosys
   yosys -q -p '!sleep 30' &
   local pid=$!
+  trap 'kill "$pid" 2>/dev/null || true' EXIT
   wait_exe "$pid" "$YOSYS"
   expect_eq "$(pgrep -x yosys -s 0 | tr '\n' ' ')" "$pid " "pgrep -x yosys: one process, the tool"
   expect_eq "$(pidof yosys | tr ' ' '\n' | grep -cx "$pid")" 1 "pidof yosys names the tool"
@@ -130,6 +132,7 @@ test_the_pid_is_the_tool_for_pgrep_pidof_ps_gdb_and_perf() {
     shim spin
     spin &
     pid=$!
+    trap 'kill "$pid" 2>/dev/null || true' EXIT
     wait_exe "$pid" /usr/bin/dash
     perf record -q -e cpu-clock -p "$pid" -o "$SB/perf.data" -- sleep 0.3 2> /dev/null
     expect_eq "$(perf script -i "$SB/perf.data" -F pid 2>/dev/null | tr -d ' ' | sort -u)" "$pid" \
@@ -196,6 +199,7 @@ test_a_daemonizing_tool_returns_at_once_with_its_line_written() {
   rc=0; etool daemon "$SB/daemon.pid" || rc=$?
   expect_eq "$rc" 0 "the tool's status"
   expect_eq "$(line_fields 'exit_code status scratch_left_in_use')" "0 0 True" "its line, at once: the daemon holds the scratch"
+  last_log "$LOG" 'j["pid"] == j["tool_pid"]' | grep -qx True || fail "the line's pid is not the tool's: $(line_fields 'pid tool_pid')"
   wait_for "$SB/daemon.pid" '[0-9]'
   local d; d=$(cat "$SB/daemon.pid")
   kill -0 "$d" || fail "the daemon did not live on"
@@ -276,6 +280,7 @@ test_srun_and_a_batch_step_leave_their_lines() {
   rc=0; srun -N1 -n1 yosys -q -p 'read_verilog '"$SRC"'/examples/counter/counter.v; synth -top counter' || rc=$?
   expect_eq "$rc" 0 "srun yosys"
   expect_eq "$(line_fields 'tool exit_code status')" "yosys 0 0" "srun: its line, when srun returned"
+  last_log "$LOG" 'j["pid"] == j["tool_pid"]' | grep -qx True || fail "srun: yosys ran beside edashim: $(line_fields 'pid tool_pid')"
   last_log "$LOG" 'j["user_s"] > 0 and j["max_rss_kb"] > 8000' | grep -qx True || fail "srun: figures $(line_fields 'user_s max_rss_kb')"
   printf '#!/bin/bash\nyosys -q -p "read_verilog %s/examples/counter/counter.v; synth -top counter"\necho batch-done rc=$?\n' \
     "$SRC" > "$SB/job.sh"
