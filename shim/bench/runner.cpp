@@ -96,7 +96,7 @@ std::string copy_source(const Spec& spec, const std::string& file) {
 // edashim's internal markers (__EDASHIM_*): none of the caller's may reach a run.
 bool stripped(const std::string& name) {
   return name == "EDASHIM" || name == "EDASHIM_PROFILE" || name == "EDASHIM_ALLOCATOR" || name == "EDASHIM_LOG" ||
-         name == "EDASHIM_EXPLORE" || name == kPadVar || util::starts_with(name, "__EDASHIM");
+         name == "EDASHIM_EXPLORE" || name == "EDASHIM_SUPERVISE" || name == kPadVar || util::starts_with(name, "__EDASHIM");
 }
 
 // The environment every run starts from: ours, without the stripped variables.
@@ -108,6 +108,9 @@ std::vector<std::string> base_environment() {
   }
   // An arm measures one choice: the "current" arm (no -p) must not explore another allocator.
   env.push_back("EDASHIM_EXPLORE=0");
+  // Each run supervised: its figures are wait4's (the tool's process tree, as it ended), which
+  // exec in place can only approximate (run/exec_watch.hpp), for every way a run ends.
+  env.push_back("EDASHIM_SUPERVISE=1");
   return env;
 }
 

@@ -15,6 +15,7 @@
 #include "alloc/version.hpp"
 #include "pipeline/plan.hpp"
 #include "commands/shims.hpp"
+#include "run/exec_watch.hpp"
 #include "run/scratch.hpp"
 #include "tool/path_order.hpp"
 #include "util/fact_cache.hpp"
@@ -353,6 +354,15 @@ void check_owned_inputs(Report& r, const paths::Files& paths) {
 // The passes of doctor, in the order of its report: PATH, the tools behind the links, the
 // allocators, the configuration each tool's run would load, then what that configuration asks
 // of the machine (scratch space, a writable log) and the files a run must own.
+// Exec in place needs pidfd_open to watch the tool it became; without it, every run is supervised.
+void check_run_mode(Report& r) {
+  if (run::pidfd_available())
+    r.ok("tools run in edashim's place (pidfd_open works; supervise = true in your config keeps edashim as their parent)");
+  else
+    r.note("this kernel has no pidfd_open (Linux 5.3 and later): every run is supervised (edashim starts the tool as "
+           "its child and waits), not exec'd in place");
+}
+
 int doctor(const std::string& dir_arg) {
   Report r;
   Scene scene = look_around(dir_arg);
@@ -366,6 +376,7 @@ int doctor(const std::string& dir_arg) {
   check_scratch(r, gathered, paths);
   check_run_logs(r, gathered, paths);
   check_owned_inputs(r, paths);
+  check_run_mode(r);
   std::printf("\n%s\n", r.problems() == 0 ? "all well"
                                           : (std::to_string(r.problems()) + (r.problems() == 1 ? " problem" : " problems") +
                                              "; each PROBLEM line above says how to fix it").c_str());

@@ -191,6 +191,8 @@ void print_settings(const pipeline::Plan& plan, const std::vector<std::string>& 
   if (s.scratch.value) std::printf("  %-20s %s\n", "  where", plan.scratch_note.c_str());
   print_setting("keep_scratch", s.keep_scratch.value ? "true" : "false", s.keep_scratch.origin);
   print_setting("probe", s.probe.value ? "on" : "off", s.probe.origin);
+  print_setting("supervise", s.supervise.value ? "true" : "false", s.supervise.origin);
+  std::printf("  %-20s %s\n", "  run mode", plan.mode_note.c_str());
   print_setting("log", plan.log_path.empty() ? "off" : plan.log_path, s.log.origin);
   if (plan.log_path != s.log.value && !plan.log_path.empty() && !s.log.value.empty())
     std::printf("  %-20s %s, {host} = %s (this machine's name)\n", "  as written", s.log.value.c_str(), plan.host.c_str());

@@ -103,11 +103,15 @@ void apply_scratch(FileContext& f, const std::string& key, const toml::node& n, 
   s.scratch.set(*b, o);
 }
 
-// keep_scratch, probe, adopt, adopt_requires_bench.
+// keep_scratch, probe, supervise, adopt, adopt_requires_bench.
 void apply_flag(FileContext& f, const std::string& key, const toml::node& n, Settings& s, bool) {
   auto b = get_bool(f, key, n);
   if (!b) return;
-  auto& target = key == "keep_scratch" ? s.keep_scratch : key == "probe" ? s.probe : key == "adopt" ? s.adopt : s.adopt_requires_bench;
+  auto& target = key == "keep_scratch" ? s.keep_scratch
+                 : key == "probe"      ? s.probe
+                 : key == "supervise"  ? s.supervise
+                 : key == "adopt"      ? s.adopt
+                                       : s.adopt_requires_bench;
   target.set(*b, origin_of(f, n));
 }
 
@@ -290,6 +294,7 @@ const std::vector<KeySpec>& key_table() {
       {"scratch_min_free_mb", apply_scratch_min_free_mb, "how much RAM scratch leaves free is yours to lower"},
       {"scratch_min_free_percent", apply_scratch_min_free_percent, "how much RAM scratch leaves free is yours to lower"},
       {"probe", apply_flag, "what your runs record is your call"},
+      {"supervise", apply_flag, "whether a process of edashim's stands between you and your tools is your call"},
       {"log", apply_log, "chooses a file every run appends to"},
       {"path", apply_path, "chooses the program run as the tool"},
       {"env", apply_env, "sets the tool's environment (LD_PRELOAD, PATH, ...)"},

@@ -435,6 +435,13 @@ Loaded Loader::load() {
     else
       out_.settings.log.set(req_.log, {"EDASHIM_LOG"});
   }
+  if (!req_.supervise.empty()) {
+    if (auto on = util::parse_switch(req_.supervise))
+      out_.settings.supervise.set(*on, {"EDASHIM_SUPERVISE"});
+    else
+      out_.problems.push_back({"EDASHIM_SUPERVISE", 0, 0,
+                               "EDASHIM_SUPERVISE=" + req_.supervise + " is not a clear on/off value (use 1 or 0)", false});
+  }
   check_profile_mentions(mentions_, req_, section_names_, out_.problems);
   return std::move(out_);
 }

@@ -49,6 +49,7 @@ struct LoadRequest {
   std::string user_profiles_dir;    // $XDG_CONFIG_HOME/edashim/profiles
   Selection chosen;                 // a named profile and an allocator override
   std::string log;                  // EDASHIM_LOG; empty: none
+  std::string supervise;            // EDASHIM_SUPERVISE; empty: none
   std::string learned_file;         // $XDG_STATE_HOME/edashim/learned.toml, where its warnings point
   // Reads the learned layer; asked only once the files below the learned layer turn adopt on (a
   // run with adopt off never reads learned.toml). Empty: no learned layer.

@@ -40,6 +40,9 @@ struct Settings {
   Setting<int64_t> scratch_min_free_mb{0};   // both must hold: this many MiB free on the tmpfs,
   Setting<double> scratch_min_free_percent{10};  // and this share of RAM free (a tmpfs fills RAM)
   Setting<bool> probe{true};
+  // true: edashim starts the tool as its child and waits (the supervising launcher, run/launch.hpp)
+  // instead of becoming the tool (run/exec_watch.hpp). EDASHIM_SUPERVISE overrides it.
+  Setting<bool> supervise{false};
   Setting<std::string> tool_path{""};        // empty: search PATH
   // The `path` of every other tool's [tool.X] section: inside a run, the exec hook routes an exec
   // of that file to X's profile, for tools whose file name is generic (issue 26 item 3).

@@ -14,6 +14,7 @@
 #include "paths/layout.hpp"
 #include "pipeline/learned_layer.hpp"
 #include "pipeline/preflight.hpp"
+#include "run/exec_watch.hpp"
 #include "run/scratch.hpp"
 #include "runlog/append.hpp"
 #include "util/fs.hpp"
@@ -92,6 +93,7 @@ config::Loaded load_profile(const Invocation& inv, const paths::Files& files, co
   req.user_profiles_dir = files.user_profiles_dir;
   req.chosen = inv.chosen;
   req.log = run::lookup(env, "EDASHIM_LOG").value_or("");
+  req.supervise = run::lookup(env, "EDASHIM_SUPERVISE").value_or("");
   req.learned_file = files.learned_file;
   req.read_learned = learned_reader(files.learned_file, inv.tool, "", &fact_cache());
   req.trust = &trust;
@@ -226,6 +228,17 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
 
 }  // namespace
 
+RunMode run_mode(const config::Setting<bool>& supervise, bool pidfd) {
+  if (supervise.value)
+    return {true, "supervised (supervise = true, " + supervise.origin.str() +
+                      "): edashim starts the tool as its child, waits for it and relays its signals"};
+  if (!pidfd)
+    return {true, "supervised: this kernel has no pidfd_open (Linux 5.3 and later), which exec in place needs to "
+                  "watch the tool; edashim starts it as its child and waits"};
+  return {false, "exec in place: the tool takes edashim's process (its pid, group, session, terminal, limits); a "
+                 "detached watcher writes the log line"};
+}
+
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
   Plan plan;
   plan.inv = inv;
@@ -244,6 +257,9 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   inspect_tool(plan, env);  // 4. may drop the allocator for glibc tunables: before the options check
   check_options(plan);
   choose_destinations(plan, files, env);
+  auto mode = run_mode(plan.loaded.settings.supervise, run::pidfd_available());
+  plan.supervise = mode.supervise;
+  plan.mode_note = mode.why;
   return plan;
 }
 

@@ -43,6 +43,8 @@ struct Plan {
   std::string explored;            // not empty: this run explores, with this candidate of explore_profiles
   std::string explored_instead_of; // the arm the run would have run (pipeline/explore.hpp)
   run::FlowIdentity flow;          // this run's id, its flow and parent run (run/flow_id.hpp)
+  bool supervise = false;          // the supervising launcher (run_mode); else exec in place
+  std::string mode_note;           // which of the two, and why (explain, doctor)
   bool flow_top = false;           // `edashim run -- make`: a command with no profile of its own and no
                                    // allocator runs plain under the hook, its processes unrecorded
 };
@@ -51,6 +53,15 @@ struct Plan {
 inline constexpr const char* kFlowTopNote =
     "a flow's top (edashim run -- CMD, no profile of its own, no allocator): runs plain under the exec hook, "
     "its processes unrecorded; the tools it starts have log lines of their own";
+
+// How a run starts its tool: exec in place (edashim becomes the tool; run/exec_watch.hpp)
+// unless `supervise` is set or the kernel cannot watch a process that is not its child
+// (`pidfd`: pidfd_open works). Pure.
+struct RunMode {
+  bool supervise = false;
+  std::string why;
+};
+RunMode run_mode(const config::Setting<bool>& supervise, bool pidfd);
 
 // The steps, in order: profile, tool, allocator, pre-flight, options, destinations.
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env);

@@ -115,7 +115,8 @@ runlog::RunStart start_fields(const Plan& plan, const RunSetup& setup, const run
   s.argv = plan.inv.argv;
   s.cwd = ::getcwd(cwd, sizeof cwd) ? cwd : "";
   s.host = plan.host.empty() ? util::host_name() : plan.host;  // once a run: the log path may have read it
-  s.pid = int(::getpid());
+  // edashim's: the tool's own when it runs in edashim's place (the watcher writes the line).
+  s.pid = !plan.supervise && started.pid > 0 ? started.pid : int(::getpid());
   s.tool_pid = started.pid;
   s.run_id = plan.flow.run_id;
   s.flow = plan.flow.flow;
@@ -152,6 +153,24 @@ runlog::RunEnd end_fields(const Plan& plan, const RunSetup& setup, const run::Ou
   return e;
 }
 
+runlog::RunEnd end_fields_in_place(const Plan& plan, const RunSetup& setup, const run::Ending& end,
+                                   const std::string& probe_records) {
+  runlog::RunEnd e;
+  e.wall_s = end.wall_s;
+  e.user_s = end.user_s;
+  e.sys_s = end.sys_s;
+  e.max_rss_kb = end.max_rss_kb;
+  if (end.wait_status) {
+    int status = *end.wait_status;
+    if (WIFEXITED(status)) e.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+    e.status = run::shell_status(status);
+  }
+  if (!setup.scratch.empty()) e.scratch_left_in_use = setup.scratch_left_in_use;
+  verification_fields(e, plan, setup.probed, probe_records);
+  return e;
+}
+
 void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& started) {
   runlog::write_start(j, start_fields(plan, setup, started));
 }
@@ -159,6 +178,11 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
 void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,
                const std::string& probe_records) {
   runlog::write_end(j, end_fields(plan, setup, out, probe_records));
+}
+
+void write_end_in_place(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Ending& end,
+                        const std::string& probe_records) {
+  runlog::write_end(j, end_fields_in_place(plan, setup, end, probe_records));
 }
 
 std::string config_error_text(const std::vector<config::Problem>& problems) {

@@ -8,6 +8,7 @@
 
 #include "pipeline/plan.hpp"
 #include "run/environment.hpp"
+#include "run/exec_watch.hpp"
 #include "run/launch.hpp"
 #include "runlog/write.hpp"
 #include "util/json_writer.hpp"
@@ -33,12 +34,20 @@ runlog::RunStart start_fields(const Plan& plan, const RunSetup& setup, const run
 // allocator served malloc in each process.
 runlog::RunEnd end_fields(const Plan& plan, const RunSetup& setup, const run::Outcome& out, const std::string& probe_records);
 
+// The same for a tool run in edashim's place (run/exec_watch.hpp): what the watcher learned,
+// each figure nobody could know null.
+runlog::RunEnd end_fields_in_place(const Plan& plan, const RunSetup& setup, const run::Ending& end,
+                                   const std::string& probe_records);
+
 // Opens the line with start_fields.
 void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& started);
 
 // Adds end_fields and closes the line.
 void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,
                const std::string& probe_records);
+
+void write_end_in_place(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Ending& end,
+                        const std::string& probe_records);
 
 // Pure: the log's "config_error" for a configuration with errors: the first error as
 // "FILE:LINE:COLUMN: what is wrong", and how many more there are. "" when none is an error.

@@ -1,5 +1,7 @@
 #include "pipeline/run_tool.hpp"
 
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +16,8 @@
 #include "pipeline/preflight.hpp"
 #include "pipeline/run_line.hpp"
 #include "pipeline/warn_once.hpp"
+#include "run/exec_rules.hpp"
+#include "run/exec_watch.hpp"
 #include "run/launch.hpp"
 #include "run/probe_records.hpp"
 #include "run/scratch.hpp"
@@ -24,6 +28,14 @@
 
 namespace pipeline {
 namespace {
+
+std::vector<char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  out.reserve(v.size() + 1);
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
 
 void say(const std::string& text) {
   std::string line = "edashim: " + text + "\n";
@@ -201,9 +213,18 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
   return setup;
 }
 
+// What a run says when its line could not be written ("" when it was).
+std::string log_failure(const Plan& plan, const std::string& line) {
+  auto written = write_log_line(plan, line);
+  if (written) return "";
+  return "edashim: run log not written (" + written.error() +
+         "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.\n";
+}
+
 void append_to_log(const Plan& plan, const std::string& line) {
-  if (auto written = write_log_line(plan, line); !written)
-    say("run log not written (" + written.error() + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.");
+  std::string failure = log_failure(plan, line);
+  if (!failure.empty() && ::write(STDERR_FILENO, failure.data(), failure.size()) < 0) {
+  }
 }
 
 // Start failures that edashim's own way of starting the tool causes, where `exec tool` would
@@ -277,6 +298,154 @@ std::vector<std::string> without_valgrind_preload(std::vector<std::string> env) 
   run::exec_in_place(w.valgrind[0], argv, &env);
 }
 
+
+long long monotonic_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+double epoch_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+// Sets NAME=VALUE in an environment list, in place of an inherited one.
+void set_variable(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  std::string prefix = name + "=";
+  for (auto& e : env)
+    if (e.rfind(prefix, 0) == 0) {
+      e = prefix + value;
+      return;
+    }
+  env.push_back(prefix + value);
+}
+
+// Arms the probe's exit notice in the tool's environment: its process is this one, the scratch
+// lock it lets go of is the one edashim hands down (by device and inode), the socket is `socket`.
+void arm_exit_notice(RunSetup& setup, const std::string& socket) {
+  unsigned long long dev = 0, ino = 0;
+  struct stat st;
+  if (setup.scratch_lock >= 0 && ::fstat(setup.scratch_lock, &st) == 0) {
+    dev = st.st_dev;
+    ino = st.st_ino;
+  }
+  set_variable(setup.env.env, run::kExitVar, run::exit_var_value(::getpid(), setup.scratch_lock, dev, ino, socket));
+}
+
+// Whether the tool starts with the probe's library (the exit notice's code) in LD_PRELOAD.
+bool preloads_hook(const Plan& plan, const RunSetup& setup) {
+  if (plan.hook_library.empty()) return false;
+  auto preload = run::effective_preload(setup.env.env);
+  if (!preload) return false;
+  auto libs = run::split_preload(*preload);
+  return std::find(libs.begin(), libs.end(), plan.hook_library) != libs.end();
+}
+
+// The exec failed: as the supervising launcher does when its child's exec fails.
+int exec_failed(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, run::Outcome out) {
+  if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
+  std::string probe_records = run::read_and_remove_probe_file(probe);
+  if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);
+  if (!setup.scratch.empty() && !setup.keep_scratch)
+    setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
+  say(plan.inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
+  if (!plan.log_path.empty()) {
+    util::JsonWriter record;
+    write_start(record, plan, setup, out);
+    write_end(record, plan, setup, out, probe_records);
+    append_to_log(plan, record.str());
+  }
+  return out.exec_errno == ENOENT ? 127 : 126;
+}
+
+// The default: edashim becomes the tool (run/exec_watch.hpp). A watcher started just before the
+// exec does what the supervising launcher does after its wait: sweep, remove the scratch, read
+// the probe's records and write the line. Returns only when the exec failed (the status to
+// return), or nullopt when this kernel cannot watch the tool (then the launcher runs it).
+std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
+  const auto& inv = plan.inv;
+  bool logging = !plan.log_path.empty();
+  bool removing = !setup.scratch.empty() && !setup.keep_scratch;
+  run::Outcome started;
+  started.pid = int(::getpid());
+  started.start_time = epoch_seconds();
+  long long t0 = monotonic_ns();
+  auto c_argv = c_strings(inv.argv);
+  auto sh_argv = run::shell_argv(plan.tool_path, inv.argv);
+  auto c_sh_argv = c_strings(sh_argv);
+  run::InPlace watch;
+  if (logging || removing) {
+    // The notice needs the probe's library in the tool (preloaded with anything edashim
+    // preloads) and a private directory for its socket, also when the probe records nothing.
+    bool notice = logging && preloads_hook(plan, setup);
+    if (notice && probe.dir.empty())
+      if (std::string base = probe_base(plan); run::make_own_base(base).ok()) probe = run::make_probe_file(base);
+    std::string socket = notice && !probe.dir.empty() ? probe.dir + "/exit" : "";
+    if (!watch.prepare(socket)) return std::nullopt;
+    if (watch.notice_ready()) arm_exit_notice(setup, socket);
+    util::JsonWriter record;
+    run::WatchJobs jobs;
+    jobs.first = [&] {
+      // Named "edashim" alone: no search for the tool by name or by its arguments finds it.
+      run::take_own_name({"edashim"});
+      for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
+      if (logging) write_start(record, plan, setup, started);
+    };
+    jobs.finish = [&](const run::Ending& end) -> std::string {
+      std::string probe_records = run::read_and_remove_probe_file(probe);
+      if (removing) setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
+      if (!logging) return "";
+      write_end_in_place(record, plan, setup, end, probe_records);
+      return log_failure(plan, record.str());
+    };
+    if (int err = watch.start(jobs, probe.lock_fd, t0); err != 0) {
+      run::Outcome refused = started;
+      refused.pid = -1;
+      refused.exec_errno = err;
+      fall_back_to_exec(plan, setup, probe, refused);
+    }
+    watch.before_exec();
+  }
+  auto c_env = c_strings(setup.env.env);
+  run::exec_like_execvp(plan.tool_path.c_str(), c_argv.data(), c_sh_argv.data(), c_env.data());
+  run::Outcome out = started;
+  out.exec_errno = errno;
+  if (logging || removing) watch.call_off();
+  return exec_failed(plan, setup, probe, out);
+}
+
+// The supervising launcher: fork, exec, wait, relaying signals (run/launch.hpp). For bench and
+// tune (wait4's figures), `supervise = true`, and a kernel without pidfd_open.
+int run_supervised(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
+  const auto& inv = plan.inv;
+  // Housekeeping and most of the log line are done while the tool runs, not before or after it.
+  bool logging = !plan.log_path.empty();
+  util::JsonWriter record;
+  auto while_running = [&](const run::Outcome& started) {
+    for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
+    if (logging) write_start(record, plan, setup, started);
+  };
+  run::Outcome out = run::launch(plan.tool_path, inv.argv, setup.env.env, while_running);
+
+  if (!out.started) {
+    if (record.str().empty()) return exec_failed(plan, setup, probe, out);
+    if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
+  }
+  std::string probe_records = run::read_and_remove_probe_file(probe);
+  if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);
+  if (!setup.scratch.empty() && !setup.keep_scratch)
+    setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
+  if (!out.started) say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
+  if (logging) {
+    write_end(record, plan, setup, out, probe_records);
+    append_to_log(plan, record.str());
+  }
+  if (!out.started) return out.exec_errno == ENOENT ? 127 : 126;
+  run::exit_like(out.status);
+}
+
 }  // namespace
 
 int run_tool(const Invocation& inv) {
@@ -294,29 +463,9 @@ int run_tool(const Invocation& inv) {
   run::ProbeFile probe;
   RunSetup setup = set_up(plan, env, probe);
   if (auto w = run::watcher(); !w.who.empty()) exec_watched(plan, setup, probe, w);
-
-  // Housekeeping and most of the log line are done while the tool runs, not before or after it.
-  bool logging = !plan.log_path.empty();
-  util::JsonWriter record;
-  auto while_running = [&](const run::Outcome& started) {
-    for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
-    if (logging) write_start(record, plan, setup, started);
-  };
-  run::Outcome out = run::launch(plan.tool_path, inv.argv, setup.env.env, while_running);
-
-  if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
-  std::string probe_records = run::read_and_remove_probe_file(probe);
-  if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);
-  if (!setup.scratch.empty() && !setup.keep_scratch)
-    setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
-  if (!out.started) say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
-  if (logging) {
-    if (record.str().empty()) write_start(record, plan, setup, out);  // vfork failed: the tool never ran
-    write_end(record, plan, setup, out, probe_records);
-    append_to_log(plan, record.str());
-  }
-  if (!out.started) return out.exec_errno == ENOENT ? 127 : 126;
-  run::exit_like(out.status);
+  if (!plan.supervise)
+    if (auto status = run_in_place(plan, setup, probe)) return *status;
+  return run_supervised(plan, setup, probe);
 }
 
 }  // namespace pipeline

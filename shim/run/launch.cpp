@@ -102,6 +102,8 @@ Arrangement choose_arrangement() {
 char* g_arguments = nullptr;
 size_t g_arguments_size = 0;
 
+}  // namespace
+
 // While the tool runs, edashim's process must not answer to the tool's name (issue 25): pgrep
 // -x, killall and pkill read the kernel's name (comm), pidof also argv[0] in /proc/PID/cmdline;
 // a tool's single-instance check by name counts processes. The name becomes "edashim" in both.
@@ -115,7 +117,6 @@ void take_own_name(const std::vector<std::string>& argv) {
   std::memcpy(g_arguments, area.data(), area.size());
 }
 
-}  // namespace
 
 std::string read_text(const std::string& path) {
   std::string text;

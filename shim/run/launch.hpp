@@ -31,6 +31,10 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
 // for launch() to rename edashim's own process there.
 void keep_argument_area(int argc, char** argv);
 
+// Names edashim's process "edashim" (the kernel's name, and argv[0]'s place in the argument
+// area kept above), so that nothing looking for the tool by name finds it.
+void take_own_name(const std::vector<std::string>& argv);
+
 // What the argument area of `size` bytes holds once edashim has renamed itself: "edashim" in
 // argv[0]'s place (cut to its length, or NUL-padded), the tool's arguments where they were. Pure.
 std::string renamed_arguments(const std::vector<std::string>& argv, size_t size);

@@ -16,7 +16,7 @@ inline constexpr std::string_view path = "path";           // the real tool's ca
 inline constexpr std::string_view argv = "argv";
 inline constexpr std::string_view cwd = "cwd";
 inline constexpr std::string_view host = "host";
-inline constexpr std::string_view pid = "pid";             // edashim's
+inline constexpr std::string_view pid = "pid";             // edashim's (in place: the tool's, = tool_pid)
 inline constexpr std::string_view tool_pid = "tool_pid";
 // Issue 26: the run's own id (16 hex digits), its flow's (inherited through EDASHIM_FLOW, the
 // user's, or this run's id at the top) and the run it descends from (null at the top).
@@ -76,7 +76,8 @@ inline constexpr std::string_view kernel = "kernel";
 inline constexpr std::string_view cores = "cores";
 inline constexpr std::string_view signature = "signature"; // 16 hex digits of the normalised command's SHA-256
 inline constexpr std::string_view signature_text = "signature_text";  // the normalised command
-// Known when the tool has ended.
+// Known when the tool has ended. Null where nobody could know: a tool run in edashim's place that
+// died of a signal (or had nothing of edashim's loaded) has no user_s, sys_s or max_rss_kb.
 inline constexpr std::string_view wall_s = "wall_s";
 inline constexpr std::string_view user_s = "user_s";
 inline constexpr std::string_view sys_s = "sys_s";

@@ -69,13 +69,15 @@ struct ProcessFields {
   std::optional<long> vm_hwm_kb, vm_peak_kb;
 };
 
-// What only the tool's end gives, and the probe's evidence.
+// What only the tool's end gives, and the probe's evidence. A figure nobody could know (the
+// tool ran in edashim's place and died of a signal, or no probe was in it) is null: unknown,
+// never a number that is not the tool's.
 struct RunEnd {
-  double wall_s = 0, user_s = 0, sys_s = 0;
-  long max_rss_kb = 0;
+  std::optional<double> wall_s, user_s, sys_s;
+  std::optional<long> max_rss_kb;
   std::optional<int> exit_code, signal;
   std::optional<bool> scratch_left_in_use;  // absent when the run had no scratch
-  int status = 0;
+  std::optional<int> status;
   std::optional<std::vector<ProcessFields>> processes;  // null: no records (probe off, a flow's top)
   bool allocator_verified = false;
   std::string verification;

@@ -31,6 +31,12 @@ new_sandbox() {
 
 shim() { for n in "$@"; do ln -sf "$BIN" "$SB/shims/$n"; done; }
 
+# True when the suite runs with the supervising launcher (EDASHIM_SUPERVISE=1: the suites'
+# second ctest registration, tests/CMakeLists.txt) rather than exec in place, the default. Only
+# for the few checks of what the supervising launcher itself does (it is the tool's parent);
+# everything else must hold in both modes.
+supervised() { [[ "${EDASHIM_SUPERVISE:-0}" == 1 ]]; }
+
 # A failed check can never be lost (issue 27): `fail` ends the test (exit, so a caller's `|| true`
 # or a condition around it cannot swallow it), and first writes the message to the sandbox's
 # failure marker, which run_suite reads: a fail inside $(...), a pipeline or a background job,

@@ -33,7 +33,7 @@ bool applied_from_project(const config::Loaded& l, const std::string& key) {
 
 TEST_CASE("Keys: every setting has one entry in the table, and layer_keys derives from it", "[config][keys]") {
   const std::set<std::string> expected = {
-      "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "scratch_min_free_percent", "probe", "log",
+      "allocator", "locale", "scratch", "keep_scratch", "scratch_min_free_mb", "scratch_min_free_percent", "probe", "supervise", "log",
       "path", "env", "log_max_mb", "log_keep", "library_dirs", "shared_dirs", "farm_edashim", "explore", "explore_profiles", "adopt",
       "adopt_requires_bench", "mimalloc", "jemalloc", "tcmalloc", "tbbmalloc", "glibc", "glibc_fallback"};
   std::set<std::string> names;
@@ -72,7 +72,7 @@ TEST_CASE("Keys: an untrusted file may set allocator by name, locale, scratch on
   CHECK(refused("scratch", "true").empty());
   CHECK(refused("scratch", "false").empty());
   CHECK(refused("scratch", "\"override\"").size() == 1);
-  for (const char* key : {"keep_scratch", "probe", "adopt", "adopt_requires_bench"}) CHECK(refused(key, "true").size() == 1);
+  for (const char* key : {"keep_scratch", "probe", "supervise", "adopt", "adopt_requires_bench"}) CHECK(refused(key, "true").size() == 1);
   CHECK(refused("scratch_min_free_percent", "0").size() == 1);
   CHECK(refused("scratch_min_free_mb", "0").size() == 1);
   CHECK(refused("log", "\"/tmp/x\"").size() == 1);

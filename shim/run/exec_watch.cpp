@@ -1,0 +1,368 @@
+#include "run/exec_watch.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+// Linux 6.15's PIDFD_GET_INFO (linux/pidfd.h), which Debian 12's headers predate. The kernel
+// takes the size from the command: version 0 of the structure is 64 bytes.
+namespace {
+struct PidfdInfo {
+  uint64_t mask;
+  uint64_t cgroupid;
+  uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  int32_t exit_code;  // a wait status
+};
+static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr uint64_t kPidfdInfoExit = 1ULL << 3;
+}  // namespace
+
+namespace run {
+namespace {
+
+long long now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+long long usec(const struct timeval& tv) { return (long long)tv.tv_sec * 1000000LL + tv.tv_usec; }
+
+// What edashim sends the watcher through the pipe: its own use just before the exec, or a
+// word that the exec failed.
+struct PipeMessage {
+  char kind;  // 'U': usage, 'X': called off
+  OwnUsage usage;
+};
+
+bool read_whole(int fd, void* buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(fd, static_cast<char*>(buf) + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += size_t(r);
+  }
+  return true;
+}
+
+int pidfd_open(pid_t pid) { return int(::syscall(SYS_pidfd_open, pid, 0)); }
+
+// The wait status the kernel kept for the ended process, once its parent has reaped it.
+std::optional<int> status_from_pidfd(int pidfd) {
+  PidfdInfo info{};
+  info.mask = kPidfdInfoExit;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || !(info.mask & kPidfdInfoExit)) return std::nullopt;
+  return int(info.exit_code);
+}
+
+// The exit code field (52) of /proc/PID/stat while the process is a zombie its parent has not
+// reaped yet; kept only when the pidfd says the same process is still there after the read (a
+// reaped pid may be taken by another), and when not 0 (what the field says when we may not read it).
+std::optional<int> status_of_zombie(pid_t pid, int pidfd) {
+  char path[40];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", int(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buf[2048];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  buf[n] = 0;
+  char* p = std::strrchr(buf, ')');
+  if (!p) return std::nullopt;
+  // Fields from 3 on, after the name; the exit code is the last one, field 52.
+  int field = 2;
+  long value = 0;
+  for (char* tok = std::strtok(p + 1, " \n"); tok; tok = std::strtok(nullptr, " \n")) {
+    ++field;
+    if (field == 3 && *tok != 'Z') return std::nullopt;
+    if (field == 52) value = std::strtol(tok, nullptr, 10);
+  }
+  if (field < 52 || value == 0) return std::nullopt;
+  if (::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) != 0) return std::nullopt;
+  return int(value);
+}
+
+// Until the ended process is reaped by its parent: the pidfd reports POLLHUP then (POLLIN,
+// for the exit itself, is not asked for).
+bool wait_reaped(int pidfd, int timeout_ms) {
+  struct pollfd p = {pidfd, POLLHUP, 0};
+  long long until = now_ns() + (long long)timeout_ms * 1000000LL;
+  for (;;) {
+    long long left = (until - now_ns()) / 1000000LL;
+    int r = ::poll(&p, 1, int(std::max(0LL, left)));
+    if (r == 1) return (p.revents & POLLHUP) != 0;
+    if (r == 0 || errno != EINTR) return false;
+  }
+}
+
+// The status of a tool that ended without telling: from the kernel once its parent has reaped it
+// (a shell does at once), from its zombie when the parent takes its time, else unknown.
+std::optional<int> status_after_end(pid_t pid, int pidfd) {
+  if (wait_reaped(pidfd, 1000)) return status_from_pidfd(pidfd);
+  if (auto s = status_of_zombie(pid, pidfd)) return s;
+  if (wait_reaped(pidfd, 600'000)) return status_from_pidfd(pidfd);
+  return std::nullopt;
+}
+
+// One notice from the tool's own process (its pid checked by the kernel's credentials).
+std::optional<ExitNotice> take_notice(int listen_fd, pid_t tool, int& conn) {
+  conn = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+  if (conn < 0) return std::nullopt;
+  struct ucred cred {};
+  socklen_t len = sizeof cred;
+  char buf[512];
+  ssize_t n = -1;
+  if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid == tool) n = ::recv(conn, buf, sizeof buf, 0);
+  if (n <= 0) {
+    ::close(conn);
+    conn = -1;
+    return std::nullopt;
+  }
+  return parse_exit_notice(std::string_view(buf, size_t(n)));
+}
+
+// Every descriptor but `keep` closed: a caller reading the tool's output to its end, or waiting
+// for a pipeline, must not wait for the watcher.
+void close_all_but(std::vector<int> keep) {
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 0;
+  for (int fd : keep) {
+    if (fd < 0) continue;
+    if (unsigned(fd) > from) ::syscall(SYS_close_range, from, unsigned(fd) - 1, 0u);
+    from = unsigned(fd) + 1;
+  }
+  ::syscall(SYS_close_range, from, ~0u, 0u);
+}
+
+// Out of the caller's session and groups, deaf to what is meant for the tool.
+void detach() {
+  ::setsid();
+  for (int sig = 1; sig < 32; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP && sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL &&
+        sig != SIGCHLD)
+      ::signal(sig, SIG_IGN);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+}  // namespace
+
+std::string exit_var_value(pid_t pid, int lock_fd, unsigned long long lock_dev, unsigned long long lock_ino,
+                           const std::string& socket) {
+  return std::to_string(pid) + ":" + (lock_fd >= 0 ? std::to_string(lock_fd) : std::string("-")) + ":" +
+         std::to_string(lock_dev) + ":" + std::to_string(lock_ino) + ":" + socket;
+}
+
+bool exit_socket_fits(const std::string& socket) {
+  return !socket.empty() && socket[0] == '/' && socket.size() < sizeof(sockaddr_un::sun_path);
+}
+
+std::optional<ExitNotice> parse_exit_notice(std::string_view text) {
+  if (text.empty() || text.back() != '\n') return std::nullopt;
+  std::vector<long long> v;
+  size_t at = 0;
+  while (at < text.size() - 1) {
+    size_t end = text.find_first_of(" \t\n", at);
+    std::string word(text.substr(at, end - at));
+    char* stop = nullptr;
+    errno = 0;
+    long long x = std::strtoll(word.c_str(), &stop, 10);
+    if (word.empty() || *stop || errno) return std::nullopt;
+    v.push_back(x);
+    at = end + 1;
+  }
+  if (v.size() != 9) return std::nullopt;
+  for (size_t i = 1; i < 9; ++i)
+    if (i != 7 && v[i] < 0) return std::nullopt;  // VmHWM is -1 when /proc could not say
+  ExitNotice n;
+  n.wait_status = int(v[0]);
+  n.utime_us = v[1];
+  n.stime_us = v[2];
+  n.cutime_us = v[3];
+  n.cstime_us = v[4];
+  n.maxrss_kb = long(v[5]);
+  n.cmaxrss_kb = long(v[6]);
+  n.hwm_kb = long(v[7]);
+  n.end_ns = v[8];
+  return n;
+}
+
+void figures_from_notice(const ExitNotice& n, const OwnUsage& own, Ending& e) {
+  e.wait_status = n.wait_status;
+  long long user = (n.utime_us - own.utime_us) + (n.cutime_us - own.cutime_us);
+  long long sys = (n.stime_us - own.stime_us) + (n.cstime_us - own.cstime_us);
+  e.user_s = double(std::max(0LL, user)) / 1e6;
+  e.sys_s = double(std::max(0LL, sys)) / 1e6;
+  long peak = std::max(n.hwm_kb, n.cmaxrss_kb);
+  if (n.maxrss_kb > own.maxrss_kb) peak = std::max(peak, n.maxrss_kb);
+  if (peak > 0) e.max_rss_kb = peak;
+}
+
+bool pidfd_available() {
+  int fd = pidfd_open(::getpid());
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+bool InPlace::prepare(const std::string& socket_path) {
+  self_ = ::getpid();
+  pidfd_ = pidfd_open(self_);  // close-on-exec by itself: the tool never has it
+  if (pidfd_ < 0) return false;
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) {
+    int e = errno;
+    ::close(pidfd_);
+    pidfd_ = -1;
+    errno = e;
+    return false;
+  }
+  pipe_r_ = p[0];
+  pipe_w_ = p[1];
+  if (!exit_socket_fits(socket_path)) return true;
+  int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  struct sockaddr_un at {};
+  at.sun_family = AF_UNIX;
+  std::memcpy(at.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 && ::listen(fd, 4) == 0) {
+    listen_fd_ = fd;
+    socket_path_ = socket_path;
+  } else if (fd >= 0) {
+    ::close(fd);
+  }
+  return true;
+}
+
+int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns) {
+  pid_t middle = ::fork();
+  if (middle < 0) return errno;
+  if (middle > 0) {
+    int status;
+    while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+    }
+    ::close(pipe_r_);
+    pipe_r_ = -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : EAGAIN;
+  }
+  // The middle process: its child, the watcher, is left to init (or a subreaper) when it exits.
+  pid_t watcher = ::fork();
+  if (watcher != 0) ::_exit(watcher > 0 ? 0 : 1);
+  ::close(pipe_w_);
+  close_all_but({pidfd_, listen_fd_, pipe_r_, keep});
+  detach();
+  if (jobs.first) jobs.first();
+  Waited w = wait_for_end();
+  Ending e = ending(w, start_ns);
+  std::string say = jobs.finish ? jobs.finish(e) : std::string();
+  if (w.conn >= 0) {
+    std::string answer = say.empty() ? std::string("ok") : say;
+    ::send(w.conn, answer.data(), answer.size(), MSG_NOSIGNAL);
+    ::close(w.conn);
+  }
+  if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
+  ::_exit(0);
+}
+
+// Waits for the end: the notice, the tool's end, or a word from edashim on the pipe (its own
+// use before the exec, or that the exec failed: then the watcher leaves at once).
+InPlace::Waited InPlace::wait_for_end() {
+  Waited w;
+  bool pipe_open = true;
+  for (;;) {
+    struct pollfd p[3] = {{pidfd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}, {pipe_open ? pipe_r_ : -1, POLLIN, 0}};
+    if (::poll(p, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      ::_exit(1);
+    }
+    if (p[2].revents) {
+      PipeMessage m{};
+      if (!read_whole(pipe_r_, &m, sizeof m)) pipe_open = false;  // exec'd (close-on-exec), or edashim died
+      else if (m.kind == 'X') ::_exit(0);
+      else w.own = m.usage;
+      continue;
+    }
+    if (p[1].revents & POLLIN) {
+      w.notice = take_notice(listen_fd_, self_, w.conn);
+      if (w.notice) break;
+      continue;
+    }
+    if (p[0].revents) {
+      w.ended_first = true;
+      break;
+    }
+  }
+  w.end_ns = now_ns();
+  // The usage is written before the exec: a tool that told has it in the pipe already.
+  if (!w.own && pipe_open) {
+    PipeMessage m{};
+    if (read_whole(pipe_r_, &m, sizeof m) && m.kind == 'U') w.own = m.usage;
+  }
+  if (!w.notice && listen_fd_ >= 0) {
+    // A notice sent just before a death (killed while waiting for the answer) still has the
+    // figures; the status is the kernel's.
+    struct pollfd q = {listen_fd_, POLLIN, 0};
+    if (::poll(&q, 1, 0) == 1) w.notice = take_notice(listen_fd_, self_, w.conn);
+  }
+  // A tool that told waits for the answer: one already gone was killed meanwhile.
+  struct pollfd q = {pidfd_, POLLIN, 0};
+  if (w.notice && !w.ended_first && ::poll(&q, 1, 0) == 1) w.ended_first = true;
+  return w;
+}
+
+Ending InPlace::ending(const Waited& w, long long start_ns) {
+  Ending e;
+  e.told = w.notice && w.conn >= 0 && !w.ended_first;
+  // The end as the tool told it; else when the watcher saw it, which is later by what the watcher
+  // was busy with (the start of the line) when the tool ended sooner than that.
+  long long end = e.told && w.notice->end_ns > start_ns ? w.notice->end_ns : w.end_ns;
+  e.wall_s = double(end - start_ns) / 1e9;
+  if (w.notice && w.own) figures_from_notice(*w.notice, *w.own, e);
+  // Ended without telling (a signal, a static image, exit_group called directly): the status
+  // from the kernel, or unknown.
+  if (!e.told)
+    if (auto status = status_after_end(self_, pidfd_)) e.wait_status = status;
+  return e;
+}
+
+void InPlace::before_exec() {
+  PipeMessage m{};
+  m.kind = 'U';
+  struct rusage self {}, children {};
+  ::getrusage(RUSAGE_SELF, &self);
+  ::getrusage(RUSAGE_CHILDREN, &children);
+  m.usage = {usec(self.ru_utime), usec(self.ru_stime), usec(children.ru_utime), usec(children.ru_stime), self.ru_maxrss};
+  if (::write(pipe_w_, &m, sizeof m) != ssize_t(sizeof m)) {
+  }
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  ::close(pidfd_);
+}
+
+void InPlace::call_off() {
+  PipeMessage m{};
+  m.kind = 'X';
+  if (::write(pipe_w_, &m, sizeof m) != ssize_t(sizeof m)) {
+  }
+  ::close(pipe_w_);
+  pipe_w_ = -1;
+}
+
+}  // namespace run
