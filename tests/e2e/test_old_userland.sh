@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# One build for every node of a farm (issue 36): the relocatable tarball built here (Debian 12,
+# glibc 2.36) runs on an older userland. A Debian 11 root file system (bullseye: glibc 2.31, its
+# own yosys 0.9 and jemalloc 5.2.1) made with debootstrap from Debian's package registry; the
+# tarball unpacked outside it and bind-mounted read-only at /tools/edashim, as a shared tools
+# tree is; an ordinary user of that system runs yosys directly, through the tree's links and under
+# `edashim run --`, in a chroot: the same output, files and status, no ld.so line, and the log
+# line says jemalloc served every process (the probe's proof, allocator_verified).
+#
+# Root only (debootstrap, chroot, mount). Mounts live in a mount namespace of their own
+# (unshare -m), so none outlives the test even if it is killed; they are also unmounted on exit.
+# The root file system is cached as a tarball keyed by what makes it (suite, mirror, packages):
+# EDASHIM_CI_CACHE (default /var/cache/edashim-ci). EDASHIM_TARBALL: test that tarball instead
+# of one made from this build (cpack -G TGZ). EDASHIM_CI_DEBIAN_MIRROR: another mirror.
+source "$(dirname "$0")/lib.sh"
+
+SUITE=bullseye
+MIRROR=${EDASHIM_CI_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# yosys 0.9's own libraries and abc; yosys itself is unpacked without its xdot and python3
+# (for `show` and yosys-smtbmc only), whose GTK stack debootstrap cannot configure and would
+# triple the root file system.
+PACKAGES=libjemalloc2,berkeley-abc,libffi7,libreadline8,libtcl8.6
+CACHE=${EDASHIM_CI_CACHE:-/var/cache/edashim-ci}
+BUILD=$(dirname "$(dirname "$BIN")")
+
+need_root_tools() {
+  [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot, mount)"
+  export PATH=$PATH:/usr/sbin:/sbin  # chroot, debootstrap; the sandbox's PATH leaves them out
+  for t in debootstrap unshare chroot; do
+    command -v "$t" >/dev/null || skip "$t is missing (see install/packages.txt)"
+  done
+}
+
+# rootfs DIR: the bullseye root file system, from the cache or made (and cached). Says which and
+# how long it took.
+rootfs() {
+  local dir=$1 key file start=$SECONDS
+  key=$(printf '%s\n' "$SUITE" "$MIRROR" "$PACKAGES" minbase "yosys --force-depends" | sha256sum | cut -c1-16)
+  file=$CACHE/debian-$SUITE-$key.tar.gz
+  mkdir -p "$dir"
+  if [ -f "$file" ] && tar -C "$dir" -xzf "$file"; then
+    echo "    root file system: $file, unpacked in $((SECONDS - start)) s"
+    return 0
+  fi
+  rm -rf "$dir" && mkdir -p "$dir"
+  debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$dir" "$MIRROR" > "$SB/debootstrap.log" 2>&1 ||
+    fail "debootstrap $SUITE from $MIRROR failed (last lines: $(tail -5 "$SB/debootstrap.log" | tr '\n' '|'))"
+  chroot "$dir" sh -c 'apt-get update -qq && cd /tmp && apt-get download -qq yosys && dpkg --force-depends -i yosys_*.deb &&
+    rm yosys_*.deb && apt-get clean && rm -rf /var/lib/apt/lists/*' > "$SB/yosys.log" 2>&1 ||
+    fail "installing $SUITE's yosys failed: $(tail -5 "$SB/yosys.log" | tr '\n' '|')"
+  echo "    root file system: debootstrap $SUITE ($PACKAGES) in $((SECONDS - start)) s"
+  # Cached for the next run where the machine keeps /var/cache (written aside, then renamed).
+  if mkdir -p "$CACHE" 2>/dev/null && tar -C "$dir" -czf "$file.tmp.$$" . 2>/dev/null && mv "$file.tmp.$$" "$file"; then
+    echo "    cached as $file ($(du -h "$file" | cut -f1)) after $((SECONDS - start)) s"
+  else
+    rm -f "$file.tmp.$$"
+    echo "    (not cached: cannot write $CACHE)"
+  fi
+}
+
+# The tarball of this build, as `cpack` makes it (or EDASHIM_TARBALL), unpacked into DIR: the
+# tree is its single top directory.
+unpack_tarball() {
+  local dir=$1 tarball=${EDASHIM_TARBALL:-}
+  if [ -z "$tarball" ]; then
+    [ -f "$BUILD/CPackConfig.cmake" ] || fail "no CPackConfig.cmake in $BUILD (is $BIN in a build tree?)"
+    cpack -G TGZ --config "$BUILD/CPackConfig.cmake" -B "$SB/pkg" > "$SB/cpack.log" 2>&1 ||
+      fail "cpack -G TGZ failed: $(tail -5 "$SB/cpack.log" | tr '\n' '|')"
+    tarball=$(ls "$SB"/pkg/edashim-*.tar.gz)
+  fi
+  mkdir -p "$dir"
+  tar -C "$dir" -xzf "$tarball" || fail "cannot unpack $tarball"
+  local shim
+  shim=$(find "$dir" -path '*/bin/edashim' -type f | head -1)
+  [ -n "$shim" ] || fail "$tarball holds no bin/edashim"
+  TREE=$(dirname "$(dirname "$shim")")
+  echo "    tarball: $tarball"
+}
+
+# What runs inside the mount namespace: mounts, links made while the tree is still writable (as
+# the CAD group does once), the tree made read-only, then each way of running yosys as the
+# chroot's user. Writes D.*, L.*, R.* (stdout, stderr, status, yosys' stat) into the user's work
+# directory.
+write_inside() {
+  cat > "$SB/inside.sh" <<'SH'
+set -u
+root=$1 tree=$2
+mounted=()
+cleanup() { local i; for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[$i]}" || umount -l "${mounted[$i]}"; done; }
+trap cleanup EXIT
+mnt() { mount "$@" && mounted+=("${@: -1}"); }
+mnt -t proc proc "$root/proc" || exit 10
+mkdir -p "$root/dev/shm" && mnt -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm" || exit 11
+mkdir -p "$root/tools/edashim" && mnt --bind "$tree" "$root/tools/edashim" || exit 12
+chroot "$root" /tools/edashim/bin/edashim shims add --dir /tools/edashim/lib/edashim/shims yosys yosys-abc berkeley-abc || exit 13
+mount -o remount,bind,ro "$root/tools/edashim" || exit 14
+# Read-only for real: root itself cannot write there now.
+if chroot "$root" touch /tools/edashim/probe-write 2>/dev/null; then echo "the tree is writable" >&2; exit 15; fi
+as_alice() {
+  chroot --userspec=alice:alice "$root" /usr/bin/env -i HOME=/home/alice LANG=C.UTF-8 PATH="$1" \
+    /bin/sh -c "cd /home/alice/work && $2"
+}
+plain=/usr/bin:/bin
+links=/tools/edashim/lib/edashim/shims:/usr/bin:/bin
+for way in D L R; do
+  path=$plain run=""
+  [ $way = L ] && path=$links
+  [ $way = R ] && run="/tools/edashim/bin/edashim run -- "
+  as_alice "$path" "${run}yosys -q -p 'synth -top counter; abc; tee -q -o stat.$way.txt stat' counter.v > $way.out 2> $way.err; echo \$? > $way.st"
+  as_alice "$path" "${run}yosys -q -p 'log hello' > $way.hello.out 2> $way.hello.err; echo \$? > $way.hello.st"
+done
+SH
+}
+
+test_a_debian_11_node_runs_the_tarball_read_only_with_its_own_yosys_and_jemalloc() {
+  need_root_tools
+  local root=$SB/root
+  rootfs "$root"
+  unpack_tarball "$SB/unpacked"
+  [ -x "$root/usr/bin/yosys" ] && [ -e "$root/usr/lib/x86_64-linux-gnu/libjemalloc.so.2" ] ||
+    fail "the root file system lacks yosys or libjemalloc2"
+  local ldd_version
+  ldd_version=$(chroot "$root" /usr/bin/ldd --version | head -1)
+  expect_contains "$ldd_version" "2.31" "the chroot's glibc"
+  # An ordinary user of that system, with a home of its own (per-user state goes there).
+  chroot "$root" /usr/sbin/useradd -m -u 4242 -s /bin/sh alice || fail "useradd in the chroot"
+  mkdir -p "$root/home/alice/work"
+  cp "$SRC/examples/counter/counter.v" "$root/home/alice/work/"
+  chroot "$root" chown -R alice:alice /home/alice
+  write_inside
+  local rc=0
+  unshare -m --propagation private bash "$SB/inside.sh" "$root" "$TREE" || rc=$?
+  expect_eq "$rc" 0 "mounts, links and runs in the chroot (inside.sh status)"
+  grep -q " $root" /proc/self/mountinfo && fail "a mount under $root outlived the namespace"
+  local w=$root/home/alice/work way
+  expect_eq "$(cat "$w/D.st") $(cat "$w/D.hello.st")" "0 0" "yosys directly in the chroot"
+  for way in L R; do
+    expect_eq "$(cat "$w/$way.st")" "$(cat "$w/D.st")" "$way: status"
+    expect_eq "$(cat "$w/$way.out")" "$(cat "$w/D.out")" "$way: stdout"
+    expect_eq "$(cat "$w/$way.err")" "$(cat "$w/D.err")" "$way: stderr (no ld.so line)"
+    cmp -s "$w/stat.D.txt" "$w/stat.$way.txt" || fail "$way: yosys' stat differs: $(diff "$w/stat.D.txt" "$w/stat.$way.txt" | head -5)"
+    expect_eq "$(cat "$w/$way.hello.st") $(cat "$w/$way.hello.out")" "$(cat "$w/D.hello.st") $(cat "$w/D.hello.out")" "$way: log hello"
+    expect_eq "$(cat "$w/$way.hello.err")" "" "$way: log hello's stderr"
+  done
+  # The run log, in the user's own home: each yosys run says jemalloc served every process.
+  local log=$root/home/alice/.local/state/edashim/runs.jsonl
+  [ -s "$log" ] || fail "no run log in the user's home"
+  python3 - "$log" <<'PY' || fail "the run log does not show jemalloc verified for every yosys run"
+import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1])]
+yosys = [r for r in runs if r["tool"] == "yosys"]
+assert len(yosys) == 4, f"{len(yosys)} yosys runs logged, expected 4"
+for r in yosys:
+    a = r["allocator"]
+    assert a["requested"] == "jemalloc", a
+    assert a["library"] == "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", a
+    assert r.get("allocator_verified") is True, (r.get("allocator_verified"), r.get("processes"), r.get("not_applied"))
+    assert r["exit_code"] == 0, r["exit_code"]
+print("    %d yosys runs: jemalloc %s, verified in %s processes" % (
+    len(yosys), yosys[0]["allocator"].get("version", "?"), [len(r.get("processes", [])) for r in yosys]))
+PY
+}
+
+run_suite "$@"
