@@ -48,6 +48,7 @@ mimalloc=$(ls /usr/lib/*/libmimalloc.so.2 | head -1)
   "edashim: the same with mimalloc preloaded|EDASHIM_ALLOCATOR=mimalloc|$work/shims/true" \
   "edashim: the same, exploring every run (explore = 1, candidate mimalloc)|XDG_CONFIG_HOME=$work/explore|$work/shims/true" \
   "edashim: the same with the probe on|EDASHIM_ALLOCATOR=mimalloc;EDASHIM_PROFILE=$here/probe_on.toml|$work/shims/true" \
+  "edashim supervised (bench, tune, supervise = true): the same with the probe on|EDASHIM_SUPERVISE=1;EDASHIM_ALLOCATOR=mimalloc;EDASHIM_PROFILE=$here/probe_on.toml|$work/shims/true" \
   "direct with mimalloc preloaded (the allocator's own cost)|LD_PRELOAD=$mimalloc|$true_bin" \
   > "$work/raw.tsv"
 

@@ -54,6 +54,11 @@ constexpr int64_t kMiB = int64_t(1) << 20;
 constexpr int64_t kGiB = int64_t(1) << 30;
 constexpr const char* kFailsAllocations = "can make allocations fail";
 constexpr const char* kHoldsMemory = "can hold that much memory";
+// Freed memory given back to the system within a minute, what every default does by far: on a
+// shared farm node memory a tool keeps is memory taken from everyone.
+constexpr int64_t kMinuteMs = 60000;
+constexpr const char* kKeepsFreed = "keeps freed memory from the system for longer than a minute, -1 for good";
+Grammar delay_ms(int64_t min) { return safe(integer(min, kInt32), 0, kMinuteMs, kKeepsFreed); }
 
 using Table = std::map<std::string, Grammar>;
 
@@ -86,12 +91,12 @@ const Table& mimalloc_v20() {
       {"eager_commit", boolean()}, {"large_os_pages", boolean()}, {"reserve_huge_os_pages", huge_pages(0)},
       {"reserve_huge_os_pages_at", huge_pages(-1)}, {"reserve_os_memory", reserve()}, {"page_reset", boolean()},
       {"abandoned_page_decommit", boolean()}, {"abandoned_page_reset", boolean()},
-      {"eager_commit_delay", integer(0, kInt32)}, {"decommit_delay", integer(0, kInt32)},
-      {"reset_delay", integer(0, kInt32)}, {"use_numa_nodes", integer(0, 1024)},
+      {"eager_commit_delay", integer(0, kInt32)}, {"decommit_delay", delay_ms(0)},
+      {"reset_delay", delay_ms(0)}, {"use_numa_nodes", integer(0, 1024)},
       {"limit_os_alloc", boolean()}, {"os_tag", integer(0, 255)}, {"max_errors", integer(-1, kInt32)},
       {"max_warnings", integer(-1, kInt32)}, {"max_segment_reclaim", integer(0, kInt32)},
-      {"allow_decommit", boolean()}, {"segment_decommit_delay", integer(0, kInt32)},
-      {"decommit_extend_delay", integer(0, kInt32)}, {"destroy_on_exit", boolean()}};
+      {"allow_decommit", boolean()}, {"segment_decommit_delay", delay_ms(0)},
+      {"decommit_extend_delay", delay_ms(0)}, {"destroy_on_exit", boolean()}};
   return t;
 }
 
@@ -102,11 +107,13 @@ const Table& mimalloc_v21() {
       {"allow_large_os_pages", boolean()}, {"reserve_huge_os_pages", huge_pages(0)},
       {"reserve_huge_os_pages_at", huge_pages(-1)}, {"reserve_os_memory", reserve()},
       {"abandoned_page_purge", boolean()}, {"eager_commit_delay", integer(0, kInt32)},
-      {"purge_delay", integer(-1, kInt32)}, {"use_numa_nodes", integer(0, 1024)}, {"limit_os_alloc", boolean()},
+      {"purge_delay", delay_ms(-1)}, {"use_numa_nodes", integer(0, 1024)}, {"limit_os_alloc", boolean()},
       {"disallow_os_alloc", boolean()}, {"os_tag", integer(0, 255)}, {"max_errors", integer(-1, kInt32)},
       {"max_warnings", integer(-1, kInt32)}, {"max_segment_reclaim", integer(0, kInt32)},
-      {"destroy_on_exit", boolean()}, {"arena_reserve", safe(size(), 0, 4 * kGiB, kHoldsMemory)}, {"arena_purge_mult", integer(0, kInt32)},
-      {"purge_extend_delay", integer(-1, kInt32)}, {"abandoned_reclaim_on_free", boolean()},
+      {"destroy_on_exit", boolean()}, {"arena_reserve", safe(size(), 0, 4 * kGiB, kHoldsMemory)}, 
+      // Arenas purge after purge_delay times this: 100 keeps the product within 100 minutes.
+      {"arena_purge_mult", safe(integer(0, kInt32), 0, 100, kKeepsFreed)},
+      {"purge_extend_delay", delay_ms(-1)}, {"abandoned_reclaim_on_free", boolean()},
       {"disallow_arena_alloc", boolean()}, {"retry_on_oom", integer(0, kInt32)}};
   return t;
 }
@@ -120,6 +127,7 @@ const Table& mimalloc_v3() {
                    "page_full_retain", "page_max_candidates", "pagemap_commit", "page_commit_on_demand",
                    "page_max_reclaim", "page_cross_thread_max_reclaim"})
       t3[n] = integer(0, kInt32);
+    t3["page_full_retain"] = safe(integer(0, kInt32), 0, 64, kHoldsMemory);  // full pages kept per thread
     // Fewer address bits than the machine's (47 on x86_64) leave mimalloc no room to allocate.
     t3["max_vabits"] = safe(integer(0, 64), 47, 64, kFailsAllocations);
     return t3;
@@ -155,8 +163,9 @@ const Table& jemalloc_options(const std::string&) {
   // the bounds of its malloc_conf parser (src/jemalloc.c of 5.3.0; README "Tuning for memory").
   // cache_oblivious is not among them: 5.3.0 prints it in stats but refuses it in MALLOC_CONF.
   static const Table jemalloc = {
-      {"background_thread", boolean()}, {"dirty_decay_ms", integer(-1, 18446744072000)},
-      {"muzzy_decay_ms", integer(-1, 18446744072000)}, {"narenas", safe(integer(1, UINT32_MAX), 1, 1024, kHoldsMemory)},
+      {"background_thread", boolean()},
+      {"dirty_decay_ms", safe(integer(-1, 18446744072000), 0, kMinuteMs, kKeepsFreed)},
+      {"muzzy_decay_ms", safe(integer(-1, 18446744072000), 0, kMinuteMs, kKeepsFreed)}, {"narenas", safe(integer(1, UINT32_MAX), 1, 1024, kHoldsMemory)},
       {"narenas_ratio", safe(decimal(0, 1024), 0, 16, kHoldsMemory)}, {"tcache", boolean()}, {"tcache_max", integer(0, 8 << 20)},
       {"thp", words({"default", "always", "never"})}, {"metadata_thp", words({"disabled", "auto", "always"})},
       {"percpu_arena", words({"disabled", "percpu", "phycpu"})}, {"oversize_threshold", integer(0, int64_t(1) << 62)},
@@ -166,15 +175,18 @@ const Table& jemalloc_options(const std::string&) {
       // How much each thread cache holds, and how fast it gives memory back (5.3's tcache GC).
       {"tcache_nslots_small_min", integer(1, 2048)}, {"tcache_nslots_small_max", integer(1, 2048)},
       {"tcache_nslots_large", integer(1, 2048)}, {"lg_tcache_nslots_mul", integer(-16, 16)},
-      {"tcache_gc_incr_bytes", integer(1024, INT64_MAX)}, {"tcache_gc_delay_bytes", integer(0, INT64_MAX)},
+      {"tcache_gc_incr_bytes", safe(integer(1024, INT64_MAX), 1024, 64 * kMiB, kHoldsMemory)},
+      {"tcache_gc_delay_bytes", safe(integer(0, INT64_MAX), 0, 64 * kMiB, kHoldsMemory)},
       {"lg_tcache_flush_small_div", integer(1, 16)}, {"lg_tcache_flush_large_div", integer(1, 16)},
       // The experimental huge-page allocator (hpa) and its small extent cache (hpa_sec_*).
       {"hpa", boolean()}, {"hpa_slab_max_alloc", integer(4096, kHugePage)},
       {"hpa_hugification_threshold", integer(4096, kHugePage)}, {"hpa_hugification_threshold_ratio", decimal(0, 1)},
-      {"hpa_hugify_delay_ms", integer(0, INT64_MAX)}, {"hpa_min_purge_interval_ms", integer(0, INT64_MAX)},
-      {"hpa_dirty_mult", decimal(0, 1024)}, {"hpa_sec_nshards", integer(0, 4096)},
-      {"hpa_sec_max_alloc", integer(4096, INT64_MAX)}, {"hpa_sec_max_bytes", integer(4096, INT64_MAX)},
-      {"hpa_sec_bytes_after_flush", integer(4096, INT64_MAX)}, {"hpa_sec_batch_fill_extra", integer(0, 512)}};
+      {"hpa_hugify_delay_ms", integer(0, INT64_MAX)},
+      {"hpa_min_purge_interval_ms", safe(integer(0, INT64_MAX), 0, kMinuteMs, kKeepsFreed)},
+      {"hpa_dirty_mult", safe(decimal(0, 1024), 0, 1, kHoldsMemory)}, {"hpa_sec_nshards", integer(0, 4096)},
+      {"hpa_sec_max_alloc", integer(4096, INT64_MAX)},
+      {"hpa_sec_max_bytes", safe(integer(4096, INT64_MAX), 4096, 64 * kMiB, kHoldsMemory)},
+      {"hpa_sec_bytes_after_flush", safe(integer(4096, INT64_MAX), 4096, 64 * kMiB, kHoldsMemory)}, {"hpa_sec_batch_fill_extra", integer(0, 512)}};
   return jemalloc;
 }
 
@@ -182,7 +194,7 @@ const Table& tcmalloc_options(const std::string&) {
   // gperftools 2.10 environment variables, without the TCMALLOC_ prefix (the names its
   // libtcmalloc_minimal.so.4 holds; TCMALLOC_TRANSFER_NUM_OBJ is spelled so, not _OBJECTS).
   static const Table tcmalloc = {
-      {"release_rate", number(0, 1000)}, {"aggressive_decommit", boolean()},
+      {"release_rate", safe(number(0, 1000), 1, 1000, "below 1 gives freed memory back to the system slowly, 0 never")}, {"aggressive_decommit", boolean()},
       {"max_total_thread_cache_bytes", safe(integer(0, kTiB), 0, 4 * kGiB, kHoldsMemory)},
       {"heap_limit_mb", integer(0, 1 << 30)},
       // Below its default (1 GiB), every larger allocation writes a report to the tool's stderr.
@@ -339,11 +351,13 @@ std::optional<std::string> jemalloc_restricted(const std::string& key) {
 std::optional<std::string> mimalloc_restricted(const std::string& key) {
   // Past the reserved memory, allocations fail: the tool dies of an out-of-memory error.
   if (key == "disallow_os_alloc" || key == "limit_os_alloc") return "can make every allocation fail";
+  if (key == "allow_decommit") return "false keeps freed memory from the system for good";
   return std::nullopt;
 }
 
 std::optional<std::string> tcmalloc_restricted(const std::string& key) {
   if (key == "heap_limit_mb") return "makes allocations fail past a limit";
+  if (key == "disable_memory_release") return "keeps freed memory from the system for good";
   if (key == "skip_sbrk" || key == "skip_mmap") return "can leave tcmalloc no memory to allocate";
   // memfs_*: allocate from files on a hugetlbfs path; devmem_*: from /dev/mem.
   if (util::starts_with(key, "memfs") || util::starts_with(key, "devmem")) return "allocates from files or devices";

@@ -37,6 +37,36 @@ test_a_huge_top_pad_is_ignored_and_the_tool_runs_as_it_would_directly() {
   expect_contains "$(mytool env GLIBC_TUNABLES 2>/dev/null)" "glibc.malloc.top_pad=1099511627776" "the user's own value"
 }
 
+# A cloned file must not make the tool keep what it frees (on a farm node, memory taken from
+# everyone): jemalloc's decay -1, tcmalloc's release off or at rate 0, mimalloc's delays past a
+# minute are each ignored with their line; values that give memory back still apply.
+test_an_untrusted_file_cannot_make_the_tool_keep_freed_memory() {
+  printf 'allocator = "jemalloc"\n[jemalloc]\ndirty_decay_ms = -1\nmuzzy_decay_ms = -1\nnarenas = 2\n' > .edashim.toml
+  err=$(mytool env MALLOC_CONF 2>&1 >/dev/null)
+  conf=$(mytool env MALLOC_CONF 2>/dev/null)
+  expect_not_contains "$conf" "decay" "no decay setting reaches the tool"
+  expect_contains "$conf" "narenas:2" "the safe option in the same table does"
+  expect_contains "$err" "$SB/work/.edashim.toml is not trusted: ignored [jemalloc] dirty_decay_ms" "the file and the option"
+  expect_contains "$err" "[jemalloc] muzzy_decay_ms" "each option"
+  expect_contains "$err" "keeps freed memory" "why"
+  printf 'allocator = "jemalloc"\n[jemalloc]\ndirty_decay_ms = 1000\n' > .edashim.toml
+  expect_contains "$(mytool env MALLOC_CONF 2>/dev/null)" "dirty_decay_ms:1000" "a decay that gives memory back applies"
+  printf 'allocator = "tcmalloc"\n[tcmalloc]\ndisable_memory_release = true\nrelease_rate = 0\n' > .edashim.toml
+  err=$(mytool env TCMALLOC_DISABLE_MEMORY_RELEASE 2>&1 >/dev/null)
+  expect_eq "$(mytool env TCMALLOC_DISABLE_MEMORY_RELEASE TCMALLOC_RELEASE_RATE 2>/dev/null)" \
+    $'TCMALLOC_DISABLE_MEMORY_RELEASE=(unset)\nTCMALLOC_RELEASE_RATE=(unset)' "neither reaches the tool"
+  expect_contains "$err" "ignored [tcmalloc] disable_memory_release" "release off"
+  expect_contains "$err" "[tcmalloc] release_rate" "rate 0"
+  printf 'allocator = "mimalloc"\n[mimalloc]\ndecommit_delay = 2147483647\n' > .edashim.toml
+  expect_eq "$(mytool env MIMALLOC_DECOMMIT_DELAY 2>/dev/null)" "MIMALLOC_DECOMMIT_DELAY=(unset)" "mimalloc's delay past a minute"
+  printf 'allocator = "mimalloc"\n[mimalloc]\ndecommit_delay = 0\n' > .edashim.toml
+  expect_eq "$(mytool env MIMALLOC_DECOMMIT_DELAY 2>/dev/null)" "MIMALLOC_DECOMMIT_DELAY=0" "and one within it applies"
+  # The user's own config keeps the whole range: their choice.
+  rm .edashim.toml
+  user_config 'allocator = "jemalloc"' '[jemalloc]' 'dirty_decay_ms = -1'
+  expect_contains "$(mytool env MALLOC_CONF 2>/dev/null)" "dirty_decay_ms:-1" "the user's own value"
+}
+
 test_untrusted_files_cannot_redefine_shipped_or_the_users_named_profiles() {
   mkdir -p "$XDG_CONFIG_HOME/edashim/profiles"
   printf 'allocator = "tbbmalloc"\n' > "$XDG_CONFIG_HOME/edashim/profiles/mine.toml"

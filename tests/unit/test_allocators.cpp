@@ -161,7 +161,9 @@ TEST_CASE("gperftools 2.10 memory options carry the names its library reads", "[
   // Allocating from hugetlbfs files or /dev/mem is not for an untrusted project file.
   CHECK(alloc::restricted_option("tcmalloc", "memfs_malloc_path"));
   CHECK(alloc::restricted_option("tcmalloc", "devmem_start"));
-  CHECK_FALSE(alloc::restricted_option("tcmalloc", "disable_memory_release"));
+  // Nor is keeping freed memory for good (tests/unit/test_config_keys.cpp has every such option).
+  CHECK(alloc::restricted_option("tcmalloc", "disable_memory_release"));
+  CHECK_FALSE(alloc::restricted_option("tcmalloc", "aggressive_decommit"));
 }
 
 TEST_CASE("mimalloc 2.0 takes its legacy names, tbbmalloc only its two variables", "[alloc][options]") {

@@ -81,6 +81,8 @@ TEST_CASE("Keys: an untrusted file may set allocator by name, locale, scratch on
   CHECK(refused("unknown_key", "1").empty());  // a mistake, reported as such, not a restriction
 }
 
+constexpr int64_t kInt32Max = 2147483647;
+
 TEST_CASE("Keys: allocator options from an untrusted file are sifted one by one", "[config][keys]") {
   auto r = refused("glibc", "{ top_pad = 1099511627776, trim_threshold = 131072, check = 3 }");
   REQUIRE(r.size() == 2);
@@ -124,7 +126,7 @@ TEST_CASE("Options: safe ranges for untrusted files, and the user's own range un
   CHECK(alloc::untrusted_refusal("jemalloc", "narenas_ratio", OptionValue(100.0)));
   CHECK(alloc::untrusted_refusal("jemalloc", "max_background_threads", OptionValue(int64_t(4096))));
   CHECK_FALSE(alloc::untrusted_refusal("jemalloc", "thp", OptionValue(std::string("always"))));  // words: all safe
-  CHECK_FALSE(alloc::untrusted_refusal("jemalloc", "dirty_decay_ms", OptionValue(int64_t(-1))));
+  CHECK_FALSE(alloc::untrusted_refusal("jemalloc", "dirty_decay_ms", OptionValue(int64_t(5000))));
   CHECK(alloc::untrusted_refusal("jemalloc", "prof_prefix", OptionValue(std::string("/tmp/p"))));  // restricted
   CHECK(alloc::known_option("mimalloc", "decommit_delay"));  // 2.0's name: some version has it
   CHECK_FALSE(alloc::known_option("mimalloc", "no_such_option"));
@@ -262,4 +264,51 @@ TEST_CASE("Load: the trust store is read for what a profile's tool section sets 
   REQUIRE(store.trust(file, body, error));
   loaded = config::load(r);
   CHECK(loaded.settings.env.count("SECRET"));
+}
+
+// A cloned project file must not make a tool keep what it freed: on a shared farm node that is
+// memory taken from everyone (jemalloc's decay -1 kept 1 GiB freed for good; tcmalloc's release
+// off or at rate 0 the same). Every option that can keep freed memory, each at the value that
+// keeps it: refused from an untrusted file, and still the user's own to set.
+TEST_CASE("Options: no option from an untrusted file keeps freed memory for good", "[alloc][keys]") {
+  using alloc::OptionValue;
+  struct Case {
+    const char* family;
+    const char* name;
+    OptionValue keeps, returns;
+  };
+  const Case cases[] = {
+      {"jemalloc", "dirty_decay_ms", OptionValue(int64_t(-1)), OptionValue(int64_t(10000))},
+      {"jemalloc", "dirty_decay_ms", OptionValue(int64_t(3600000)), OptionValue(int64_t(0))},
+      {"jemalloc", "muzzy_decay_ms", OptionValue(int64_t(-1)), OptionValue(int64_t(0))},
+      {"jemalloc", "muzzy_decay_ms", OptionValue(int64_t(3600000)), OptionValue(int64_t(10000))},
+      {"jemalloc", "hpa_min_purge_interval_ms", OptionValue(int64_t(1) << 40), OptionValue(int64_t(5000))},
+      {"jemalloc", "hpa_dirty_mult", OptionValue(100.0), OptionValue(0.25)},
+      {"jemalloc", "hpa_sec_max_bytes", OptionValue(int64_t(1) << 40), OptionValue(int64_t(256) << 10)},
+      {"jemalloc", "hpa_sec_bytes_after_flush", OptionValue(int64_t(1) << 40), OptionValue(int64_t(256) << 10)},
+      {"jemalloc", "tcache_gc_incr_bytes", OptionValue(int64_t(1) << 40), OptionValue(int64_t(65536))},
+      {"jemalloc", "tcache_gc_delay_bytes", OptionValue(int64_t(1) << 40), OptionValue(int64_t(0))},
+      {"tcmalloc", "release_rate", OptionValue(int64_t(0)), OptionValue(int64_t(1))},
+      {"tcmalloc", "disable_memory_release", OptionValue(true), OptionValue(false)},
+      {"mimalloc", "purge_delay", OptionValue(int64_t(-1)), OptionValue(int64_t(10))},
+      {"mimalloc", "purge_delay", OptionValue(int64_t(kInt32Max)), OptionValue(int64_t(1000))},
+      {"mimalloc", "purge_extend_delay", OptionValue(int64_t(-1)), OptionValue(int64_t(1))},
+      {"mimalloc", "arena_purge_mult", OptionValue(int64_t(kInt32Max)), OptionValue(int64_t(10))},
+      {"mimalloc", "decommit_delay", OptionValue(int64_t(kInt32Max)), OptionValue(int64_t(25))},
+      {"mimalloc", "reset_delay", OptionValue(int64_t(kInt32Max)), OptionValue(int64_t(25))},
+      {"mimalloc", "segment_decommit_delay", OptionValue(int64_t(kInt32Max)), OptionValue(int64_t(500))},
+      {"mimalloc", "decommit_extend_delay", OptionValue(int64_t(kInt32Max)), OptionValue(int64_t(1))},
+      {"mimalloc", "allow_decommit", OptionValue(false), OptionValue(true)},
+      {"mimalloc", "page_full_retain", OptionValue(int64_t(kInt32Max)), OptionValue(int64_t(2))},
+  };
+  for (const auto& c : cases) {
+    INFO(c.family << " " << c.name << " = " << alloc::render_option(c.keeps, true));
+    auto why = alloc::untrusted_refusal(c.family, c.name, c.keeps);
+    CHECK(why);  // each case reported, not only the first
+    if (!why) continue;
+    CHECK_FALSE(why->empty());
+    CHECK_FALSE(alloc::check_value(c.family, c.name, c.keeps));  // the user's own file may
+    // A value that gives memory back stays allowed, unless the option is refused by name.
+    if (alloc::untrusted_range(c.family, c.name)) CHECK_FALSE(alloc::untrusted_refusal(c.family, c.name, c.returns));
+  }
 }
