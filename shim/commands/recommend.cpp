@@ -223,7 +223,8 @@ Evidence read_evidence(const std::vector<std::string>& files, const std::vector<
         ++ev.without_fields;
         return;
       }
-      if (!r.status && !r.exit_code && !r.signal) {  // edashim exec'd the tool in its place: no figures
+      // edashim exec'd the tool in its place with nobody to measure it, or its peak memory is unknown
+      if ((!r.status && !r.exit_code && !r.signal) || r.figures_unknown) {
         ++ev.without_status;
         return;
       }
@@ -332,7 +333,7 @@ int run_recommend(const RecommendOptions& o) {
       std::cout << ev.without_fields << " run" << (ev.without_fields == 1 ? " has" : "s have")
                 << " no machine, signature or arm (logged before edashim recorded them) and "
                 << (ev.without_fields == 1 ? "was" : "were") << " left out.\n";
-    if (ev.without_status) std::cout << ev.without_status << " runs without a status (edashim exec'd the tool) were left out.\n";
+    if (ev.without_status) std::cout << ev.without_status << " runs without a status or figures (edashim exec'd the tool) were left out.\n";
     if (verdicts.empty()) std::cout << "No runs to compare in " << util::printable(path) << ".\n";
     for (const auto& v : verdicts) print_verdict(v, ev.benches, rule);
   }

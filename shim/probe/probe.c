@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launcher_mark.h"
@@ -129,6 +130,9 @@ static long status_kb(const char* text, const char* name) {
  * of the way of descriptors a program numbers itself. Under a `ulimit -n` of 64 or less it takes
  * none: a descriptor there is one of the program's few. Only a process whose TMPDIR is still the
  * scratch holds it (one given another TMPDIR does not use it). Nothing is allocated. */
+static int g_hold_fd = -1;  /* the lock hold_scratch took; the exit notice lets go of it */
+static unsigned long long g_hold_dev, g_hold_ino;
+
 static void hold_scratch(void) {
   const char* dir = getenv("__EDASHIM_SCRATCH");
   if (!dir || dir[0] != '/') return;
@@ -138,7 +142,15 @@ static void hold_scratch(void) {
   if (fd < 0) return;
   int high = fcntl(fd, F_DUPFD_CLOEXEC, 64);
   close(fd);
-  if (high >= 0 && flock(high, LOCK_SH | LOCK_NB) != 0) close(high);
+  if (high < 0) return;
+  struct stat st;
+  if (flock(high, LOCK_SH | LOCK_NB) != 0 || fstat(high, &st) != 0) {
+    close(high);
+    return;
+  }
+  g_hold_fd = high;
+  g_hold_dev = (unsigned long long)st.st_dev;
+  g_hold_ino = (unsigned long long)st.st_ino;
 }
 
 __attribute__((constructor)) static void edashim_probe_start(void) {
@@ -250,14 +262,21 @@ static void put_ll(struct line* l, long long v) {
   put_num(l, (long)v);
 }
 
-/* The run's scratch lock, held by this process only through the descriptor edashim handed
- * down (checked by device and inode: a tool that reused the number has its own file there),
- * is let go first, so that the watcher can remove the scratch once nothing else holds it. */
-static void let_go_of_scratch_lock(void) {
+/* Closes `fd` if it is still the file (device, inode) the lock was taken on: a tool that reused
+ * the number has its own file there. */
+static void close_if_same(int fd, unsigned long long dev, unsigned long long ino) {
   struct stat st;
-  if (g_notice.lock_fd < 0 || fstat(g_notice.lock_fd, &st) != 0) return;
-  if ((unsigned long long)st.st_dev == g_notice.lock_dev && (unsigned long long)st.st_ino == g_notice.lock_ino)
-    close(g_notice.lock_fd);
+  if (fd < 0 || fstat(fd, &st) != 0) return;
+  if ((unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino) close(fd);
+}
+
+/* The run's scratch locks this process holds, the one edashim handed down and its own
+ * (hold_scratch), are let go first, so that the watcher can remove the scratch once nothing
+ * else holds it: the process is at its end. */
+static void let_go_of_scratch_lock(void) {
+  close_if_same(g_notice.lock_fd, g_notice.lock_dev, g_notice.lock_ino);
+  close_if_same(g_hold_fd, g_hold_dev, g_hold_ino);
+  g_hold_fd = -1;
 }
 
 static void tell_watcher(int wait_status) {

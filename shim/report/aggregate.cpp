@@ -78,7 +78,7 @@ void Aggregator::add(const runlog::RunRecord& r) {
     return;
   }
   c.wall.push_back(r.wall_s);
-  c.rss.push_back(r.max_rss_kb);
+  if (!r.figures_unknown) c.rss.push_back(r.max_rss_kb);
   if (r.vm_peak_kb) c.vm_peak.push_back(*r.vm_peak_kb);
   if (!r.probed) ++c.unprobed;
 }

@@ -170,7 +170,8 @@ struct Scanner {
     ws();
     return p < end && *p == 'n' && literal("null");
   }
-  // A figure only a waiting parent knows: null when there was none (RunRecord::untimed).
+  // A figure that can be unknown: null when nobody could measure it (RunRecord::untimed,
+  // RunRecord::figures_unknown).
   bool figure(double& v, bool& untimed) {
     if (is_null()) {
       v = 0;
@@ -356,7 +357,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
       case 'h': good = name == key::host ? s.string_or_null(r.host) : s.skip(); break;
       case 'i': good = name == key::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
       case 'm':
-        good = name == key::max_rss_kb ? s.figure(r.max_rss_kb, r.untimed)
+        good = name == key::max_rss_kb ? s.figure(r.max_rss_kb, r.figures_unknown)
                : name == key::machine ? s.field_of_object(key::cpu, r.cpu, &r.has_machine) : s.skip();
         break;
       case 'p':
@@ -375,11 +376,11 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
         else if (name == key::signature) good = s.string_or_null(r.signature);
         else if (name == key::signal) good = s.optional_long(r.signal);
         else if (name == key::status) good = s.optional_long(r.status);
-        else if (name == key::sys_s) good = s.figure(r.sys_s, r.untimed);
+        else if (name == key::sys_s) good = s.figure(r.sys_s, r.figures_unknown);
         else good = s.skip();
         break;
       case 't': good = name == key::tool ? s.string_or_null(r.tool) : s.skip(); break;
-      case 'u': good = name == key::user_s ? s.figure(r.user_s, r.untimed) : s.skip(); break;
+      case 'u': good = name == key::user_s ? s.figure(r.user_s, r.figures_unknown) : s.skip(); break;
       case 'w': good = name == key::wall_s ? s.figure(r.wall_s, r.untimed) : s.skip(); break;
       default: good = s.skip();
     }

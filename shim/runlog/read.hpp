@@ -19,9 +19,13 @@ struct RunRecord {
   std::string allocator_requested;     // allocator.requested
   double wall_s = 0, user_s = 0, sys_s = 0;
   double max_rss_kb = 0;
-  // The times and peak memory are null: edashim exec'd the tool in its own place (a debugger or
-  // valgrind followed it, or it could not start it itself) and nobody was left to measure.
+  // The wall time is null: edashim exec'd the tool in its own place (a debugger or valgrind
+  // followed it, or it could not start it itself) and nobody was left to measure.
   bool untimed = false;
+  // CPU times or peak memory are null (their fields read 0): a tool run in edashim's place that
+  // did not tell its end (killed by a signal, nothing of edashim's loaded). Its wall time, status
+  // and signal are known: the run counts, its figures do not.
+  bool figures_unknown = false;
   // Not empty: the configuration had errors and the tool ran plain, untimed ("config_error":
   // the first error, FILE:LINE:COLUMN: what is wrong).
   std::string config_error;

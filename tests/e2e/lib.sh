@@ -72,6 +72,17 @@ wait_for() {
   fail "timed out waiting for '$2' in $1"
 }
 
+# Waits (at most 10 s) until the run log has N lines, else fails with WHAT. Run in place, a tool
+# that ended without telling (killed by a signal) has its line written by the watcher once the
+# caller has reaped it: a moment after the caller's wait returns.
+wait_lines() {
+  for _ in $(seq 200); do
+    [ "$(wc -l < "$LOG" 2>/dev/null || echo 0)" -ge "$1" ] && return 0
+    sleep 0.05
+  done
+  fail "$2: no log line"
+}
+
 # A test that cannot run here (not root, a program missing) calls `skip REASON`: it ends that
 # test with status 77, which the suite counts as skipped and ctest reports as "Skipped" (each test
 # is its own ctest entry, SKIP_RETURN_CODE 77). Skipped is never counted as passed.

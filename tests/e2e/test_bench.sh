@@ -535,6 +535,7 @@ test_report_splits_plain_runs_by_allocator_and_counts_killed_runs_apart() {
   "$BIN" run -a jemalloc -- sh -c 'exit 0' || fail "jemalloc run"
   "$BIN" run -a jemalloc -- sh -c 'exit 4' && fail "exit 4 was not passed on"
   "$BIN" run -a jemalloc -- sh -c 'kill -TERM $$' && fail "the signal was not passed on"
+  wait_lines 4 "the killed run"
   "$BIN" report --log "$LOG" --json > r.json 2> err.txt || fail "report: $(cat err.txt)"
   expect_eq "$(py '[(r["profile"], r["allocator"], r["runs"], r["failures"], r["killed"]) for r in j]' r.json)" \
     "[(None, 'system', 1, 0, 0), (None, 'jemalloc', 3, 1, 1)]" "a row per allocator, the killed run apart"

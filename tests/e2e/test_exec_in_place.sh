@@ -34,11 +34,18 @@ wait_exe() {
   fail "process $1 never became $2 (exe: $(readlink "/proc/$1/exe" 2>/dev/null))"
 }
 
-test_killpg_of_a_new_session_kills_the_tools_children_as_directly() {
-  # The usual "kill the whole tree on timeout": a new session for the tool, then killpg. Directly
-  # yosys' `!sleep` child dies with it; the supervising launcher left the tool in a group of its
-  # own and the child lived on.
-  need_yosys
+# Of the pids given, those of this sandbox's runs (their HOME), one a line.
+ours() {
+  local p
+  for p in "$@"; do
+    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "HOME=$HOME" && echo "$p"
+  done
+  true
+}
+
+# The standard "kill the whole tree on timeout": Popen(start_new_session=True) of a yosys whose
+# child sleeps, killpg of the new session's group, then: is the tool's child gone?
+write_tree_py() {
   cat > "$SB/tree.py" <<'PY'
 import os, signal, subprocess, sys, time
 tag = sys.argv[1]
@@ -78,6 +85,14 @@ else:
     print("child left")
     os.kill(sleeper(), signal.SIGKILL)
 PY
+}
+
+test_killpg_of_a_new_session_kills_the_tools_children_as_directly() {
+  # The usual "kill the whole tree on timeout": a new session for the tool, then killpg. Directly
+  # yosys' `!sleep` child dies with it; the supervising launcher left the tool in a group of its
+  # own and the child lived on.
+  need_yosys
+  write_tree_py
   expect_eq "$(direct python3 "$SB/tree.py" 41.$RANDOM)" "child gone" "directly (the test itself)"
   expect_eq "$(python3 "$SB/tree.py" 41.$RANDOM)" "child gone" "through edashim"
 }
@@ -115,8 +130,9 @@ test_the_pid_is_the_tool_for_pgrep_pidof_ps_gdb_and_perf() {
   local pid=$!
   trap 'kill "$pid" 2>/dev/null || true' EXIT
   wait_exe "$pid" "$YOSYS"
-  expect_eq "$(pgrep -x yosys -s 0 | tr '\n' ' ')" "$pid " "pgrep -x yosys: one process, the tool"
-  expect_eq "$(pidof yosys | tr ' ' '\n' | grep -cx "$pid")" 1 "pidof yosys names the tool"
+  # Tests run side by side (ctest -j2, the same session): only this sandbox's processes count.
+  expect_eq "$(ours $(pgrep -x yosys) | tr '\n' ' ')" "$pid " "pgrep -x yosys: one process, the tool"
+  expect_eq "$(ours $(pidof yosys) | tr '\n' ' ')" "$pid " "pidof yosys: the tool"
   local rss; rss=$(ps -o rss= -p "$pid" | tr -d ' ')
   expect_eq "$rss" "$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")" "ps -o rss= is the tool's"
   [ "$rss" -gt 8000 ] || fail "ps -o rss=: $rss kB, not yosys' (edashim's own is a few MB)"
@@ -148,7 +164,7 @@ test_each_way_of_ending_gives_its_status_and_figures_in_the_line() {
   setup_exit_tool
   local way want rc
   # Normal exits: the status, and the figures the tool's process told (0.2 s of CPU, 40 MiB).
-  for way in "return 3" "exit 4" "_exit 5" "thread-exit 6" "exec-self 7"; do
+  for way in "main-returns 3" "exit 4" "_exit 5" "thread-exit 6" "exec-self 7"; do
     rc=0; etool $way || rc=$?
     want=${way#* }
     expect_eq "$rc" "$want" "$way: the caller's status"
@@ -183,15 +199,6 @@ test_each_way_of_ending_gives_its_status_and_figures_in_the_line() {
   done
 }
 
-# Waits (at most 10 s) until the log has N lines: the line of a run that ended without telling
-# is written once the caller has reaped it.
-wait_lines() {
-  for _ in $(seq 200); do
-    [ "$(wc -l < "$LOG")" -ge "$1" ] && return 0
-    sleep 0.05
-  done
-  fail "$2: no log line"
-}
 
 test_a_daemonizing_tool_returns_at_once_with_its_line_written() {
   setup_exit_tool

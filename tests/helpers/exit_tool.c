@@ -1,6 +1,6 @@
 // A stand-in tool for the ways a process can end, which no real tool does on demand: each mode
 // first uses some CPU and memory (so the log line's figures can be checked), then ends that way.
-//   exit_tool return N | exit N | _exit N | thread-exit N | segv | kill-self SIG | daemon FILE
+//   exit_tool main-returns N | exit N | _exit N | thread-exit N | segv | kill-self SIG | daemon FILE
 //   exit_tool exec-self N | exec PROGRAM ARGS... | wait-all | hold SECONDS
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     return n;
   }
   if (strcmp(mode, "wait-all") && strcmp(mode, "hold")) work();
-  if (!strcmp(mode, "return")) return n;
+  if (!strcmp(mode, "main-returns")) return n;
   if (!strcmp(mode, "exit")) exit(n);
   if (!strcmp(mode, "_exit")) _exit(n);
   if (!strcmp(mode, "thread-exit")) {

@@ -406,3 +406,32 @@ TEST_CASE("Report: a run with null times is a run without figures, not a malform
   CHECK(reads[0].stats.untimed == 1);
   CHECK(seen == 1);  // only the timed run reaches the tables
 }
+
+// Run in place, a tool killed by a signal told nothing: its wall time, status and signal are
+// known, its CPU times and peak are null. It counts (a killed run), its figures do not.
+TEST_CASE("Report: a run whose CPU and peak are unknown counts, without its peak", "[report]") {
+  runlog::RunRecord r;
+  REQUIRE(runlog::parse_run_line(
+      R"x({"tool":"ftool","wall_s":0.5,"user_s":null,"sys_s":null,"max_rss_kb":null,"status":143,"signal":15})x", r));
+  CHECK_FALSE(r.untimed);
+  CHECK(r.figures_unknown);
+  CHECK(r.wall_s == 0.5);
+  REQUIRE(runlog::parse_run_line(R"({"tool":"ftool","wall_s":1.5,"user_s":1,"sys_s":0,"max_rss_kb":9,"exit_code":0})", r));
+  CHECK_FALSE(r.figures_unknown);  // nothing of the previous line survives
+  const std::vector<std::string> lines{
+      R"x({"tool":"ftool","wall_s":0.5,"user_s":null,"sys_s":null,"max_rss_kb":null,"status":143,"signal":15})x",
+      R"({"tool":"ftool","wall_s":0.2,"user_s":null,"sys_s":null,"max_rss_kb":null,"status":0,"exit_code":0})",
+      R"({"tool":"ftool","wall_s":2,"user_s":1,"sys_s":0,"max_rss_kb":9,"exit_code":0,"status":0})"};
+  TempDir t;
+  t.write("log.jsonl", lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n");
+  std::size_t seen = 0;
+  auto reads = commands::scan_logs({t.path + "/log.jsonl"}, {}, [&](const runlog::RunRecord&) { ++seen; });
+  REQUIRE(reads.size() == 1);
+  CHECK(reads[0].stats.untimed == 0);
+  CHECK(seen == 3);
+  auto rows = aggregate(lines, report::GroupBy::none);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].runs == 3);
+  CHECK(rows[0].killed == 1);
+  CHECK(rows[0].median_rss_kb == 9);  // the unknown peaks are not zeros
+}
