@@ -126,9 +126,10 @@ test_renice_taskset_and_prlimit_on_the_pid_reach_the_tool() {
 
 test_the_pid_is_the_tool_for_pgrep_pidof_ps_gdb_and_perf() {
   need_yosys
-  yosys -q -p '!sleep 30' &
-  local pid=$!
-  trap 'kill "$pid" 2>/dev/null || true' EXIT
+  # Its output elsewhere: yosys' child outlives a SIGTERM to yosys and must not hold ctest's pipe.
+  yosys -q -p '!sleep 30' > /dev/null 2>&1 &
+  pid=$!
+  trap 'kill ${pid:-} $(ours $(pgrep -x sleep)) 2>/dev/null || true' EXIT
   wait_exe "$pid" "$YOSYS"
   # Tests run side by side (ctest -j2, the same session): only this sandbox's processes count.
   expect_eq "$(ours $(pgrep -x yosys) | tr '\n' ' ')" "$pid " "pgrep -x yosys: one process, the tool"
@@ -139,7 +140,7 @@ test_the_pid_is_the_tool_for_pgrep_pidof_ps_gdb_and_perf() {
   command -v gdb > /dev/null || skip "gdb is not installed"
   local exe; exe=$(gdb -batch -p "$pid" -ex 'info proc exe' 2>/dev/null | sed -n "s/^exe = '\(.*\)'/\1/p")
   expect_eq "$exe" "$YOSYS" "gdb -p \$! is attached to yosys"
-  kill "$pid"
+  kill "$pid" $(ours $(pgrep -x sleep))
   wait "$pid" || true
   # perf samples a process that runs: a tool that spins.
   if command -v perf > /dev/null; then
@@ -148,7 +149,6 @@ test_the_pid_is_the_tool_for_pgrep_pidof_ps_gdb_and_perf() {
     shim spin
     spin &
     pid=$!
-    trap 'kill "$pid" 2>/dev/null || true' EXIT
     wait_exe "$pid" /usr/bin/dash
     perf record -q -e cpu-clock -p "$pid" -o "$SB/perf.data" -- sleep 0.3 2> /dev/null
     expect_eq "$(perf script -i "$SB/perf.data" -F pid 2>/dev/null | tr -d ' ' | sort -u)" "$pid" \

@@ -254,7 +254,9 @@ test_a_sigkilled_runs_probe_directory_is_swept_by_the_next_run_and_a_live_ones_i
   # between the kill and the premise check, as it should.
   export XDG_RUNTIME_DIR=$SB/run-user
   mkdir -m 700 "$XDG_RUNTIME_DIR"
-  mytool sleep 30 &
+  # A supervising edashim killed outright leaves its directory (run in place, the tool's watcher
+  # removes it: below).
+  EDASHIM_SUPERVISE=1 mytool sleep 30 &
   local pid=$!
   local dir; dir=$(waitfile "$XDG_RUNTIME_DIR/edashim-$(id -u)/edashim-$(id -u)-$(printf %07d "$pid")-*/probe")
   dir=${dir%/probe}
@@ -265,6 +267,15 @@ test_a_sigkilled_runs_probe_directory_is_swept_by_the_next_run_and_a_live_ones_i
   [ -d "$dir" ] || fail "premise: a SIGKILLed edashim leaves its probe directory"
   mytool exit 0
   [ ! -e "$dir" ] || fail "the next run did not sweep $dir"
+  # In place: the tool killed outright, its watcher removes the directory once the tool is reaped.
+  mytool sleep 30 &
+  pid=$!
+  dir=$(waitfile "$XDG_RUNTIME_DIR/edashim-$(id -u)/edashim-$(id -u)-$(printf %07d "$pid")-*/probe")
+  dir=${dir%/probe}
+  kill -KILL "$pid"
+  wait "$pid" 2>/dev/null || true
+  for _ in $(seq 200); do [ -e "$dir" ] || break; sleep 0.05; done
+  [ ! -e "$dir" ] || fail "run in place, a SIGKILLed tool's watcher did not remove $dir"
 }
 
 run_suite "$@"
