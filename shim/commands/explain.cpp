@@ -2,8 +2,10 @@
 
 #include <cstdio>
 
+#include "paths/layout.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
@@ -58,6 +60,9 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
     else
       std::printf("  %-20s no [glibc] or [glibc_fallback] options configured: nothing replaces it\n", "");
   }
+  for (const auto& lib : plan.unsafe_preloads)
+    std::printf("  %-20s %s is left out of LD_PRELOAD: ld.so splits it at spaces and colons\n", "unsafe path", lib.c_str());
+  if (auto note = pipeline::unsafe_preload_note(plan); !note.empty()) std::printf("  %-20s %s\n", "", note.c_str());
   if (!plan.probe_library.empty() && plan.flow_top)
     std::printf("  %-20s no records: %s\n", "probe", pipeline::kFlowTopNote);
   else if (!plan.probe_library.empty())
@@ -72,6 +77,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
                 : p.blocker == "foreign-loader"   ? "it cannot load under this loader either"
                 : p.blocker == "static" || p.blocker == "static-pie"
                     ? "a static program loads nothing, and would pass it on unseen to what it starts"
+                : !run::preload_safe(paths::layout().probe) && util::exists(paths::layout().probe)
+                    ? "its path holds a space or colon, which LD_PRELOAD cannot carry"
                     : "libedashim_probe.so not found");
   // The exec hook shares the probe's library (probe/hook.c).
   std::printf("  %-20s %s\n", "exec hook",
@@ -83,6 +90,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
                   ? "off: a static program loads nothing, and what it starts would inherit the hook unseen "
                     "(a musl program there would stop before main); tools below it are reached through their "
                     "links only"
+              : !run::preload_safe(paths::layout().probe) && util::exists(paths::layout().probe)
+                  ? "off: its path holds a space or colon, which LD_PRELOAD cannot carry"
                   : "off (nothing preloaded, or libedashim_probe.so not found)");
   std::printf("  %-20s %s\n", "inspection", p.cached ? "from the cache (file unchanged since last time)" : "read the file now");
 }
