@@ -107,7 +107,7 @@ TEST_CASE("Log path: an untrusted project file still cannot set the log, {host} 
   CHECK(loaded.settings.log.value == "/tmp/{host}.jsonl");
 }
 
-TEST_CASE("Log path: under /proc or /sys no run can log, and doctor says why; elsewhere nothing is said", "[log_path]") {
+TEST_CASE("Log path: under /proc or /sys no run can log, and doctor says why, elsewhere nothing is said", "[log_path]") {
   CHECK(config::log_path_impossible("/proc/edashim/runs.jsonl").find("is under /proc, the kernel's own file system") !=
         std::string::npos);
   CHECK(config::log_path_impossible("/sys/x.jsonl").find("is under /sys") != std::string::npos);
