@@ -11,6 +11,14 @@
 namespace commands {
 namespace {
 
+// The libraries left out of LD_PRELOAD for a space or colon in their path, with what it costs.
+void print_unsafe_preloads(const pipeline::Plan& plan) {
+  if (auto note = pipeline::unsafe_preload_note(plan); !note.empty()) std::printf("  %-20s %s\n", "unsafe path", note.c_str());
+}
+
+// edashim's own library is where LD_PRELOAD cannot name it (ld.so splits at spaces and colons).
+bool probe_path_unsafe() { return util::exists(paths::layout().probe) && !run::preload_safe(paths::layout().probe); }
+
 // The pre-flight section: what the tool's file lets a preload do, and what replaces it where
 // it cannot.
 void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
@@ -60,9 +68,7 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
     else
       std::printf("  %-20s no [glibc] or [glibc_fallback] options configured: nothing replaces it\n", "");
   }
-  for (const auto& lib : plan.unsafe_preloads)
-    std::printf("  %-20s %s is left out of LD_PRELOAD: ld.so splits it at spaces and colons\n", "unsafe path", lib.c_str());
-  if (auto note = pipeline::unsafe_preload_note(plan); !note.empty()) std::printf("  %-20s %s\n", "", note.c_str());
+  print_unsafe_preloads(plan);
   if (!plan.probe_library.empty() && plan.flow_top)
     std::printf("  %-20s no records: %s\n", "probe", pipeline::kFlowTopNote);
   else if (!plan.probe_library.empty())
@@ -77,7 +83,7 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
                 : p.blocker == "foreign-loader"   ? "it cannot load under this loader either"
                 : p.blocker == "static" || p.blocker == "static-pie"
                     ? "a static program loads nothing, and would pass it on unseen to what it starts"
-                : !run::preload_safe(paths::layout().probe) && util::exists(paths::layout().probe)
+                : probe_path_unsafe()
                     ? "its path holds a space or colon, which LD_PRELOAD cannot carry"
                     : "libedashim_probe.so not found");
   // The exec hook shares the probe's library (probe/hook.c).
@@ -90,7 +96,7 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
                   ? "off: a static program loads nothing, and what it starts would inherit the hook unseen "
                     "(a musl program there would stop before main); tools below it are reached through their "
                     "links only"
-              : !run::preload_safe(paths::layout().probe) && util::exists(paths::layout().probe)
+              : probe_path_unsafe()
                   ? "off: its path holds a space or colon, which LD_PRELOAD cannot carry"
                   : "off (nothing preloaded, or libedashim_probe.so not found)");
   std::printf("  %-20s %s\n", "inspection", p.cached ? "from the cache (file unchanged since last time)" : "read the file now");
