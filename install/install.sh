@@ -65,6 +65,14 @@ while [ $# -gt 0 ]; do
 done
 case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
 prefix=${prefix%/}
+# ld.so splits LD_PRELOAD at spaces and colons, so a probe library under such a path could never
+# be preloaded: every run would go without it. edashim finds its libraries by its real path, so
+# the real path counts, not a link to it.
+for p in "$prefix" "$(realpath -m -- "$prefix")"; do
+  case "$p" in
+    *[\ :]*) die "cannot install under '$p': its path has a space or colon, which LD_PRELOAD cannot carry (ld.so splits it there), so edashim's library $p/lib/edashim/libedashim_probe.so could not be preloaded; choose a prefix whose real path has neither, e.g. --prefix /opt/edashim (a link to this directory does not help: edashim finds its libraries by its real path)" ;;
+  esac
+done
 shimdir="$prefix/lib/edashim/shims"
 bindir="$prefix/bin"
 manifest="$prefix/share/edashim/install-manifest.txt"

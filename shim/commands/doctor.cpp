@@ -1,11 +1,15 @@
 #include "commands/doctor.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,8 +17,10 @@
 #include "alloc/allocators.hpp"
 #include "alloc/registry.hpp"
 #include "alloc/version.hpp"
+#include "config/log_path.hpp"
 #include "pipeline/plan.hpp"
 #include "commands/shims.hpp"
+#include "run/environment.hpp"
 #include "run/exec_watch.hpp"
 #include "run/scratch.hpp"
 #include "tool/path_order.hpp"
@@ -65,23 +71,43 @@ void note_trust_decisions(Report& r, const std::set<std::string>& untrusted, con
                "undo: edashim untrust " + util::shell_quote(f));
 }
 
-// Writable without creating anything: the file itself if it exists, else the nearest
-// existing directory above it (the run creates what is missing below that).
-bool log_writable(const std::string& path, std::string& why) {
-  if (util::exists(path)) {
-    if (::access(path.c_str(), W_OK) == 0) return true;
-    why = path + " exists but is not writable by you";
-    return false;
-  }
+// What stops a run's log at `path`, found as a run finds it: by opening for real. Modes tell
+// nothing to root and nothing of a read-only mount. The file itself is opened for appending if it
+// exists (nothing written); else a file is created in the nearest existing directory (the run
+// creates what is missing below it) and removed again: only that file.
+struct LogCheck {
+  bool writable = false;
+  bool read_only_fs = false;  // statvfs says ST_RDONLY: no chmod helps
+  std::string why;
+};
+
+LogCheck try_log(const std::string& path) {
+  LogCheck c;
   std::string dir = util::dirname(path);
-  while (!util::exists(dir) && dir != "/" && dir != ".") dir = util::dirname(dir);
-  if (!util::is_directory(dir)) {
-    why = dir + " is not a directory";
-    return false;
+  int fd = -1;
+  if (util::exists(path)) {
+    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  } else {
+    while (!util::exists(dir) && dir != "/" && dir != ".") dir = util::dirname(dir);
+    if (!util::is_directory(dir)) return c.why = dir + " is not a directory", c;
+    std::string trial = dir + "/.edashim-doctor-" + std::to_string(::getpid());
+    fd = ::open(trial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) ::unlink(trial.c_str());
   }
-  if (::access(dir.c_str(), W_OK | X_OK) == 0) return true;
-  why = "cannot create files under " + dir;
-  return false;
+  int err = errno;
+  if (fd >= 0) {
+    ::close(fd);
+    return c.writable = true, c;
+  }
+  struct statvfs fs;
+  if (::statvfs(dir.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY)) {
+    c.read_only_fs = true;
+    c.why = dir + " is on a read-only file system, so no run can " + (util::exists(path) ? "append to " : "create ") + path;
+  } else {
+    c.why = (util::exists(path) ? path + " cannot be opened for appending: " : "cannot create files under " + dir + ": ") +
+            std::strerror(err);
+  }
+  return c;
 }
 
 // What the owned-file rule (util/owned_file.hpp) would say of one of edashim's inputs: the file
@@ -217,8 +243,26 @@ void check_linked_tools(Report& r, const Scene& s) {
   for (const auto& name : s.links) say_order(r, s, name, what_name_runs(s, name));
 }
 
+// ld.so splits LD_PRELOAD at spaces and colons: a library whose path holds one is left out of
+// every run (run::preload_safe), which is a problem though each run goes on.
+void check_preload_path(Report& r, const std::string& what, const std::string& lib, const std::string& fix) {
+  if (!run::preload_safe(lib))
+    r.problem(what + " " + lib + " has a space or colon in its path, which LD_PRELOAD cannot carry: runs leave it out",
+              fix);
+}
+
+void check_probe_path(Report& r) {
+  const std::string& probe = paths::layout().probe;
+  if (!util::exists(probe)) return;
+  if (run::preload_safe(probe)) r.ok("probe library " + probe + " can be preloaded (no space or colon in its path)");
+  check_preload_path(r, "the probe library", probe,
+                     "install edashim under a prefix whose real path has no space or colon "
+                     "(install/install.sh --prefix DIR; a link to this one does not help: edashim finds it by its real path)");
+}
+
 void check_allocators(Report& r) {
   r.section("allocator libraries");
+  check_probe_path(r);
   util::FactCache in_memory("");  // doctor writes nothing, not even the cache
   for (const auto& a : alloc::known()) {
     auto lib = alloc::locate(a, alloc::library_dirs());
@@ -226,7 +270,9 @@ void check_allocators(Report& r) {
       std::string v = alloc::detect_version(*lib, in_memory);
       char row[512];
       std::snprintf(row, sizeof row, "%-10s %-10s %s", a.name.c_str(), v.empty() ? "version ?" : v.c_str(), lib->c_str());
-      r.ok(row);
+      if (run::preload_safe(*lib)) r.ok(row);
+      check_preload_path(r, a.name, *lib, "put the library where its path has neither, and name that directory in "
+                                          "library_dirs");
     } else {
       r.note(a.name + ": not installed (needed only by profiles that choose it): " + install_command(a.name));
     }
@@ -265,6 +311,7 @@ void say_allocator(Report& r, const std::string& name, const pipeline::Plan& pla
          (s.scratch.value ? ", scratch on tmpfs" : ""));
   // Not a problem: the run still works and is recorded; but the user should know that the
   // allocator will not change for this tool (explain says what edashim does instead).
+  if (auto note = pipeline::unsafe_preload_note(plan); !note.empty()) r.note(name + ": " + note);
   if (plan.preflight.inspected && !plan.preflight.preload_reaches())
     r.note(name + ": " + plan.preflight.path + ": " + plan.preflight.reason + " (see: edashim explain " + name + ")");
 }
@@ -327,13 +374,20 @@ void check_scratch(Report& r, const Gathered& g, const paths::Files& paths) {
 void check_run_logs(Report& r, const Gathered& g, const paths::Files& paths) {
   if (g.logs.empty()) r.note("run log: off");
   for (const auto& log : g.logs) {
-    std::string why;
-    if (auto refused = owned_rule_refusal(log, g.shared); !refused.empty())
+    std::string elsewhere = "export EDASHIM_LOG=FILE, or log = \"FILE\" in " + paths.user_file + " (or EDASHIM_LOG=off)";
+    if (auto impossible = config::log_path_impossible(log); !impossible.empty()) {
+      r.problem("run log " + impossible, "another log path: " + elsewhere);
+    } else if (auto refused = owned_rule_refusal(log, g.shared); !refused.empty()) {
       r.problem("run log " + log + ": runs would refuse it: " + refused,
                 "point it elsewhere (log in " + paths.user_file + ", or EDASHIM_LOG=FILE)");
-    else if (log_writable(log, why)) r.ok("run log " + log + " is writable");
-    else r.problem("run log " + log + ": " + why, "chmod u+w " + util::shell_quote(util::dirname(log)) +
-                                                       "   (or point it elsewhere: export EDASHIM_LOG=FILE, or EDASHIM_LOG=off)");
+    } else if (auto tried = try_log(log); tried.writable) {
+      r.ok("run log " + log + " is writable (a file was opened there for real)");
+    } else if (tried.read_only_fs) {
+      r.problem("run log " + log + ": " + tried.why, "another log path (a chmod cannot help): " + elsewhere);
+    } else {
+      r.problem("run log " + log + ": " + tried.why, "chmod u+w " + util::shell_quote(util::dirname(log)) +
+                                                         "   (or another log path: " + elsewhere + ")");
+    }
     std::string dir = util::dirname(log);
     if (g.shared.covers(util::real_path(dir).value_or(dir)) && writable_by_others(dir))
       r.note("run log directory " + dir + " is shared (shared_dirs): other users can add lines to it and read your runs' "

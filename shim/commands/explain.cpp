@@ -2,12 +2,22 @@
 
 #include <cstdio>
 
+#include "paths/layout.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace commands {
 namespace {
+
+// The libraries left out of LD_PRELOAD for a space or colon in their path, with what it costs.
+void print_unsafe_preloads(const pipeline::Plan& plan) {
+  if (auto note = pipeline::unsafe_preload_note(plan); !note.empty()) std::printf("  %-20s %s\n", "unsafe path", note.c_str());
+}
+
+// edashim's own library is where LD_PRELOAD cannot name it (ld.so splits at spaces and colons).
+bool probe_path_unsafe() { return util::exists(paths::layout().probe) && !run::preload_safe(paths::layout().probe); }
 
 // The pre-flight section: what the tool's file lets a preload do, and what replaces it where
 // it cannot.
@@ -58,6 +68,7 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
     else
       std::printf("  %-20s no [glibc] or [glibc_fallback] options configured: nothing replaces it\n", "");
   }
+  print_unsafe_preloads(plan);
   if (!plan.probe_library.empty() && plan.flow_top)
     std::printf("  %-20s no records: %s\n", "probe", pipeline::kFlowTopNote);
   else if (!plan.probe_library.empty())
@@ -72,6 +83,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
                 : p.blocker == "foreign-loader"   ? "it cannot load under this loader either"
                 : p.blocker == "static" || p.blocker == "static-pie"
                     ? "a static program loads nothing, and would pass it on unseen to what it starts"
+                : probe_path_unsafe()
+                    ? "its path holds a space or colon, which LD_PRELOAD cannot carry"
                     : "libedashim_probe.so not found");
   // The exec hook shares the probe's library (probe/hook.c).
   std::printf("  %-20s %s\n", "exec hook",
@@ -83,6 +96,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
                   ? "off: a static program loads nothing, and what it starts would inherit the hook unseen "
                     "(a musl program there would stop before main); tools below it are reached through their "
                     "links only"
+              : probe_path_unsafe()
+                  ? "off: its path holds a space or colon, which LD_PRELOAD cannot carry"
                   : "off (nothing preloaded, or libedashim_probe.so not found)");
   std::printf("  %-20s %s\n", "inspection", p.cached ? "from the cache (file unchanged since last time)" : "read the file now");
 }

@@ -47,4 +47,12 @@ std::string expand_log_path(std::string_view value, std::string_view host) {
   return out.append(value.substr(from));
 }
 
+std::string log_path_impossible(std::string_view path) {
+  for (std::string_view fs : {"/proc", "/sys"})
+    if (path == fs || (path.starts_with(fs) && path[fs.size()] == '/'))
+      return std::string(path) + " is under " + std::string(fs) + ", the kernel's own file system: no file can be "
+             "created there, so no run could log";
+  return "";
+}
+
 }  // namespace config

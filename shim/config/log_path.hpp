@@ -22,6 +22,10 @@ bool names_host(std::string_view value);
 // "a/../b", "") can climb out of the directory or hide the file; an empty name is "unknown-host".
 std::string safe_host_name(std::string_view raw);
 
+// Why no run can keep a log at `path` whatever its permissions ("" when nothing says so from the
+// path alone): under /proc or /sys the kernel owns every name, and creating a file there fails.
+std::string log_path_impossible(std::string_view path);
+
 // `value` with each {host} replaced by safe_host_name(host).
 std::string expand_log_path(std::string_view value, std::string_view host);
 

@@ -143,6 +143,8 @@ void choose_allocator(Plan& plan) {
                             "system allocator. " + install_advice(a->name);
   }
   if (lib.empty() || !plan.allocator_note.empty()) return;
+  // ld.so would split the path and print an error in every process: the run keeps glibc's malloc.
+  if (!run::preload_safe(lib)) return plan.unsafe_preloads.push_back(lib);
   plan.allocator_library = lib;
   plan.allocator_version = alloc::detect_version(lib, fact_cache());
   plan.options_family = alloc::allocator_of_library(lib);
@@ -193,6 +195,11 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
   // Nothing ahead of a sanitizer's runtime, nothing where it cannot load, nothing a static
   // program would pass on unseen (preloads_nothing_of_ours).
   bool ours = util::exists(files.probe_library) && !plan.tool_path.empty() && !preloads_nothing_of_ours(plan.preflight);
+  // An installation under a path with a space or colon: the run goes on without probe and hook.
+  if (ours && !run::preload_safe(files.probe_library)) {
+    plan.unsafe_preloads.push_back(files.probe_library);
+    ours = false;
+  }
   if (ours && s.probe.value) plan.probe_library = files.probe_library;
   // The exec hook shares the probe's library.
   if (ours) plan.hook_library = files.probe_library;
@@ -227,6 +234,19 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
 }
 
 }  // namespace
+
+std::string unsafe_preload_note(const Plan& plan) {
+  std::string out;
+  for (const auto& lib : plan.unsafe_preloads) {
+    bool alloc = !util::basename(lib).starts_with("libedashim_probe");
+    out += (out.empty() ? "" : "; ") + lib + " is left out of LD_PRELOAD (ld.so splits it at spaces and colons): ";
+    out += alloc ? plan.allocator + " is not used, the tool runs on glibc's malloc; fix: point library_dirs (or "
+                   "allocator = \"/path\") at a directory whose path has neither"
+                 : "this run is not recorded by the probe and tools started inside it are not routed; fix: install "
+                   "edashim under a prefix whose real path has neither (install/install.sh --prefix DIR)";
+  }
+  return out;
+}
 
 RunMode run_mode(const config::Setting<bool>& supervise, bool pidfd) {
   if (supervise.value)

@@ -28,6 +28,8 @@ struct Plan {
   std::string log_path;            // empty: off; {host} expanded (log_path_of)
   std::string host;                // gethostname, when the log path named {host}; else read for the record
   std::string probe_library;
+  std::vector<std::string> unsafe_preloads;  // libraries left out of LD_PRELOAD: their path holds ' ' or ':'
+                                             // (run::preload_safe); unsafe_preload_note says what that costs
   std::string hook_library;        // the exec hook (the probe's library), preloaded with anything else
   std::string routed_tools;        // "yosys:yosys-abc:...": the tools the hook routes to their own profile
                                    // (none when a profile or allocator was chosen for the whole tree)
@@ -53,6 +55,10 @@ struct Plan {
 inline constexpr const char* kFlowTopNote =
     "a flow's top (edashim run -- CMD, no profile of its own, no allocator): runs plain under the exec hook, "
     "its processes unrecorded; the tools it starts have log lines of their own";
+
+// What leaving Plan::unsafe_preloads out costs this run, and the fix: "" when none was left out.
+// A run says it once a session; explain and doctor say it every time. Pure.
+std::string unsafe_preload_note(const Plan& plan);
 
 // How a run starts its tool: exec in place (edashim becomes the tool; run/exec_watch.hpp)
 // unless `supervise` is set or the kernel cannot watch a process that is not its child

@@ -117,6 +117,16 @@ std::set<std::string> warned_before(const Plan& plan) {
   return quiet;
 }
 
+// A library left out of LD_PRELOAD for its path (Plan::unsafe_preloads) is the installation's
+// state, the same in every run: said once a session (pipeline/warn_once.hpp), keyed by the path.
+void say_unsafe_preloads(const Plan& plan) {
+  std::string note = unsafe_preload_note(plan);
+  if (note.empty()) return;
+  std::string dir = util::dirname(paths::Files::discover().trust_file) + "/warned";
+  if (first_warning_in_session(dir, plan.unsafe_preloads.front(), plan.flow.flow))
+    say(note + " (said once a session; details: edashim doctor)");
+}
+
 // A run whose configuration is broken runs plain, but is not invisible: its log line says why
 // ("config_error"), so report counts it. The tool takes edashim's place, as a fallback's does:
 // nobody is left to time it, so the line has no times or status, and names what really ran.
@@ -180,6 +190,7 @@ int check_plan(const Plan& plan) {
     return 127;
   }
   if (!plan.allocator_note.empty()) say(plan.allocator_note);
+  say_unsafe_preloads(plan);
   if (auto warning = preflight_warning(plan); !warning.empty()) {
     say(warning);
     remember_warning_given(plan);

@@ -25,6 +25,8 @@ std::vector<std::string> split_preload(const std::string& value) {
   return out;
 }
 
+bool preload_safe(const std::string& path) { return path.find_first_of(" :") == std::string::npos; }
+
 std::optional<std::string> lookup(const std::vector<std::string>& env, const std::string& name) {
   for (const auto& e : env)
     if (e.size() > name.size() && e[name.size()] == '=' && e.compare(0, name.size(), name) == 0)
@@ -54,14 +56,16 @@ bool is_probe(const std::string& path) { return util::starts_with(path.substr(pa
 // Preload: the caller's own libraries first, as they are (a sanitizer runtime must stay first,
 // and a malloc interposer of theirs must see the calls it sees without edashim), then the
 // allocator, then the probe; nothing that is already there. The exec hook is the probe's
-// library: it comes with anything else edashim preloads.
+// library: it comes with anything else edashim preloads. A path ld.so would split (preload_safe)
+// is never added: the plan left it out and said so (pipeline/plan.cpp); this is the last guard.
 std::vector<std::string> preload_additions(const EnvInputs& in, const std::vector<std::string>& entries) {
   auto present = [&](const std::string& lib) { return std::find(entries.begin(), entries.end(), lib) != entries.end(); };
+  auto wanted = [](const std::string& lib) { return !lib.empty() && preload_safe(lib); };
   std::vector<std::string> added;
-  if (!in.allocator_library.empty() && !present(in.allocator_library)) added.push_back(in.allocator_library);
+  if (wanted(in.allocator_library) && !present(in.allocator_library)) added.push_back(in.allocator_library);
   bool probe_there = std::any_of(entries.begin(), entries.end(), is_probe);
-  if (!in.probe_library.empty() && !probe_there) added.push_back(in.probe_library);
-  if (!added.empty() && !in.hook_library.empty() && !probe_there && !present(in.hook_library) &&
+  if (wanted(in.probe_library) && !probe_there) added.push_back(in.probe_library);
+  if (!added.empty() && wanted(in.hook_library) && !probe_there && !present(in.hook_library) &&
       std::find(added.begin(), added.end(), in.hook_library) == added.end())
     added.push_back(in.hook_library);
   return added;

@@ -93,6 +93,11 @@ std::vector<std::string> without_inherited(const std::vector<std::string>& env);
 // LD_PRELOAD entries (ld.so splits on both ':' and ' ').
 std::vector<std::string> split_preload(const std::string& value);
 
+// Whether `path` can be one LD_PRELOAD entry: ld.so splits the list at ' ' and ':', so a path
+// holding either reaches it as pieces it cannot open, and every process of the run prints an
+// "ERROR: ld.so" line. Such a library is left out; the run goes on without it.
+bool preload_safe(const std::string& path);
+
 // Reads a variable out of a "NAME=value" list.
 std::optional<std::string> lookup(const std::vector<std::string>& env, const std::string& name);
 

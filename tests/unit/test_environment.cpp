@@ -252,3 +252,18 @@ TEST_CASE("A run below takes edashim's preloads out where they stand as appended
   CHECK(ld("/l/libmimalloc.so.2") == "/l/libmimalloc.so.2");
   CHECK(ld("/p/libedashim_probe.so:/l/libmimalloc.so.2") == "/p/libedashim_probe.so:/l/libmimalloc.so.2");
 }
+
+TEST_CASE("A library whose path has a space or colon never reaches LD_PRELOAD: ld.so would split it", "[env]") {
+  CHECK(run::preload_safe("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"));
+  CHECK_FALSE(run::preload_safe("/home/Jane Doe/.local/lib/edashim/libedashim_probe.so"));
+  CHECK_FALSE(run::preload_safe("/mnt/c:/lib/libedashim_probe.so"));
+  auto in = inputs({"PATH=/bin", "LD_PRELOAD=/opt/libfoo.so"});
+  in.allocator_library = "/opt/my libs/libjemalloc.so.2";
+  in.probe_library = "/home/Jane Doe/lib/libedashim_probe.so";
+  in.hook_library = in.probe_library;
+  auto plan = run::build_environment(in);
+  CHECK(run::lookup(plan.env, "LD_PRELOAD") == "/opt/libfoo.so");
+  // The allocator's path alone is unsafe: the probe still goes in, the allocator does not.
+  in.probe_library = in.hook_library = "/p/libedashim_probe.so";
+  CHECK(run::lookup(run::build_environment(in).env, "LD_PRELOAD") == "/opt/libfoo.so:/p/libedashim_probe.so");
+}

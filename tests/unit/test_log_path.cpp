@@ -106,3 +106,13 @@ TEST_CASE("Log path: an untrusted project file still cannot set the log, {host} 
   loaded = config::load(r);
   CHECK(loaded.settings.log.value == "/tmp/{host}.jsonl");
 }
+
+TEST_CASE("Log path: under /proc or /sys no run can log, and doctor says why, elsewhere nothing is said", "[log_path]") {
+  CHECK(config::log_path_impossible("/proc/edashim/runs.jsonl").find("is under /proc, the kernel's own file system") !=
+        std::string::npos);
+  CHECK(config::log_path_impossible("/sys/x.jsonl").find("is under /sys") != std::string::npos);
+  CHECK_FALSE(config::log_path_impossible("/proc").empty());
+  CHECK(config::log_path_impossible("/processes/runs.jsonl").empty());
+  CHECK(config::log_path_impossible("/system/runs.jsonl").empty());
+  CHECK(config::log_path_impossible("/home/me/.local/state/edashim/runs.jsonl").empty());
+}

@@ -370,3 +370,16 @@ TEST_CASE("Arm: the allocator family with its options sorted by name", "[plan][e
   f.t.write("user/config.toml", "[tool.yosys]\nallocator = \"system\"\n");
   CHECK(pipeline::arm_of(f.plan("yosys")) == "system");
 }
+
+TEST_CASE("Plan: a library left out of LD_PRELOAD for its path is named with what that costs and the fix", "[plan]") {
+  pipeline::Plan plan;
+  CHECK(pipeline::unsafe_preload_note(plan).empty());
+  plan.allocator = "jemalloc";
+  plan.unsafe_preloads = {"/opt/my libs/libjemalloc.so.2", "/home/Jane Doe/lib/edashim/libedashim_probe.so"};
+  auto note = pipeline::unsafe_preload_note(plan);
+  CHECK(note.find("/opt/my libs/libjemalloc.so.2 is left out of LD_PRELOAD (ld.so splits it at spaces and colons): "
+                  "jemalloc is not used") != std::string::npos);
+  CHECK(note.find("library_dirs") != std::string::npos);
+  CHECK(note.find("/home/Jane Doe/lib/edashim/libedashim_probe.so is left out of LD_PRELOAD") != std::string::npos);
+  CHECK(note.find("install/install.sh --prefix DIR") != std::string::npos);
+}
