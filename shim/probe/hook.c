@@ -16,6 +16,10 @@
  *  - leave out: where nothing records and only this library is preloaded (a flow's top), a
  *    program that can start no other (edh_may_start_programs) gets LD_PRELOAD without it: it
  *    needs no hook, and loading one is most of what the hook costs a short process;
+ *  - unreadable: this process is no longer who it started as (setuid, setgid: runuser, su or
+ *    setpriv below a root run) and that identity cannot open some of edashim's entries (under
+ *    root's 0700 home): they leave LD_PRELOAD, since ld.so would print an ERROR line in every
+ *    process below and load nothing of them anyway;
  *  - pass: everything else, untouched. EDASHIM=off in the environment passes everything, and
  *    so does edashim itself when it is a dynamic build (launcher_mark.h).
  *
@@ -364,6 +368,7 @@ struct work {
   char route[CAP + 32];
   char route_name[288];  /* __EDASHIM_ROUTE_NAME=NAME */
   char preload[CAP * 2 + 16];
+  char unreadable[CAP * 2];  /* edashim's entries this identity cannot open (unreadable_of) */
   struct edh_verdict v;
   const char* exe;
   struct edh_shebang sb[MAX_INTERP]; /* the #! lines followed, the script's first */
@@ -536,6 +541,43 @@ static enum decision route_script(const struct target* t, const char* script, co
   return route(interp, by_path, env, newenv, w);
 }
 
+/* Who this process was when the library loaded: only a process that changed identity since
+ * (a privilege drop) can have lost access to what it was started with. */
+static uid_t g_start_euid;
+static gid_t g_start_egid;
+
+__attribute__((constructor)) static void edashim_hook_start(void) {
+  g_start_euid = geteuid();
+  g_start_egid = getegid();
+}
+
+/* The entries of `ours` (':'-separated) that this process, after a change of identity, may not
+ * open (EACCES), into out; 0 when there are none (or the list does not fit: nothing changes). */
+static int unreadable_of(const char* ours, char* out, size_t cap) {
+  if (geteuid() == g_start_euid && getegid() == g_start_egid) return 0;
+  size_t len = 0;
+  for (const char* p = ours; *p;) {
+    while (*p == ':') ++p;
+    const char* e = p;
+    while (*e && *e != ':') ++e;
+    size_t n = (size_t)(e - p);
+    char path[CAP];
+    if (n && n < sizeof path) {
+      memcpy(path, p, n);
+      path[n] = 0;
+      if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) != 0 && errno == EACCES) {
+        if (len + n + 2 > cap) return 0;
+        if (len) out[len++] = ':';
+        memcpy(out + len, p, n);
+        len += n;
+      }
+    }
+    p = e;
+  }
+  out[len] = 0;
+  return len > 0;
+}
+
 /* `st`: the target's stat when the caller has it, else NULL. */
 static enum decision decide(const struct target* t, const struct stat* st, char* const* argv, char* const* env,
                             char** newenv, struct work* w) {
@@ -543,6 +585,8 @@ static enum decision decide(const struct target* t, const struct stat* st, char*
   if (!ours || switched_off(env_get(env, "EDASHIM"))) return PASS;
   /* ld.so asked to list what it loads (ldd) runs nothing: it must list what it lists directly. */
   if (env_get(env, "LD_TRACE_LOADED_OBJECTS")) return without_ours(env, newenv, w, ours) ? STRIP : PASS;
+  if (unreadable_of(ours, w->unreadable, sizeof w->unreadable))
+    return without_ours(env, newenv, w, w->unreadable) ? STRIP : PASS;
   w->exe = env_get(env, "__EDASHIM_EXE");
   int by_path = 0;
   int can_route = w->exe && w->exe[0] == '/';
