@@ -551,8 +551,42 @@ __attribute__((constructor)) static void edashim_hook_start(void) {
   g_start_egid = getegid();
 }
 
-/* The entries of `ours` (':'-separated) that this process, after a change of identity, may not
- * open (EACCES), into out; 0 when there are none (or the list does not fit: nothing changes). */
+/* Whether `st` lets uid/gid/groups do `want` (4 read, 1 search), by its mode bits alone. */
+static int permits(const struct stat* st, unsigned want, uid_t uid, gid_t gid, const gid_t* groups, int ngroups) {
+  unsigned m = (unsigned)st->st_mode;
+  if (st->st_uid == uid) return ((m >> 6) & want) == want;
+  int in_group = st->st_gid == gid;
+  for (int i = 0; !in_group && i < ngroups; ++i) in_group = groups[i] == st->st_gid;
+  return ((in_group ? m >> 3 : m) & want) == want;
+}
+
+/* Whether ld.so, in the program this process starts as its ids are now, could open the absolute
+ * `path`. Not faccessat: a privilege-dropping tool (setpriv) may still hold CAP_DAC_OVERRIDE
+ * until exec, which then clears it for a user other than root; so the mode bits of each
+ * directory on the way and of the file, for the ids alone. When it cannot tell: yes. */
+static int openable_after_exec(const char* path) {
+  uid_t uid = geteuid();
+  if (uid == 0) return 1;
+  gid_t groups[256];
+  int n = getgroups(256, groups);
+  size_t len = strlen(path);
+  char dir[CAP];
+  struct stat st;
+  if (n < 0 || path[0] != '/' || len >= sizeof dir) return 1;
+  gid_t gid = getegid();
+  for (size_t i = 0; i < len; ++i) {
+    if (path[i] != '/') continue;
+    memcpy(dir, path, i ? i : 1);
+    dir[i ? i : 1] = 0;
+    if (stat(dir, &st) != 0) return 1;
+    if (!permits(&st, 1, uid, gid, groups, n)) return 0;
+  }
+  return stat(path, &st) != 0 || permits(&st, 4, uid, gid, groups, n);
+}
+
+/* The entries of `ours` (':'-separated) that this process, after a change of identity, could not
+ * open once it starts a program, into out; 0 when there are none (or the list does not fit:
+ * nothing changes). */
 static int unreadable_of(const char* ours, char* out, size_t cap) {
   if (geteuid() == g_start_euid && getegid() == g_start_egid) return 0;
   size_t len = 0;
@@ -565,7 +599,7 @@ static int unreadable_of(const char* ours, char* out, size_t cap) {
     if (n && n < sizeof path) {
       memcpy(path, p, n);
       path[n] = 0;
-      if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) != 0 && errno == EACCES) {
+      if (!openable_after_exec(path)) {
         if (len + n + 2 > cap) return 0;
         if (len) out[len++] = ':';
         memcpy(out + len, p, n);

@@ -124,7 +124,7 @@ test_another_users_project_file_in_a_shared_directory_is_ignored_silently() {
   rc=0; in_proj mytool exit 3 2>"$SB/err" >/dev/null || rc=$?
   expect_eq "$rc" 3 "a second run: the tool's status"
   expect_eq "$(cat "$SB/err")" "" "a second run: nothing on stderr"
-  local why="ignored: owned by $ATTACKER (uid $(id -u "$ATTACKER")) in '$SHARED_STICKY', a directory that is not yours"
+  local why="ignored: owned by $ATTACKER (uid $(id -u "$ATTACKER")) in $SHARED_STICKY, a directory that is not yours"
   out=$(in_proj "$VBIN" explain mytool 2>&1) || true
   expect_contains "$out" "$SHARED_STICKY/.edashim.toml  NOT used: $why" "explain lists it and says why"
   out=$(in_proj "$VBIN" doctor --dir "$SB/shims" 2>&1) || true
