@@ -14,7 +14,7 @@ a prefix, links for the EDA tools installed on this machine, and (if you agree) 
 Ends with `edashim doctor` and a run of examples/counter through the `yosys` link.
 
 Options:
-  --prefix DIR       install under DIR (default: ~/.local)
+  --prefix DIR       install under DIR (default: ~/.local; as root: /usr/local, as --system)
   --system           install under /usr/local (shims in /usr/local/lib/edashim/shims); uses sudo
   --no-packages      do not install Debian packages (you installed them yourself)
   --build-dir DIR    build here (default: build-release in the source tree)
@@ -38,7 +38,7 @@ die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix="$HOME/.local"
-system=0 packages=1 yes=0 offer_path=1 example=1
+system=0 packages=1 yes=0 offer_path=1 example=1 prefix_given=0
 build_dir="$src/build-release" from_build=""
 # Allocation-heavy tools worth running on a better allocator. Only those installed get a link:
 # a link for a missing tool would make `command -v verilator` succeed and fool configure scripts.
@@ -48,9 +48,9 @@ tools="vpr odin_II parmys yosys yosys-abc berkeley-abc yices yices-smt2 yices-sa
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    --prefix) [ $# -ge 2 ] || die "--prefix needs a directory"; prefix=$2; shift ;;
-    --prefix=*) prefix=${1#*=} ;;
-    --system) system=1; prefix=/usr/local ;;
+    --prefix) [ $# -ge 2 ] || die "--prefix needs a directory"; prefix=$2; prefix_given=1; shift ;;
+    --prefix=*) prefix=${1#*=}; prefix_given=1 ;;
+    --system) system=1; prefix=/usr/local; prefix_given=1 ;;
     --no-packages) packages=0 ;;
     --build-dir) [ $# -ge 2 ] || die "--build-dir needs a directory"; build_dir=$2; shift ;;
     --from-build) [ $# -ge 2 ] || die "--from-build needs a build directory"; from_build=$2; shift ;;
@@ -73,6 +73,27 @@ for p in "$prefix" "$(realpath -m -- "$prefix")"; do
     *[\ :]*) die "cannot install under '$p': its path has a space or colon, which LD_PRELOAD cannot carry (ld.so splits it there), so edashim's library $p/lib/edashim/libedashim_probe.so could not be preloaded; choose a prefix whose real path has neither, e.g. --prefix /opt/edashim (a link to this directory does not help: edashim finds its libraries by its real path)" ;;
   esac
 done
+
+# The nearest existing directory at or above $1 that other users cannot search (no o+x); empty
+# when every one can be.
+closed_to_others() {
+  local d=$1
+  while [ ! -e "$d" ]; do d=$(dirname "$d"); done
+  while :; do
+    [ $(( 0$(stat -L -c %a "$d") & 1 )) -eq 1 ] || { echo "$d"; return; }
+    [ "$d" = / ] && return
+    d=$(dirname "$d")
+  done
+}
+# Root's home is root's alone (0700): an install there is one no other user can read, and a root
+# run that drops to another user (runuser, su, setpriv: CI entrypoints do) could not give that
+# user edashim's libraries or its tools' routing. As root the default is system-wide.
+if [ "$(id -u)" = 0 ] && [ "$prefix_given" = 0 ]; then
+  system=1 prefix=/usr/local
+  say "prefix: /usr/local, system-wide (as root; \$HOME/.local is not readable by other users, to whom root's flows may drop)"
+elif [ "$(id -u)" = 0 ] && closed=$(closed_to_others "$prefix") && [ -n "$closed" ]; then
+  say "warning: $closed (mode $(stat -L -c %a "$closed")) is not searchable by other users: processes a root run starts as another user (runuser, su, setpriv) run without edashim below that point; for all users install with --system"
+fi
 shimdir="$prefix/lib/edashim/shims"
 bindir="$prefix/bin"
 manifest="$prefix/share/edashim/install-manifest.txt"

@@ -43,7 +43,10 @@ while [ $# -gt 0 ]; do
 done
 if [ -z "$prefix" ]; then
   # The copy installed as PREFIX/share/edashim/uninstall.sh knows its prefix.
-  if [ -f "$here/install-manifest.txt" ]; then prefix=$(dirname "$(dirname "$here")"); else prefix="$HOME/.local"; fi
+  # As root, install.sh's default is /usr/local (root's home is not readable by other users).
+  if [ -f "$here/install-manifest.txt" ]; then prefix=$(dirname "$(dirname "$here")")
+  elif [ "$(id -u)" = 0 ] && [ -f /usr/local/share/edashim/install-manifest.txt ]; then prefix=/usr/local
+  else prefix="$HOME/.local"; fi
 fi
 case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
 prefix=${prefix%/}

@@ -17,6 +17,7 @@
 #include "config/keys.hpp"
 #include "config/log_path.hpp"
 #include "util/fs.hpp"
+#include "util/owned_file.hpp"
 #include "util/strings.hpp"
 
 namespace config {
@@ -381,6 +382,21 @@ std::vector<std::string> project_files(const std::string& cwd, std::string* stop
   return files;
 }
 
+bool foreign_in_foreign_dir(const struct stat& file, const struct stat& dir, uid_t me) {
+  if (file.st_uid == me || file.st_uid == 0) return false;
+  bool shared_dir = (dir.st_mode & S_ISVTX) && (dir.st_mode & S_IWOTH);
+  return dir.st_uid != me || shared_dir;
+}
+
+std::string foreign_file_note(const std::string& path, uid_t me) {
+  struct stat file, dir;
+  std::string parent = util::dirname(path);
+  if (::lstat(path.c_str(), &file) != 0 || ::stat(parent.c_str(), &dir) != 0) return "";
+  if (!foreign_in_foreign_dir(file, dir, me)) return "";
+  return "ignored: owned by " + util::user_name(file.st_uid) + " in " + util::shell_quote(parent) +
+         ", a directory that is not yours: another user's file is not yours to use, and runs say nothing of it";
+}
+
 namespace {
 
 bool any_error(const std::vector<Problem>& problems) {
@@ -469,8 +485,14 @@ void Loader::consider(const std::string& path, const std::string& kind, bool mus
 // A file found but refused or unreadable is listed with why, and not applied.
 bool Loader::readable(ConfigFile& file, ConsideredFile& cf) {
   // A project file that is not a regular file, or not the user's, is skipped with a word:
-  // another user's FIFO at /tmp/.edashim.toml must not turn every run below /tmp plain.
+  // another user's FIFO at /tmp/.edashim.toml must not turn every run below /tmp plain. Where
+  // anyone may leave one (foreign_in_foreign_dir), not even the word: only explain and doctor.
   if (!file.refused.empty() && cf.kind == "project") {
+    if (auto quiet = foreign_file_note(cf.path, ::getuid()); !quiet.empty()) {
+      cf.note = quiet;
+      out_.files.push_back(cf);
+      return false;
+    }
     cf.note = "skipped: " + file.refused;
     out_.problems.push_back({cf.path, 0, 0, "skipped: " + file.refused, false});
     out_.files.push_back(cf);

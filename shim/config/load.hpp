@@ -2,6 +2,8 @@
 // Finds the config files that apply to a run and merges them into Settings, lowest priority
 // first: shipped defaults, /etc, the user's file, each .edashim.toml from / down to the cwd,
 // the selected named profile, then environment variables.
+#include <sys/stat.h>
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -97,6 +99,14 @@ Loaded load(const LoadRequest& request);
 // The .edashim.toml candidates for `cwd`, root first; the walk stops at a filesystem boundary
 // or at a directory owned by someone other than the user or root.
 std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because = nullptr);
+
+// Another user's project file in a directory that is not the user's (owned by someone else, or
+// shared like sticky /tmp, /var/tmp and /dev/shm): anyone there can leave one, so it is ignored
+// without a word on runs (every run below /tmp would otherwise carry another user's line);
+// explain and doctor list it with this note. Not root's files: root can change anything anyway.
+bool foreign_in_foreign_dir(const struct stat& file, const struct stat& dir, uid_t me);
+// The note for `path` when foreign_in_foreign_dir holds, else empty.
+std::string foreign_file_note(const std::string& path, uid_t me);
 
 // Undoes an applied learned layer (the tool is not the binary it was learned on), saying why.
 void drop_learned(Loaded& loaded, const std::string& why);

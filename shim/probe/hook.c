@@ -16,6 +16,10 @@
  *  - leave out: where nothing records and only this library is preloaded (a flow's top), a
  *    program that can start no other (edh_may_start_programs) gets LD_PRELOAD without it: it
  *    needs no hook, and loading one is most of what the hook costs a short process;
+ *  - unreadable: this process is no longer who it started as (setuid, setgid: runuser, su or
+ *    setpriv below a root run) and that identity cannot open some of edashim's entries (under
+ *    root's 0700 home): they leave LD_PRELOAD, since ld.so would print an ERROR line in every
+ *    process below and load nothing of them anyway;
  *  - pass: everything else, untouched. EDASHIM=off in the environment passes everything, and
  *    so does edashim itself when it is a dynamic build (launcher_mark.h).
  *
@@ -364,6 +368,7 @@ struct work {
   char route[CAP + 32];
   char route_name[288];  /* __EDASHIM_ROUTE_NAME=NAME */
   char preload[CAP * 2 + 16];
+  char unreadable[CAP * 2];  /* edashim's entries this identity cannot open (unreadable_of) */
   struct edh_verdict v;
   const char* exe;
   struct edh_shebang sb[MAX_INTERP]; /* the #! lines followed, the script's first */
@@ -536,6 +541,77 @@ static enum decision route_script(const struct target* t, const char* script, co
   return route(interp, by_path, env, newenv, w);
 }
 
+/* Who this process was when the library loaded: only a process that changed identity since
+ * (a privilege drop) can have lost access to what it was started with. */
+static uid_t g_start_euid;
+static gid_t g_start_egid;
+
+__attribute__((constructor)) static void edashim_hook_start(void) {
+  g_start_euid = geteuid();
+  g_start_egid = getegid();
+}
+
+/* Whether `st` lets uid/gid/groups do `want` (4 read, 1 search), by its mode bits alone. */
+static int permits(const struct stat* st, unsigned want, uid_t uid, gid_t gid, const gid_t* groups, int ngroups) {
+  unsigned m = (unsigned)st->st_mode;
+  if (st->st_uid == uid) return ((m >> 6) & want) == want;
+  int in_group = st->st_gid == gid;
+  for (int i = 0; !in_group && i < ngroups; ++i) in_group = groups[i] == st->st_gid;
+  return ((in_group ? m >> 3 : m) & want) == want;
+}
+
+/* Whether ld.so, in the program this process starts as its ids are now, could open the absolute
+ * `path`. Not faccessat: a privilege-dropping tool (setpriv) may still hold CAP_DAC_OVERRIDE
+ * until exec, which then clears it for a user other than root; so the mode bits of each
+ * directory on the way and of the file, for the ids alone. When it cannot tell: yes. */
+static int openable_after_exec(const char* path) {
+  uid_t uid = geteuid();
+  if (uid == 0) return 1;
+  gid_t groups[256];
+  int n = getgroups(256, groups);
+  size_t len = strlen(path);
+  char dir[CAP];
+  struct stat st;
+  if (n < 0 || path[0] != '/' || len >= sizeof dir) return 1;
+  gid_t gid = getegid();
+  for (size_t i = 0; i < len; ++i) {
+    if (path[i] != '/') continue;
+    memcpy(dir, path, i ? i : 1);
+    dir[i ? i : 1] = 0;
+    if (stat(dir, &st) != 0) return 1;
+    if (!permits(&st, 1, uid, gid, groups, n)) return 0;
+  }
+  return stat(path, &st) != 0 || permits(&st, 4, uid, gid, groups, n);
+}
+
+/* The entries of `ours` (':'-separated) that this process, after a change of identity, could not
+ * open once it starts a program, into out; 0 when there are none (or the list does not fit:
+ * nothing changes). */
+static int unreadable_of(const char* ours, char* out, size_t cap) {
+  if (geteuid() == g_start_euid && getegid() == g_start_egid) return 0;
+  size_t len = 0;
+  for (const char* p = ours; *p;) {
+    while (*p == ':') ++p;
+    const char* e = p;
+    while (*e && *e != ':') ++e;
+    size_t n = (size_t)(e - p);
+    char path[CAP];
+    if (n && n < sizeof path) {
+      memcpy(path, p, n);
+      path[n] = 0;
+      if (!openable_after_exec(path)) {
+        if (len + n + 2 > cap) return 0;
+        if (len) out[len++] = ':';
+        memcpy(out + len, p, n);
+        len += n;
+      }
+    }
+    p = e;
+  }
+  out[len] = 0;
+  return len > 0;
+}
+
 /* `st`: the target's stat when the caller has it, else NULL. */
 static enum decision decide(const struct target* t, const struct stat* st, char* const* argv, char* const* env,
                             char** newenv, struct work* w) {
@@ -543,6 +619,8 @@ static enum decision decide(const struct target* t, const struct stat* st, char*
   if (!ours || switched_off(env_get(env, "EDASHIM"))) return PASS;
   /* ld.so asked to list what it loads (ldd) runs nothing: it must list what it lists directly. */
   if (env_get(env, "LD_TRACE_LOADED_OBJECTS")) return without_ours(env, newenv, w, ours) ? STRIP : PASS;
+  if (unreadable_of(ours, w->unreadable, sizeof w->unreadable))
+    return without_ours(env, newenv, w, w->unreadable) ? STRIP : PASS;
   w->exe = env_get(env, "__EDASHIM_EXE");
   int by_path = 0;
   int can_route = w->exe && w->exe[0] == '/';

@@ -608,4 +608,29 @@ test_a_foreign_loader_keeps_the_users_own_preload() {
   expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "allocator not applied to $SB/real/foreign" "the hook did take edashim's out"
 }
 
+# A root run whose flow drops to another user (runuser, su, setpriv: CI entrypoints do), with
+# edashim installed where only root can read (root's 0700 home): the new identity cannot open
+# edashim's libraries, so they must leave its LD_PRELOAD; else ld.so prints an ERROR line in
+# every process below. The output must be the direct run's, stderr included.
+test_a_privilege_drop_below_a_root_run_gets_no_preload_it_cannot_open() {
+  [ "$(id -u)" = 0 ] || skip "needs root to drop privileges"
+  need yosys setpriv
+  local priv=$SB/priv f
+  mkdir -m 0700 "$priv"
+  for f in edashim edashim-cli edashim-build-tree libedashim_probe.so; do
+    [ -e "$(dirname "$BIN")/$f" ] && cp -p "$(dirname "$BIN")/$f" "$priv/$f"
+  done
+  cd /
+  # The run does preload edashim's library (else this test would pass without the hook).
+  expect_contains "$("$priv/edashim" run -- sh -c 'echo "$LD_PRELOAD"')" "$priv/libedashim_probe.so" "preloaded for root"
+  local drop=(setpriv --reuid=65534 --regid=65534 --clear-groups) direct via
+  direct=$("${drop[@]}" yosys -q -p 'log hello' 2>&1) || fail "directly: $direct"
+  via=$("$priv/edashim" run -- "${drop[@]}" yosys -q -p 'log hello' 2>&1) || fail "through edashim run: $via"
+  expect_eq "$via" "$direct" "setpriv to nobody: yosys' output as directly, no ld.so line"
+  direct=$(/usr/sbin/runuser -u nobody -- sh -c 'echo "[$LD_PRELOAD]"; yosys -q -p "log hello"' 2>&1) || fail "directly: $direct"
+  via=$("$priv/edashim" run -- /usr/sbin/runuser -u nobody -- sh -c 'echo "[$LD_PRELOAD]"; yosys -q -p "log hello"' 2>&1) ||
+    fail "through edashim run: $via"
+  expect_eq "$via" "$direct" "runuser to nobody: the same, and nothing of edashim's left in LD_PRELOAD"
+}
+
 run_suite "$@"

@@ -208,4 +208,19 @@ done
 [ ! -e "$P/bin/edashim" ] || fail "uninstall --purge left edashim"
 [ -x "$P/bin/other-tool" ] || fail "uninstall --purge removed a file it did not install"
 
+step "as root, the default prefix is system-wide, not root's own 0700 home"
+if [ "$(id -u)" = 0 ]; then
+  # A build directory that is not one stops install.sh before anything is installed.
+  rc=0; out=$(bash "$SRC/install/install.sh" --no-packages --from-build "$T/not-a-build" </dev/null 2>&1) || rc=$?
+  expect_eq "$rc" 1 "stopped at the missing build"
+  expect_contains "$out" "prefix: /usr/local, system-wide (as root;" "root's default prefix, and why"
+  expect_contains "$out" "$T/not-a-build is not a configured CMake build directory" "and nothing installed"
+  mkdir -m 0700 "$T/closed"
+  rc=0; out=$(bash "$SRC/install/install.sh" --no-packages --from-build "$T/not-a-build" --prefix "$T/closed/p" </dev/null 2>&1) || rc=$?
+  expect_contains "$out" "warning: $T/closed (mode 700) is not searchable by other users" "a closed prefix chosen by root: said"
+  echo "as root: checked"
+else
+  echo "not root: the root default is not checked here (CI runs as root)"
+fi
+
 echo "PASS: install, doctor, example, reinstall, uninstall"

@@ -105,4 +105,36 @@ test_doctor_says_what_runs_would_refuse_and_notes_a_shared_log_directory() {
     "a world-writable trust store is a problem"
 }
 
+# Another user's project file where anyone can leave one (the attacker's /tmp/.edashim.toml;
+# here a sticky 1777 directory as /tmp is): not the victim's to hear about. Runs below it say
+# nothing and do what the tool does directly; explain and doctor still list it, and why.
+test_another_users_project_file_in_a_shared_directory_is_ignored_silently() {
+  two_users
+  local proj=$SHARED_STICKY/proj
+  mkdir "$proj"; chown "$VICTIM:$VICTIM" "$proj"
+  as_attacker bash -c "printf 'locale = \"C\"\\n' > '$SHARED_STICKY/.edashim.toml'"
+  expect_eq "$(stat -c %U "$SHARED_STICKY/.edashim.toml")" "$ATTACKER" "the attacker's file is there"
+  in_proj() { (cd "$proj" && as_user "$VICTIM" "$@"); }
+  local direct out rc=0
+  direct=$(in_proj "$SB/real/mytool" env LC_ALL 2>&1)
+  out=$(in_proj mytool env LC_ALL 2>"$SB/err") || rc=$?
+  expect_eq "$rc" 0 "the tool's status"
+  expect_eq "$out" "$direct" "the same output as directly"
+  expect_eq "$(cat "$SB/err")" "" "nothing on stderr"
+  rc=0; in_proj mytool exit 3 2>"$SB/err" >/dev/null || rc=$?
+  expect_eq "$rc" 3 "a second run: the tool's status"
+  expect_eq "$(cat "$SB/err")" "" "a second run: nothing on stderr"
+  local why="ignored: owned by $ATTACKER (uid $(id -u "$ATTACKER")) in $SHARED_STICKY, a directory that is not yours"
+  out=$(in_proj "$VBIN" explain mytool 2>&1) || true
+  expect_contains "$out" "$SHARED_STICKY/.edashim.toml  NOT used: $why" "explain lists it and says why"
+  out=$(in_proj "$VBIN" doctor --dir "$SB/shims" 2>&1) || true
+  expect_contains "$out" "$why" "doctor says it too"
+  # In a directory of the victim's own, another user's file is still said (it should not be there).
+  local own=$VHOME/work/own; mkdir -p "$own/sub"
+  printf 'locale = "C"\n' > "$own/.edashim.toml"; chown "$ATTACKER" "$own/.edashim.toml"; chown -R "$VICTIM:$VICTIM" "$own/sub"
+  chown "$VICTIM:$VICTIM" "$own"
+  out=$( (cd "$own/sub" && as_user "$VICTIM" mytool exit 0) 2>&1) || true
+  expect_contains "$out" "skipped: " "in the victim's own directory: said"
+}
+
 run_suite "$@"

@@ -403,3 +403,23 @@ TEST_CASE("Config: scratch_min_free_mb is refused just above 1073741824 MiB, not
     CHECK(loaded.settings.scratch_min_free_mb.value != std::stoll(value));
   }
 }
+
+TEST_CASE("Another user's project file in a directory not the user's is ignored silently", "[config]") {
+  auto st = [](uid_t uid, mode_t mode) {
+    struct stat s {};
+    s.st_uid = uid;
+    s.st_mode = mode;
+    return s;
+  };
+  const uid_t me = 1000, other = 2000;
+  auto file = st(other, S_IFREG | 0644);
+  CHECK(config::foreign_in_foreign_dir(file, st(0, S_IFDIR | 01777), me));      // /tmp
+  CHECK(config::foreign_in_foreign_dir(file, st(other, S_IFDIR | 0755), me));   // theirs
+  CHECK(config::foreign_in_foreign_dir(file, st(0, S_IFDIR | 0755), me));       // root's, not mine
+  CHECK(config::foreign_in_foreign_dir(file, st(me, S_IFDIR | 01777), me));     // mine, but open to all
+  CHECK_FALSE(config::foreign_in_foreign_dir(file, st(me, S_IFDIR | 0755), me));  // mine: said
+  CHECK_FALSE(config::foreign_in_foreign_dir(st(me, S_IFREG | 0644), st(0, S_IFDIR | 01777), me));
+  CHECK_FALSE(config::foreign_in_foreign_dir(st(0, S_IFREG | 0644), st(0, S_IFDIR | 01777), me));  // root's file
+  // Root running: /tmp is root's own directory, but anyone can leave a file there.
+  CHECK(config::foreign_in_foreign_dir(file, st(0, S_IFDIR | 01777), 0));
+}
