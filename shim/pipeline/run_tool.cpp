@@ -1,4 +1,5 @@
 #include "pipeline/run_tool.hpp"
+#include "util/clock.hpp"
 
 #include <sys/stat.h>
 #include <time.h>
@@ -310,18 +311,6 @@ std::vector<std::string> without_valgrind_preload(std::vector<std::string> env) 
 }
 
 
-long long monotonic_ns() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-double epoch_seconds() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
-
 // Sets NAME=VALUE in an environment list, in place of an inherited one.
 void set_variable(std::vector<std::string>& env, const std::string& name, const std::string& value) {
   std::string prefix = name + "=";
@@ -381,8 +370,8 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
   bool removing = !setup.scratch.empty() && !setup.keep_scratch;
   run::Outcome started;
   started.pid = int(::getpid());
-  started.start_time = epoch_seconds();
-  long long t0 = monotonic_ns();
+  started.start_time = util::epoch_seconds();
+  long long t0 = util::monotonic_ns();
   auto c_argv = c_strings(inv.argv);
   auto sh_argv = run::shell_argv(plan.tool_path, inv.argv);
   auto c_sh_argv = c_strings(sh_argv);

@@ -221,6 +221,16 @@ static int routed_by_path(const char* paths, const char* target, char* name, siz
   return 0;
 }
 
+/* Appends the entry p[0..n) to the ':'-separated list out (*len long, cap bytes): 0 when it does
+ * not fit. */
+static int append_entry(char* out, size_t* len, size_t cap, const char* p, size_t n) {
+  if (*len + n + 2 > cap) return 0;
+  if (*len) out[(*len)++] = ':';
+  memcpy(out + *len, p, n);
+  *len += n;
+  return 1;
+}
+
 /* LD_PRELOAD's value without the entries listed in `ours`, into out; 0 when it does not fit. */
 static int strip_preload(const char* value, const char* ours, char* out, size_t cap) {
   size_t len = 0;
@@ -229,12 +239,7 @@ static int strip_preload(const char* value, const char* ours, char* out, size_t 
     const char* e = p;
     while (*e && *e != ':' && *e != ' ') ++e;
     size_t n = (size_t)(e - p);
-    if (n && !in_list(ours, p, n)) {
-      if (len + n + 2 > cap) return 0;
-      if (len) out[len++] = ':';
-      memcpy(out + len, p, n);
-      len += n;
-    }
+    if (n && !in_list(ours, p, n) && !append_entry(out, &len, cap, p, n)) return 0;
     p = e;
   }
   out[len] = 0;
@@ -599,12 +604,7 @@ static int unreadable_of(const char* ours, char* out, size_t cap) {
     if (n && n < sizeof path) {
       memcpy(path, p, n);
       path[n] = 0;
-      if (!openable_after_exec(path)) {
-        if (len + n + 2 > cap) return 0;
-        if (len) out[len++] = ':';
-        memcpy(out + len, p, n);
-        len += n;
-      }
+      if (!openable_after_exec(path) && !append_entry(out, &len, cap, p, n)) return 0;
     }
     p = e;
   }

@@ -1,4 +1,5 @@
 #include "run/exec_watch.hpp"
+#include "util/clock.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -35,12 +36,6 @@ constexpr uint64_t kPidfdInfoExit = 1ULL << 3;
 
 namespace run {
 namespace {
-
-long long now_ns() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 long long usec(const struct timeval& tv) { return (long long)tv.tv_sec * 1000000LL + tv.tv_usec; }
 
@@ -104,9 +99,9 @@ std::optional<int> status_of_zombie(pid_t pid, int pidfd) {
 // for the exit itself, is not asked for).
 bool wait_reaped(int pidfd, int timeout_ms) {
   struct pollfd p = {pidfd, POLLHUP, 0};
-  long long until = now_ns() + (long long)timeout_ms * 1000000LL;
+  long long until = util::monotonic_ns() + (long long)timeout_ms * 1000000LL;
   for (;;) {
-    long long left = (until - now_ns()) / 1000000LL;
+    long long left = (until - util::monotonic_ns()) / 1000000LL;
     int r = ::poll(&p, 1, int(std::max(0LL, left)));
     if (r == 1) return (p.revents & POLLHUP) != 0;
     if (r == 0 || errno != EINTR) return false;
@@ -310,7 +305,7 @@ InPlace::Waited InPlace::wait_for_end() {
       break;
     }
   }
-  w.end_ns = now_ns();
+  w.end_ns = util::monotonic_ns();
   // The usage is written before the exec: a tool that told has it in the pipe already.
   if (!w.own && pipe_open) {
     PipeMessage m{};

@@ -1,4 +1,5 @@
 #include "run/launch.hpp"
+#include "util/clock.hpp"
 
 #include "run/relay.hpp"
 
@@ -22,18 +23,6 @@
 
 namespace run {
 namespace {
-
-long long now_ns() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-double epoch_seconds() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
 
 std::vector<char*> c_strings(const std::vector<std::string>& v) {
   std::vector<char*> out;
@@ -261,8 +250,8 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   take_own_name(argv);
   pid_t parent = ::getpid();
   volatile int exec_errno = 0;
-  out.start_time = epoch_seconds();
-  long long t0 = now_ns();
+  out.start_time = util::epoch_seconds();
+  long long t0 = util::monotonic_ns();
   // vfork: the child borrows our memory until exec, which keeps the launch cost in microseconds.
   pid_t pid = vfork();
   if (pid == 0) {
@@ -289,7 +278,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   if (pid > 0) {
     if (while_running) while_running(out);
     out.status = wait_for_tool(pid, out.usage);
-    out.wall_seconds = double(now_ns() - t0) / 1e9;
+    out.wall_seconds = double(util::monotonic_ns() - t0) / 1e9;
     take_back_caller_state(pid, step_aside ? caller_group : 0, terminal, old);
     out.exec_errno = exec_errno;
     out.started = exec_errno == 0;

@@ -131,7 +131,11 @@ def log_rows(way):
     return [json.loads(line) for line in read(way, "log").splitlines()]
 
 def top_env_set(way):
-    tops = [j for j in log_rows(way) if not j.get("parent_run")] if way != "D" else []
+    # Inside a tool's run the top is yosys'. A run in place of a program with nothing of edashim's
+    # loaded (a static one) has its line written a moment after the caller's wait: the R way's
+    # line may land among T's.
+    tops = [j for j in log_rows(way) if not j.get("parent_run") and (way != "T" or j.get("tool") == "yosys")] \
+        if way != "D" else []
     return tops[0].get("env_set") or {} if tops else {}
 
 def preload_entries(value):
