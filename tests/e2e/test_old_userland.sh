@@ -15,7 +15,17 @@
 source "$(dirname "$0")/lib.sh"
 
 SUITE=bullseye
-MIRROR=${EDASHIM_CI_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror this machine's apt uses (its deb822 sources, else sources.list), not the
+# security archive: the machine says where Debian's packages come from, not this file.
+apt_mirror() {
+  local uri
+  uri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }' \
+    /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+  [ -n "$uri" ] || uri=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\// && $i !~ /security/) { print $i; exit } }' \
+    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -1)
+  echo "$uri"
+}
+MIRROR=${EDASHIM_CI_DEBIAN_MIRROR:-$(apt_mirror)}
 # yosys 0.9's own libraries and abc; yosys itself is unpacked without its xdot and python3
 # (for `show` and yosys-smtbmc only), whose GTK stack debootstrap cannot configure and would
 # triple the root file system.
