@@ -17,7 +17,6 @@
 #include "pipeline/preflight.hpp"
 #include "pipeline/run_line.hpp"
 #include "pipeline/warn_once.hpp"
-#include "run/exec_rules.hpp"
 #include "run/exec_watch.hpp"
 #include "run/launch.hpp"
 #include "run/probe_records.hpp"
@@ -29,14 +28,6 @@
 
 namespace pipeline {
 namespace {
-
-std::vector<char*> c_strings(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  out.reserve(v.size() + 1);
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
 
 void say(const std::string& text) {
   std::string line = "edashim: " + text + "\n";
@@ -372,9 +363,6 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
   started.pid = int(::getpid());
   started.start_time = util::epoch_seconds();
   long long t0 = util::monotonic_ns();
-  auto c_argv = c_strings(inv.argv);
-  auto sh_argv = run::shell_argv(plan.tool_path, inv.argv);
-  auto c_sh_argv = c_strings(sh_argv);
   run::InPlace watch;
   if (logging || removing) {
     // The notice needs the probe's library in the tool (preloaded with anything edashim
@@ -408,10 +396,8 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
     }
     watch.before_exec();
   }
-  auto c_env = c_strings(setup.env.env);
-  run::exec_like_execvp(plan.tool_path.c_str(), c_argv.data(), c_sh_argv.data(), c_env.data());
   run::Outcome out = started;
-  out.exec_errno = errno;
+  out.exec_errno = run::exec_tool(plan.tool_path, inv.argv, &setup.env.env);
   if (logging || removing) watch.call_off();
   return exec_failed(plan, setup, probe, out);
 }

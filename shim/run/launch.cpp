@@ -292,13 +292,17 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   return out;
 }
 
-void exec_in_place(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>* env) {
+int exec_tool(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>* env) {
   auto c_argv = c_strings(argv);
   auto sh_argv = shell_argv(path, argv);
   auto c_sh_argv = c_strings(sh_argv);
   auto c_env = env ? c_strings(*env) : std::vector<char*>();
   exec_like_execvp(path.c_str(), c_argv.data(), c_sh_argv.data(), env ? c_env.data() : environ);
-  int e = errno;
+  return errno;
+}
+
+void exec_in_place(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>* env) {
+  int e = exec_tool(path, argv, env);
   std::fprintf(stderr, "%s: %s: %s\n", argv.empty() ? "edashim" : argv[0].c_str(), path.c_str(), std::strerror(e));
   ::_exit(e == ENOENT ? 127 : 126);
 }

@@ -51,7 +51,11 @@ Watcher watcher();
 // everything before the first argument that is not an option. Pure.
 std::vector<std::string> valgrind_prefix(const std::vector<std::string>& real_cmdline);
 
-// Replaces edashim with the tool (environment given, or the current one when null).
+// Replaces edashim with the tool as execvp would (run/exec_rules.hpp), environment given or the
+// current one when null. Returns only when the exec failed: its errno.
+int exec_tool(const std::string& path, const std::vector<std::string>& argv, const std::vector<std::string>* env);
+
+// exec_tool, and when it fails, the shell's message and status (127, 126).
 [[noreturn]] void exec_in_place(const std::string& path, const std::vector<std::string>& argv,
                                 const std::vector<std::string>* env);
 
