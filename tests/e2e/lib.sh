@@ -75,12 +75,16 @@ wait_for() {
 # Waits (at most 10 s) until the run log has N lines, else fails with WHAT. Run in place, a tool
 # that ended without telling (killed by a signal) has its line written by the watcher once the
 # caller has reaped it: a moment after the caller's wait returns.
+# wait_lines N WHAT [FILE]: until the log (default $LOG) has N lines. A run exec'd in place has
+# its line written by a watcher: before the caller's wait returns when the probe told it of the
+# end, a moment after it when only the kernel could (a static program, secure execution).
 wait_lines() {
-  for _ in $(seq 200); do
-    [ "$(wc -l < "$LOG" 2>/dev/null || echo 0)" -ge "$1" ] && return 0
+  local file=${3:-$LOG}
+  for _ in $(seq 600); do
+    [ "$(wc -l < "$file" 2>/dev/null || echo 0)" -ge "$1" ] && return 0
     sleep 0.05
   done
-  fail "$2: no log line"
+  fail "$2: no log line in $file after 30 s"
 }
 
 # A test that cannot run here (not root, a program missing) calls `skip REASON`: it ends that

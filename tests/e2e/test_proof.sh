@@ -15,7 +15,9 @@ install_tool() { cp "$PROOF_BIN/$1" "$SB/real/${2:-$1}"; shim "${2:-$1}"; }
 run_both() {
   local tool=$1; shift
   PLAIN_RC=0; "$SB/real/$tool" "$@" >"$SB/plain.out" 2>"$SB/plain.err" || PLAIN_RC=$?
+  local lines; lines=$(wc -l < "$LOG" 2>/dev/null || echo 0)
   SHIM_RC=0; "$tool" "$@" >"$SB/shim.out" 2>"$SB/shim.err" || SHIM_RC=$?
+  wait_lines $((lines + 1)) "$tool $*"
   cmp -s "$SB/plain.out" "$SB/shim.out" || fail "$tool $*: stdout differs with edashim: $(diff "$SB/plain.out" "$SB/shim.out" | head -5)"
   expect_eq "$SHIM_RC" "$PLAIN_RC" "$tool $*: exit status"
 }
@@ -135,6 +137,8 @@ test_file_capabilities_are_secure_only_for_non_root() {
   expect_eq "$(as_nobody "$SB/real/proof_caps" secure)" "AT_SECURE=1" "non-root: secure-execution mode"
   out=$(as_nobody "$SB/nb/bin/edashim" run -a mimalloc -- "$SB/real/proof_caps" 2>"$SB/nb.err") || true
   expect_eq "$out" "$("$SB/real/proof_caps")" "same output"
+  # Secure execution ignores the probe: the watcher learns the end from the kernel, after the wait.
+  wait_lines 1 "as nobody" "$SB/nb/home/state/edashim/runs.jsonl"
   j=$(tail -1 "$SB/nb/home/state/edashim/runs.jsonl")
   expect_eq "$(python3 -c 'import json,sys; j=json.loads(sys.argv[1]); print(j["preflight"]["blocker"], j["allocator_verified"])' "$j")" \
     "secure-exec False" "as nobody"
