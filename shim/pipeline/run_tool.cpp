@@ -364,6 +364,9 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
   started.start_time = util::epoch_seconds();
   long long t0 = util::monotonic_ns();
   run::InPlace watch;
+  // The watcher reads these after the exec, where this frame left them (run/exec_watch.cpp).
+  util::JsonWriter record;
+  run::WatchJobs jobs;
   if (logging || removing) {
     // The notice needs the probe's library in the tool (preloaded with anything edashim
     // preloads) and a private directory for its socket, also when the probe records nothing.
@@ -373,8 +376,6 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
     std::string socket = notice && !probe.dir.empty() ? probe.dir + "/exit" : "";
     if (!watch.prepare(socket)) return std::nullopt;
     if (watch.notice_ready()) arm_exit_notice(setup, socket);
-    util::JsonWriter record;
-    run::WatchJobs jobs;
     jobs.first = [&] {
       // Named "edashim" alone: no search for the tool by name or by its arguments finds it.
       run::take_own_name({"edashim"});

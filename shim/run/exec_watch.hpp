@@ -72,10 +72,12 @@ class InPlace {
   // comes to (empty path: none), a pipe to the watcher. False (errno set) when the kernel has no
   // pidfd; a socket that cannot be made only means no notice.
   bool prepare(const std::string& socket_path);
-  // Starts the watcher (a double fork: its parent exits at once and is reaped here, so the tool
+  // Starts the watcher (a double clone: its parent exits at once and is reaped here, so the tool
   // has no child of edashim's). Descriptors the watcher keeps besides its own: `keep` (-1: none).
-  // Returns 0, or the fork's errno. Never returns in the watcher.
+  // Returns 0, or the clone's errno.
   int start(const WatchJobs& jobs, int keep, long long start_ns);
+  // The watcher's life (exec_watch.cpp says what it may touch when). Never returns.
+  [[noreturn]] void watch(const WatchJobs& jobs, int pipe_r, int keep, long long start_ns);
   // Just before the exec: edashim's own use, for the watcher to take off the tool's.
   void before_exec();
   // The exec failed: the watcher leaves without a line (edashim writes it).
@@ -85,7 +87,7 @@ class InPlace {
  private:
   struct Waited {
     std::optional<ExitNotice> notice;
-    std::optional<OwnUsage> own;
+    std::optional<OwnUsage> own;  // from the pipe, before the exec
     int conn = -1;             // the notice's connection, answered once the line is written
     bool ended_first = false;  // the tool was gone before (or while) it told
     long long end_ns = 0;
