@@ -45,6 +45,7 @@ mimalloc=$(ls /usr/lib/*/libmimalloc.so.2 | head -1)
   "static fork+exec+wait4 wrapper|X=1|$work/fork_wait $true_bin" \
   "edashim, EDASHIM=off|EDASHIM=off|$work/shims/true" \
   "edashim: profile, tmpfs scratch, log; allocator system|X=1|$work/shims/true" \
+  "edashim supervised: the same|EDASHIM_SUPERVISE=1|$work/shims/true" \
   "edashim: the same with mimalloc preloaded|EDASHIM_ALLOCATOR=mimalloc|$work/shims/true" \
   "edashim: the same, exploring every run (explore = 1, candidate mimalloc)|XDG_CONFIG_HOME=$work/explore|$work/shims/true" \
   "edashim: the same with the probe on|EDASHIM_ALLOCATOR=mimalloc;EDASHIM_PROFILE=$here/probe_on.toml|$work/shims/true" \

@@ -387,11 +387,11 @@ void add_spec(nlohmann::json& j, const Spec& spec) {
 }
 
 // Where and how it ran: the machine, whether it was cut short, and a farm's every round's state.
-void add_conditions(nlohmann::json& j, const BenchResult& o) {
+void add_conditions(nlohmann::json& j, const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms) {
   j["machine"] = o.machine;
   j["physical_cores"] = o.physical_cores;
   j["interrupted"] = o.interrupted;
-  j["warnings"] = o.warnings;
+  j["warnings"] = all_warnings(spec, o, arms);
   if (!o.rounds.empty()) {  // a farm's: every round's state; "round" counts from 1 as the runs' do
     auto& rounds = j["rounds"] = nlohmann::json::array();
     for (const auto& r : o.rounds)
@@ -481,7 +481,7 @@ nlohmann::json arm_json(const Spec& spec, const BenchResult& o, const ArmStats& 
 std::string bench_json(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms) {
   nlohmann::json j;
   add_spec(j, spec);
-  add_conditions(j, o);
+  add_conditions(j, spec, o, arms);
   j["statistics"] = statistics_methods();
   auto& out = j["arms"] = nlohmann::json::array();
   for (std::size_t a = 0; a < arms.size(); ++a) out.push_back(arm_json(spec, o, arms[a], a));

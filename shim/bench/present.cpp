@@ -122,9 +122,7 @@ std::string render_report(const Spec& spec, const BenchResult& o, const std::vec
 
 bool present(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms, const Exports& x,
              std::ostream& out, std::ostream& err) {
-  for (const auto& w : o.warnings) err << "edashim bench: warning: " << w << "\n";
-  for (const auto& w : noise_warnings(arms, o.load_before, o.load_after, o.logical_cpus, spec.jobs))
-    err << "edashim bench: warning: " << w << "\n";
+  for (const auto& w : all_warnings(spec, o, arms)) err << "edashim bench: warning: " << w << "\n";
   for (const auto& a : arms) {
     // A broken command fails every run the same way: three lines say it, thirty bury the table.
     for (std::size_t i = 0; i < a.failures.size() && i < 3; ++i)

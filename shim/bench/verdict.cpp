@@ -172,4 +172,10 @@ std::vector<std::string> noise_warnings(const std::vector<ArmStats>& arms, doubl
   return out;
 }
 
+std::vector<std::string> all_warnings(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms) {
+  std::vector<std::string> out = o.warnings;
+  for (auto& w : noise_warnings(arms, o.load_before, o.load_after, o.logical_cpus, spec.jobs)) out.push_back(std::move(w));
+  return out;
+}
+
 }  // namespace bench

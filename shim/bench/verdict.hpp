@@ -67,6 +67,10 @@ std::vector<std::string> arms_without_success(const std::vector<ArmStats>& arms)
 std::vector<std::string> noise_warnings(const std::vector<ArmStats>& arms, double load_before, double load_after,
                                         int cpus, int jobs);
 
+// Every warning a bench's figures carry, in the order said: the run's own (o.warnings), then the
+// noise warnings. stderr and the JSON export say the same list.
+std::vector<std::string> all_warnings(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms);
+
 // `text`'s words wrapped at `width` columns, each line after the first indented by `indent`
 // spaces (prose for an 100-column terminal: footnotes, tune's header and summary).
 std::string wrap(const std::string& text, std::size_t width, std::size_t indent = 0);

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 
 #include "commands/bench.hpp"
@@ -154,9 +155,31 @@ int run_command(const std::vector<std::string>& command, const ToolOptions& opti
   return pipeline::run_tool(inv);
 }
 
-int explain_command(const std::vector<std::string>& command, const ToolOptions& options) {
+// Explain's own option in the tool's words (`explain yosys -a mimalloc`): what CLI11 left over
+// after the tool's name, without `--`. "" when there is none.
+std::string explain_option_after_tool(const std::vector<std::string>& command) {
+  for (size_t i = 1; i < command.size(); ++i) {
+    const std::string& a = command[i];
+    bool whole = a == "-a" || a == "-p" || a == "--allocator" || a == "--profile";
+    bool joined = (a.size() > 2 && (a.rfind("-a", 0) == 0 || a.rfind("-p", 0) == 0) && a[2] != '-') ||
+                  a.rfind("--allocator=", 0) == 0 || a.rfind("--profile=", 0) == 0;
+    if (whole) return i + 1 < command.size() ? a + " " + command[i + 1] : a;
+    if (joined) return a;
+  }
+  return "";
+}
+
+int explain_command(const std::vector<std::string>& command, const ToolOptions& options, bool dashes) {
   if (command.empty()) {
     std::fprintf(stderr, "edashim explain: which tool? e.g. edashim explain yosys\n");
+    return 2;
+  }
+  if (std::string o = dashes ? "" : explain_option_after_tool(command); !o.empty()) {
+    std::fprintf(stderr,
+                 "edashim explain: '%s' comes after the tool's name, where it is %s's own argument, not explain's.\n"
+                 "  To explain with it, put it first: edashim explain %s %s\n"
+                 "  For %s's own argument, say so with --: edashim explain -- %s ...\n",
+                 o.c_str(), command[0].c_str(), o.c_str(), command[0].c_str(), command[0].c_str(), command[0].c_str());
     return 2;
   }
   pipeline::Invocation inv = invocation_for(command);
@@ -168,7 +191,8 @@ int explain_command(const std::vector<std::string>& command, const ToolOptions& 
 // after `--`, else run and explain take what CLI11 left over.
 int run_chosen(Subcommands& s, const ToolOptions& options, const std::vector<std::string>& after_dashes) {
   if (*s.run) return run_command(after_dashes.empty() ? s.run->remaining() : after_dashes, options);
-  if (*s.explain) return explain_command(after_dashes.empty() ? s.explain->remaining() : after_dashes, options);
+  if (*s.explain)
+    return explain_command(after_dashes.empty() ? s.explain->remaining() : after_dashes, options, !after_dashes.empty());
   for (auto* c : {&s.shims, &s.doctor, &s.report, &s.forget})
     if (*c->app) return c->run();
   for (auto* c : {&s.bench, &s.tune})

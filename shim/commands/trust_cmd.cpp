@@ -59,6 +59,20 @@ int trust(const std::string& file_arg, TrustAction action) {
     std::fprintf(stderr, "edashim: %s: no such directory\n", file.c_str());
     return 1;
   }
+  // Only a project's .edashim.toml is ever weighed for trust: trusting another name would
+  // answer "trusted" for a file no run reads (edashim.toml without its dot, a profile).
+  if (action != TrustAction::untrust && util::basename(file) != ".edashim.toml") {
+    std::fprintf(stderr,
+                 "edashim: %s: no run reads this file, so there is nothing to trust: a project's file is named "
+                 ".edashim.toml (with the dot), in the project's directory or above the one you run in.%s\n",
+                 file.c_str(),
+                 util::basename(file) == "edashim.toml"
+                     ? (" To use it: mv " + util::shell_quote(file) + " " +
+                        util::shell_quote(util::dirname(file) + "/.edashim.toml") + ", then edashim trust")
+                           .c_str()
+                     : " A profile you name with -p or EDASHIM_PROFILE needs no trust: it is your own choice.");
+    return 1;
+  }
   std::string trust_file = paths::Files::discover().trust_file;
   config::TrustStore trusted(trust_file);
   config::TrustStore ignored(config::ignore_store_path(trust_file), config::Decision::ignored);

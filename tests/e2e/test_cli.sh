@@ -38,4 +38,23 @@ test_help_says_types_and_exclusions_in_plain_words() {
   expect_contains "$("$BIN" report --help)" "(not with" "report's exclusions, in words"
 }
 
+# explain's own option after the tool's name is the tool's argument: said, never ignored (issue
+# 38 item 5); before the name, or the tool's own after `--`, it works.
+test_an_explain_option_after_the_tool_is_not_ignored() {
+  shim yosys
+  for opt in "-a mimalloc" "-p mimalloc" "--allocator=mimalloc" "-amimalloc"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$BIN" explain yosys $opt > out.txt 2> err.txt || rc=$?
+    expect_eq "$rc" 2 "explain yosys $opt: a usage error"
+    expect_contains "$(cat err.txt)" "'$opt' comes after the tool's name" "explain yosys $opt: what is wrong"
+    expect_contains "$(cat err.txt)" "edashim explain $opt yosys" "explain yosys $opt: what would be right"
+    expect_eq "$(cat out.txt)" "" "explain yosys $opt: no explanation of something else"
+  done
+  "$BIN" explain -a mimalloc yosys > out.txt 2> err.txt || fail "explain -a mimalloc yosys: $(cat err.txt)"
+  expect_contains "$(cat out.txt)" "mimalloc" "before the name it is explain's"
+  "$BIN" explain -- yosys -p "synth -top x" > out.txt 2> err.txt || fail "explain -- yosys -p ...: $(cat err.txt)"
+  expect_not_contains "$(cat out.txt)" "libmimalloc" "after --, yosys' own -p"
+}
+
 run_suite "$@"

@@ -13,6 +13,27 @@ test_untrust_of_a_never_trusted_file_is_not_an_error() {
   expect_contains "$(cat err.txt)" "no longer trusted" "revoked"
 }
 
+# A file no run reads is never answered "trusted" (issue 38 item 6): edashim.toml without its
+# dot, a profile. The message says what the right name is.
+test_trust_refuses_a_file_no_run_reads() {
+  printf 'allocator = "jemalloc"\n' > edashim.toml
+  for how in "trust edashim.toml" "trust --ignore edashim.toml" "trust $PWD/edashim.toml"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$BIN" $how > out.txt 2> err.txt || rc=$?
+    expect_eq "$rc" 1 "$how: refused"
+    expect_contains "$(cat err.txt)" "no run reads this file" "$how: what is wrong"
+    expect_contains "$(cat err.txt)" "mv $PWD/edashim.toml $PWD/.edashim.toml" "$how: what would be right"
+  done
+  printf 'allocator = "mimalloc"\n' > fast.toml
+  rc=0; "$BIN" trust fast.toml 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "a profile: refused"
+  expect_contains "$(cat err.txt)" "needs no trust" "a profile: why"
+  [ ! -e "$XDG_STATE_HOME/edashim/trusted" ] || fail "nothing is recorded: $(cat "$XDG_STATE_HOME/edashim/trusted")"
+  mv edashim.toml .edashim.toml
+  "$BIN" trust 2> err.txt || fail "the right name is trusted: $(cat err.txt)"
+}
+
 test_doctor_notes_an_untrusted_project_file_without_failing() {
   mkdir plain project
   rc_plain=0

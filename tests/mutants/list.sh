@@ -360,3 +360,13 @@ mutant hook-shebang-cr-blank shim/probe/loader_check.c \
   "static int spacetab(char c) { return c == ' ' || c == '\\t'; }" \
   "static int spacetab(char c) { return c == ' ' || c == '\\t' || c == '\\r'; }" \
   '^unit:The #! line'
+
+# --- exec in place: the watcher shares edashim's memory until the exec (run/exec_watch.cpp) ---
+mutant watcher-does-not-wait-for-the-exec shim/run/exec_watch.cpp \
+  '    if (!read_whole(pipe_r, &m, sizeof m)) break;  // exec'"'"'d (close-on-exec), or edashim died' \
+  '    break;' \
+  '^e2e_exec_in_place: test_(two_hundred_runs|each_way_of_ending)'
+mutant watcher-start-told-by-status shim/run/exec_watch.cpp \
+  '  if (!s.started) {' \
+  '  if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {' \
+  '^e2e_signals: test_inherited_ignored_sigchld'

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench/analysis.hpp"
+#include "bench/verdict.hpp"
 #include "bench/outputs.hpp"
 #include "bench/paired.hpp"
 #include "bench/present.hpp"
@@ -829,4 +830,26 @@ TEST_CASE("Bench JSON: without compared outputs the outputs fields are null", "[
   CHECK(j["compare_outputs"]["stdout_filter"].is_null());
   CHECK(j["arms"][1]["outputs"]["stdout"]["verdict"] == "identical");
   CHECK(j["arms"][1]["outputs_summary"] == "identical");
+}
+
+TEST_CASE("Bench: the JSON export carries the noise warnings stderr says (issue 38 item 2)", "[bench]") {
+  bench::Spec spec;
+  spec.arms = {{"baseline", "baseline"}, {"mimalloc", "mimalloc"}};
+  spec.command = {"yosys", "-q"};
+  bench::BenchResult o;
+  o.runs = {run(0, 0, 2, 1024), run(1, 0, 1, 2048), run(0, 1, 4, 1024), run(1, 1, 3, 2048)};
+  for (auto& r : o.runs) r.record.user_s = r.record.wall_s;  // on a CPU all along: no share warning
+  o.warnings = {"2 warm-up run(s) failed"};
+  o.load_before = 12.4;
+  o.load_after = 12.9;
+  o.logical_cpus = 2;
+  auto a = bench::analyse(spec, o, 100);
+  auto said = bench::all_warnings(spec, o, a);
+  REQUIRE(said.size() >= 2);
+  CHECK(said[0] == "2 warm-up run(s) failed");
+  CHECK(said[1].rfind("the machine was busy (load average 12.9 on 2 CPUs)", 0) == 0);
+  auto j = nlohmann::json::parse(bench::bench_json(spec, o, a));
+  CHECK(j["warnings"] == nlohmann::json(said));
+  o.load_before = o.load_after = 0.1;
+  CHECK(nlohmann::json::parse(bench::bench_json(spec, o, a))["warnings"] == nlohmann::json({"2 warm-up run(s) failed"}));
 }
