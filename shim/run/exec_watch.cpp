@@ -310,7 +310,7 @@ int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns) {
   }
   // The middle has ended (CLONE_VFORK); reaped here, unless a SIGCHLD ignored by the caller and
   // inherited had the kernel do it. Whether it started the watcher is in `s`, not its status.
-  int status;
+  int status = 0;
   while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
   }
   // The watcher has its own descriptor (the member stays as the watcher read it).
