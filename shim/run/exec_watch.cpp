@@ -17,13 +17,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 // Linux 6.15's PIDFD_GET_INFO (linux/pidfd.h), which Debian 12's headers predate. The kernel
 // takes the size from the command: version 0 of the structure is 64 bytes.
@@ -50,17 +53,6 @@ struct PipeMessage {
   char kind;  // 'U': usage, 'X': called off
   OwnUsage usage;
 };
-
-bool read_whole(int fd, void* buf, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::read(fd, static_cast<char*>(buf) + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    got += size_t(r);
-  }
-  return true;
-}
 
 int pidfd_open(pid_t pid) { return int(::syscall(SYS_pidfd_open, pid, 0)); }
 
@@ -137,20 +129,6 @@ std::optional<ExitNotice> take_notice(int listen_fd, pid_t tool, int& conn) {
     return std::nullopt;
   }
   return parse_exit_notice(std::string_view(buf, size_t(n)));
-}
-
-// Every descriptor but those in `keep` (-1: none) closed: a caller reading the tool's output to
-// its end, or waiting for a pipeline, must not wait for the watcher. No allocation: the watcher
-// calls it while it shares edashim's memory.
-void close_all_but(std::array<int, 4> keep) {
-  std::sort(keep.begin(), keep.end());
-  unsigned from = 0;
-  for (int fd : keep) {
-    if (fd < 0) continue;
-    if (unsigned(fd) > from) ::syscall(SYS_close_range, from, unsigned(fd) - 1, 0u);
-    from = unsigned(fd) + 1;
-  }
-  ::syscall(SYS_close_range, from, ~0u, 0u);
 }
 
 // Out of the caller's session and groups, deaf to what is meant for the tool.
@@ -261,30 +239,93 @@ bool InPlace::prepare(const std::string& socket_path) {
 // up are not its own). From then on the memory is the watcher's alone, as a fork's copy would
 // be, with the plan and the start of the line where edashim left them: what the jobs use must
 // outlive the exec call (run_in_place keeps them in its frame).
+//
+// The code that runs while the memory is shared is not instrumented (a sanitizer build's
+// per-thread state, its fake stack frames among them, is edashim's too until the exec), and
+// a sanitizer is told of the watcher's own stack only once the memory is its alone.
+#define EDASHIM_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined"), noinline))
+
 namespace {
 struct Start {
   InPlace* watch;
   const WatchJobs* jobs;
-  int pipe_r, keep;
+  int pidfd, listen_fd, pipe_r, keep;
   long long start_ns;
-  char* stack_top;  // the watcher's
+  char* stack;      // the watcher's: kWatcherStack bytes
   bool started;     // set by the middle process: the watcher is on its way
 };
 
 constexpr size_t kWatcherStack = size_t(8) << 20;
 
-int watcher_main(void* arg) {
+// What the pipe told before it ended.
+struct BeforeExec {
+  bool have_usage = false;
+  OwnUsage usage;
+};
+
+// Until the exec: out of the caller's session, named edashim (`pgrep -x yosys` finds the tool
+// alone), every descriptor closed but its own (a caller reading the tool's output to its end
+// must not wait for the watcher), the standard ones on /dev/null (a file the watcher opens later
+// never takes their numbers, where a runtime's warning would land), then the pipe read to its
+// end. Returns false when edashim called it off (the exec failed).
+EDASHIM_UNINSTRUMENTED bool until_exec(const Start& s, BeforeExec& out) {
+  ::prctl(PR_SET_NAME, "edashim");
+  ::setsid();
+  int keep[4] = {s.pidfd, s.listen_fd, s.pipe_r, s.keep};
+  for (int i = 1; i < 4; ++i)
+    for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) {
+      int t = keep[j];
+      keep[j] = keep[j - 1];
+      keep[j - 1] = t;
+    }
+  unsigned from = 0;
+  for (int fd : keep) {
+    if (fd < 0) continue;
+    if (unsigned(fd) > from) ::syscall(SYS_close_range, from, unsigned(fd) - 1, 0u);
+    from = unsigned(fd) + 1;
+  }
+  ::syscall(SYS_close_range, from, ~0u, 0u);
+  for (int fd; (fd = ::open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0;)
+    if (fd > 2) {
+      ::close(fd);
+      break;
+    }
+  for (;;) {
+    PipeMessage m;
+    size_t got = 0;
+    while (got < sizeof m) {
+      ssize_t r = ::read(s.pipe_r, reinterpret_cast<char*>(&m) + got, sizeof m - got);
+      if (r <= 0) return true;  // exec'd (close-on-exec), or edashim died; no signal can interrupt
+      got += size_t(r);
+    }
+    if (m.kind == 'X') return false;
+    out.have_usage = true;
+    out.usage = m.usage;
+  }
+}
+
+EDASHIM_UNINSTRUMENTED int watcher_main(void* arg) {
   Start s = *static_cast<Start*>(arg);
-  s.watch->watch(*s.jobs, s.pipe_r, s.keep, s.start_ns);
+  BeforeExec before;
+  if (!until_exec(s, before)) ::syscall(SYS_exit_group, 0);
+#if defined(__SANITIZE_ADDRESS__)
+  // The memory is the watcher's now: its stack is the one it runs on, edashim's fake stack
+  // frames are left behind.
+  __sanitizer_start_switch_fiber(nullptr, s.stack, kWatcherStack);
+  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+  std::optional<OwnUsage> own;
+  if (before.have_usage) own = before.usage;
+  s.watch->watch(*s.jobs, own, s.start_ns);
 }
 
 // The middle process: runs while edashim waits (CLONE_VFORK), starts the watcher and returns
 // (the clone's end is its exit); the watcher is then left to init or a subreaper, and the tool
 // never has a child of edashim's. What the watcher needs goes to the top of its own stack:
 // edashim's frame is gone by the time the watcher reads it.
-int middle_main(void* arg) {
+EDASHIM_UNINSTRUMENTED int middle_main(void* arg) {
   auto* s = static_cast<Start*>(arg);
-  char* top = s->stack_top - ((sizeof(Start) + 63) & ~size_t(63));
+  char* top = s->stack + kWatcherStack - ((sizeof(Start) + 63) & ~size_t(63));
   auto* copy = new (top) Start(*s);
   s->started = ::clone(watcher_main, top, CLONE_VM | SIGCHLD, copy) > 0;
   return 0;
@@ -295,7 +336,7 @@ int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns) {
   void* stack = ::mmap(nullptr, kWatcherStack, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return errno;
-  Start s{this, &jobs, pipe_r_, keep, start_ns, static_cast<char*>(stack) + kWatcherStack, false};
+  Start s{this, &jobs, pidfd_, listen_fd_, pipe_r_, keep, start_ns, static_cast<char*>(stack), false};
   alignas(16) char middle_stack[16384];
   // Both start with every signal blocked; edashim's own mask comes back at once.
   sigset_t all, old;
@@ -324,27 +365,7 @@ int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns) {
   return 0;
 }
 
-void InPlace::watch(const WatchJobs& jobs, int pipe_r, int keep, long long start_ns) {
-  // Until the exec: system calls only (none fails here, so errno, edashim's too, is untouched),
-  // and edashim's memory only read.
-  ::prctl(PR_SET_NAME, "edashim");
-  ::setsid();
-  close_all_but({pidfd_, listen_fd_, pipe_r, keep});
-  // Standard descriptors on /dev/null: a file the watcher opens (the log) never takes their
-  // numbers, where a runtime's warning (a sanitizer's, on a stack it does not know) would land.
-  for (int fd; (fd = ::open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0;)
-    if (fd > 2) {
-      ::close(fd);
-      break;
-    }
-  std::optional<OwnUsage> own;
-  for (;;) {
-    PipeMessage m{};
-    if (!read_whole(pipe_r, &m, sizeof m)) break;  // exec'd (close-on-exec), or edashim died
-    if (m.kind == 'X') ::_exit(0);
-    own = m.usage;
-  }
-  // The memory is the watcher's now.
+void InPlace::watch(const WatchJobs& jobs, std::optional<OwnUsage> own, long long start_ns) {
   detach();
   if (jobs.first) jobs.first();
   Waited w = wait_for_end();

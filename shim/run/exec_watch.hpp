@@ -76,8 +76,9 @@ class InPlace {
   // has no child of edashim's). Descriptors the watcher keeps besides its own: `keep` (-1: none).
   // Returns 0, or the clone's errno.
   int start(const WatchJobs& jobs, int keep, long long start_ns);
-  // The watcher's life (exec_watch.cpp says what it may touch when). Never returns.
-  [[noreturn]] void watch(const WatchJobs& jobs, int pipe_r, int keep, long long start_ns);
+  // The watcher's life once the exec is done (`own`: edashim's use before it, from the pipe).
+  // Never returns.
+  [[noreturn]] void watch(const WatchJobs& jobs, std::optional<OwnUsage> own, long long start_ns);
   // Just before the exec: edashim's own use, for the watcher to take off the tool's.
   void before_exec();
   // The exec failed: the watcher leaves without a line (edashim writes it).
