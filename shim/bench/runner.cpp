@@ -283,6 +283,12 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
   std::vector<std::string> problems;
   if (spec.arms.empty()) problems.push_back("no arm: give at least one -p PROFILE");
   if (spec.command.empty()) problems.push_back("no command: give it after --, e.g. -- yosys -q -s flow.ys");
+  // hyperfine's habit, one quoted string: bench runs a command's words without a shell.
+  bool one_word = spec.command.size() == 1 && spec.command[0].find_first_of(" \t") != std::string::npos &&
+                  !util::exists(spec.command[0]);
+  if (one_word)
+    problems.push_back("the command is one word, '" + spec.command[0] + "': bench runs a command without a shell, so "
+                       "give its words apart, unquoted, after --: edashim bench ... -- " + spec.command[0]);
   if (spec.compare && spec.jobs > 1 && spec.fresh_copy.empty() && !spec.compare_outputs.empty())
     problems.push_back("--compare-outputs with --jobs > 1 needs --fresh-copy, or concurrent runs overwrite each other's "
                        "outputs");
@@ -304,7 +310,7 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
     if (f.empty() || f == "stdout")
       problems.push_back("--compare-outputs '" + f + "': not a file name" + (f.empty() ? "" : " (a file named stdout: ./stdout)"));
   Checked out;
-  if (!spec.arms.empty() && !spec.command.empty()) {
+  if (!spec.arms.empty() && !spec.command.empty() && !one_word) {
     auto env = base_environment();
     env.push_back("EDASHIM_LOG=" + run_dir(work_template(), 0) + "/log.jsonl");
     env.push_back(std::string(kPadVar) + "=");

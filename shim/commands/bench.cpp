@@ -218,7 +218,13 @@ std::string default_arms(Options& o) {
   if (!o.profiles.empty() || spec.command.empty()) return "";
   std::string current = current_arm(spec.command);
   std::string tool = util::basename(spec.command[0]);
-  if (current.empty()) return "";  // its configuration or tool has a problem: check() says which
+  if (current.empty()) {
+    // The tool or its configuration has a problem: the arms' previews in check() say which
+    // (a tool not found, a quoted command), where "no arm" would mislead.
+    spec.arms.push_back({"baseline", "baseline"});
+    spec.arms.push_back({"current", ""});
+    return "";
+  }
   if (current == "system")
     return tool + " runs with the system allocator now: nothing to compare it with by default; name the arms, e.g. "
            "-p baseline -p jemalloc";
@@ -378,7 +384,9 @@ Subcommand add_bench_command(CLI::App& app) {
   auto& s = o->spec;
   auto& x = o->exports;
   auto* cmd = app.add_subcommand("bench", "Compare profiles on one command: interleaved runs, statistics, exports, a plot");
-  cmd->add_option("-p,--profile", o->profiles, "Profile or profile file; repeat for each arm; the first is the reference");
+  // One value per use, so that `-p mimalloc "yosys -q"` never takes the command for a profile.
+  cmd->add_option("-p,--profile", o->profiles, "Profile or profile file; repeat for each arm; the first is the reference")
+      ->allow_extra_args(false);
   add_spec_options(cmd, s);
   // One value per use (a comma list allowed), so that it never takes the command's first word.
   cmd->add_option("--compare-outputs", o->compare_lists,

@@ -378,6 +378,28 @@ test_bench_without_p_compares_the_tools_current_choice_with_baseline() {
   expect_not_contains "$(cat err.txt)" "no arm: give at least one" "no second, contradicting message"
 }
 
+# The command as one quoted string (hyperfine's habit), and a tool that is not there: said as
+# what they are, with and without -p, never "no arm" (issue 38 item 3).
+test_a_quoted_command_or_a_missing_tool_is_named_not_no_arm() {
+  shim yosys
+  for arms in "" "-p mimalloc"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$BIN" bench -r 3 -w 1 $arms "yosys -q -p 'log hi'" > out.txt 2> err.txt || rc=$?
+    expect_eq "$rc" 2 "quoted, arms '$arms': a usage error"
+    expect_contains "$(cat err.txt)" "the command is one word, 'yosys -q -p 'log hi''" "quoted, arms '$arms': what is wrong"
+    expect_contains "$(cat err.txt)" "give its words apart, unquoted, after --" "quoted, arms '$arms': what would be right"
+    expect_not_contains "$(cat err.txt)" "no arm" "quoted, arms '$arms': not the wrong diagnosis"
+    expect_not_contains "$(cat err.txt)" "command not found" "quoted, arms '$arms': nothing run to find out"
+    rc=0
+    # shellcheck disable=SC2086
+    "$BIN" bench -r 1 -w 0 $arms -- nosuchtool x > out.txt 2> err.txt || rc=$?
+    expect_eq "$rc" 2 "missing tool, arms '$arms': a usage error"
+    expect_contains "$(cat err.txt)" "nosuchtool: command not found" "missing tool, arms '$arms': what is wrong"
+    expect_not_contains "$(cat err.txt)" "no arm" "missing tool, arms '$arms': not the wrong diagnosis"
+  done
+}
+
 test_bench_system_is_a_profile_as_in_explore_profiles() {
   rc=0
   "$BIN" bench -p system -p jemalloc -n 1 -w 0 --json -- sh -c 'exit 0' > s.json 2> err.txt || rc=$?
