@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "bench/command_tool.hpp"
 #include "bench/svg.hpp"
 #include "bench/verdict.hpp"
 #include "report/aggregate.hpp"
@@ -115,7 +116,7 @@ std::string render_report(const Spec& spec, const BenchResult& o, const std::vec
     if (!spec.stdout_filter.empty()) head += "; lines matching /" + spec.stdout_filter + "/ left out of stdout";
     s += "\n" + prose(head + ":") + "\n" + render(outputs_table(spec, arms));
   }
-  std::string tool = spec.command.empty() ? "" : util::basename(spec.command[0]);
+  std::string tool = tool_name(spec.command);
   if (auto verdict = render_verdict(decide(spec, arms, tool, &paired)); !verdict.empty()) s += "\n" + verdict;
   return s;
 }

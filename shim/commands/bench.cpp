@@ -10,6 +10,7 @@
 #include <set>
 
 #include "bench/analysis.hpp"
+#include "bench/command_tool.hpp"
 #include "bench/outputs_record.hpp"
 #include "bench/present.hpp"
 #include "bench/runner.hpp"
@@ -122,7 +123,7 @@ int trust_adopted(const AdoptTarget& t) {
 // why (status 0: keeping is a result).
 int adopt(const bench::Spec& spec, const bench::BenchResult& outcome, const std::vector<bench::ArmStats>& arms,
           bool project) {
-  std::string tool = util::basename(spec.command.front());
+  std::string tool = bench::tool_name(spec.command);
   auto paired = bench::analyse_paired(spec, outcome);
   auto v = bench::decide(spec, arms, tool, &paired);
   if (v.adopt_toml.empty()) {
@@ -216,8 +217,8 @@ std::string default_arms(Options& o) {
     spec.arms.push_back({bench::arm_name(p), path});
   }
   if (!o.profiles.empty() || spec.command.empty()) return "";
-  std::string current = current_arm(spec.command);
-  std::string tool = util::basename(spec.command[0]);
+  std::string current = current_arm(bench::from_tool(spec.command));
+  std::string tool = bench::tool_name(spec.command);
   if (current.empty()) {
     // The tool or its configuration has a problem: the arms' previews in check() say which
     // (a tool not found, a quoted command), where "no arm" would mislead.

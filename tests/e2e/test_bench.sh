@@ -400,6 +400,23 @@ test_a_quoted_command_or_a_missing_tool_is_named_not_no_arm() {
   done
 }
 
+# A command behind a wrapper that execs its argument is a run of the tool (issue 38 item 12):
+# the current arm is the tool's choice, and nothing speaks of [tool.taskset].
+test_a_command_behind_taskset_or_nice_is_the_tools() {
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf '[tool.sh]\nallocator = "jemalloc"\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  for wrap in "taskset -c 0" "nice -n 5 timeout 60"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$BIN" bench -n 2 -w 0 --no-log --json -- $wrap sh -c 'printenv LD_PRELOAD; true' > b.json 2> err.txt || rc=$?
+    expect_eq "$rc" 0 "$wrap: status: $(cat err.txt)"
+    expect_contains "$(cat err.txt)" "comparing sh's current choice (jemalloc) with baseline" "$wrap: the tool's choice"
+    expect_eq "$(py '[a["name"] for a in j["arms"]]' b.json)" "['baseline', 'jemalloc (current)']" "$wrap: the arms"
+    expect_not_contains "$(cat err.txt)" "tool.taskset" "$wrap: not the wrapper's"
+    expect_not_contains "$(cat err.txt)" "tool.nice" "$wrap: not the wrapper's"
+  done
+}
+
 test_bench_system_is_a_profile_as_in_explore_profiles() {
   rc=0
   "$BIN" bench -p system -p jemalloc -n 1 -w 0 --json -- sh -c 'exit 0' > s.json 2> err.txt || rc=$?

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "bench/analysis.hpp"
+#include "bench/command_tool.hpp"
 #include "bench/outputs_record.hpp"
 #include "bench/verdict.hpp"
 
@@ -246,4 +247,38 @@ TEST_CASE("Bench: a kept run's line is marked as a bench run, a -p arm's as not 
   CHECK(bench::mark_bench_line("not json", "x", {"a", "a"}, 0) == "not json");
   // The field order stays: the log's readers and people see the line as the run wrote it.
   CHECK(bench::mark_bench_line(line, "x", {"a", ""}, 0).rfind(R"({"tool":"yosys","arm":"jemalloc")", 0) == 0);
+}
+
+TEST_CASE("Bench: the tool of a command is seen through the wrappers that exec their argument", "[bench]") {
+  using V = std::vector<std::string>;
+  auto tool = [](V c) { return bench::tool_name(c); };
+  CHECK(tool({"vpr", "arch.xml", "top.blif"}) == "vpr");
+  CHECK(tool({"/opt/vtr/bin/vpr", "--pack"}) == "vpr");
+  CHECK(tool({"taskset", "-c", "0", "vpr", "--pack"}) == "vpr");
+  CHECK(tool({"taskset", "0x1", "vpr"}) == "vpr");
+  CHECK(tool({"nice", "-n", "5", "yosys", "-q"}) == "yosys");
+  CHECK(tool({"nice", "-10", "yosys"}) == "yosys");
+  CHECK(tool({"nice", "--adjustment=5", "yosys"}) == "yosys");
+  CHECK(tool({"ionice", "-c", "3", "yosys"}) == "yosys");
+  CHECK(tool({"chrt", "-f", "10", "yosys"}) == "yosys");
+  CHECK(tool({"numactl", "--cpunodebind=0", "--membind", "0", "yosys"}) == "yosys");
+  CHECK(tool({"numactl", "-N", "0", "-l", "yosys"}) == "yosys");
+  CHECK(tool({"stdbuf", "-oL", "-e", "0", "yosys"}) == "yosys");
+  CHECK(tool({"/usr/bin/time", "-v", "-o", "t.txt", "yosys"}) == "yosys");
+  CHECK(tool({"timeout", "-s", "INT", "-k", "5", "600", "vpr"}) == "vpr");
+  CHECK(tool({"timeout", "--signal=INT", "1h", "vpr"}) == "vpr");
+  CHECK(tool({"env", "-u", "DISPLAY", "OMP_NUM_THREADS=1", "A=b", "yosys", "X=1"}) == "yosys");
+  CHECK(tool({"env", "--", "yosys"}) == "yosys");
+  CHECK(tool({"setsid", "-w", "nohup", "yosys"}) == "yosys");
+  CHECK(tool({"flock", "-w", "10", "/tmp/lock", "yosys"}) == "yosys");
+  // Nested: each wrapper's command is the next one's.
+  CHECK(tool({"nice", "-n", "5", "taskset", "-c", "0,1", "timeout", "600", "vpr", "-j", "2"}) == "vpr");
+  CHECK(bench::from_tool({"taskset", "-c", "0", "vpr", "--pack"}) == V{"vpr", "--pack"});
+  CHECK(bench::from_tool({"vpr", "--pack"}) == V{"vpr", "--pack"});
+  // What the words cannot tell: the wrapper, as before.
+  CHECK(tool({"flock", "/tmp/lock", "-c", "yosys -q"}) == "flock");
+  CHECK(tool({"env", "-S", "yosys -q"}) == "env");
+  CHECK(tool({"taskset", "-c", "0"}) == "taskset");  // nothing left to run
+  CHECK(tool({"sh", "-c", "taskset -c 0 vpr"}) == "sh");
+  CHECK(tool({}).empty());
 }
