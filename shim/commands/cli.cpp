@@ -18,6 +18,7 @@
 #include "commands/trust_cmd.hpp"
 #include "commands/tune.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 #ifndef EDASHIM_VERSION
 #define EDASHIM_VERSION "unknown"
@@ -34,14 +35,56 @@ pipeline::Invocation invocation_for(const std::vector<std::string>& command) {
   return inv;
 }
 
+// hyperfine's options with no counterpart under that name, and what to write instead.
+const char* hyperfine_counterpart(const std::string& option) {
+  if (option == "--min-runs" || option == "--max-runs" || option == "-m" || option == "-M")
+    return "bench runs a fixed number of rounds: -r/--runs N";
+  if (option == "-N" || option == "--shell")
+    return "bench runs the command's words without a shell already: leave it out";
+  if (option == "-i" || option == "--ignore-failure")
+    return "bench runs every round and reports the failed runs (their status and last line): leave it out";
+  if (option == "--show-output")
+    return "bench keeps the tool's output off the terminal; --compare-outputs hashes stdout and files, and each "
+           "failed run's last line is shown";
+  return nullptr;
+}
+
+// What an unexpected option should have been: the subcommand's nearest option, or hyperfine's
+// counterpart. "" when there is nothing to say.
+std::string option_hint(CLI::App& app, const std::string& sub, const std::string& word) {
+  if (const char* h = hyperfine_counterpart(word.substr(0, word.find('=')))) return word + ": " + h;
+  if (word.size() < 3 || word[1] != '-') return "";  // -q is one letter from every short option: no guess
+  std::vector<std::string> names;
+  for (const auto* o : app.get_subcommand(sub)->get_options()) {
+    for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+    for (const auto& n : o->get_snames()) names.push_back("-" + n);
+  }
+  if (auto near = util::nearest(word.substr(0, word.find('=')), names)) return word + ": did you mean " + *near + "?";
+  return "";
+}
+
 // --help and --version end with 0; every usage error with 2, as the man page says (CLI11's own
-// codes, 105-115, would read as "killed by a signal" to some scripts).
-int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub) {
+// codes, 105-115, would read as "killed by a signal" to some scripts). `dashes`: the command
+// line had `--` (what follows it was never parsed as ours).
+int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub, bool dashes) {
   int code = app.exit(e);
-  // The usual cause with bench and tune: the tool's own options read as ours.
-  if (code != 0 && (sub == "bench" || sub == "tune") && dynamic_cast<const CLI::ExtrasError*>(&e))
-    std::fprintf(stderr, "edashim %s: put -- before the tool's command, so that its options stay its own: "
-                         "edashim %s -p baseline -p jemalloc -- TOOL ARGS...\n", sub.c_str(), sub.c_str());
+  if (code != 0 && !sub.empty() && dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    // CLI11 names them after the message's colon, separated by spaces.
+    std::string what = e.what();
+    auto colon = what.find(": ");
+    bool unexplained = false;
+    for (const auto& w : util::split(colon == std::string::npos ? "" : what.substr(colon + 2), ' ')) {
+      if (w.empty()) continue;
+      if (auto hint = w[0] == '-' ? option_hint(app, sub, w) : ""; !hint.empty())
+        std::fprintf(stderr, "edashim %s: %s\n", sub.c_str(), hint.c_str());
+      else
+        unexplained = true;
+    }
+    // The usual cause with bench and tune: the tool's own options read as ours.
+    if ((sub == "bench" || sub == "tune") && !dashes && unexplained)
+      std::fprintf(stderr, "edashim %s: put -- before the tool's command, so that its options stay its own: "
+                           "edashim %s -p baseline -p jemalloc -- TOOL ARGS...\n", sub.c_str(), sub.c_str());
+  }
   return code == 0 ? 0 : 2;
 }
 
@@ -223,11 +266,12 @@ int cli_main(int argc, char** argv) {
   if (argc > 1 && !known_command(app, argv[1])) return 2;
 
   std::string sub = argc > 1 ? argv[1] : "";
+  int whole = argc;
   std::vector<std::string> after_dashes = take_tool_command(sub, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return usage_error(app, e, sub);
+    return usage_error(app, e, sub, argc != whole);
   }
   return run_chosen(subcommands, options, after_dashes);
 }

@@ -57,4 +57,29 @@ test_an_explain_option_after_the_tool_is_not_ignored() {
   expect_not_contains "$(cat out.txt)" "libmimalloc" "after --, yosys' own -p"
 }
 
+# A mistyped or hyperfine-only option is named with what to write (issue 38 item 4), and "put --
+# before the tool's command" is said only when there is no -- and nothing else explains it.
+test_a_mistyped_or_hyperfine_option_gets_the_right_answer() {
+  while IFS='|' read -r opt want; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$BIN" bench -p baseline -p jemalloc $opt -- true > out.txt 2> err.txt || rc=$?
+    expect_eq "$rc" 2 "$opt: a usage error"
+    expect_contains "$(cat err.txt)" "edashim bench: ${opt%% *}: $want" "$opt: the answer"
+    expect_not_contains "$(cat err.txt)" "put -- before" "$opt: -- is there"
+  done <<'CASES'
+--export-jsn x.json|did you mean --export-json?
+--comapre-outputs|did you mean --compare-outputs?
+--min-runs 5|bench runs a fixed number of rounds: -r/--runs N
+--show-output|bench keeps the tool's output off the terminal
+-i|bench runs every round and reports the failed runs
+-N|bench runs the command's words without a shell already
+CASES
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc true -q > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "the tool's option without --: a usage error"
+  expect_contains "$(cat err.txt)" "put -- before the tool's command" "without --: the way out"
+  expect_not_contains "$(cat err.txt)" "did you mean" "no guess for a tool's one-letter option"
+}
+
 run_suite "$@"
