@@ -255,6 +255,7 @@ int cli_main(int argc, char** argv) {
   CLI::App app{
       "edashim: runs EDA tools with a better allocator, locale and scratch space, and records each run.\n"
       "Installed as links named after the tools (yosys, vpr, yices ...), it is those tools."};
+  app.name("edashim");  // the usage line says the command's name, not the path it was run by
   app.set_version_flag("--version", std::string("edashim ") + EDASHIM_VERSION);
   app.require_subcommand(1);
   // Before any subcommand: each takes its parent's formatter (and footer) when it is added.
@@ -263,7 +264,23 @@ int cli_main(int argc, char** argv) {
   Subcommands subcommands = add_subcommands(app, options);
   // Set after the subcommands: each copies its parent's footer when added, and would show these as its own.
   app.footer(global_examples());
-  if (argc > 1 && !known_command(app, argv[1])) return 2;
+  // `edashim` alone: what it is and its commands, as --help says them (a usage error, though).
+  if (argc < 2) {
+    std::fprintf(stderr, "%s", app.help().c_str());
+    return 2;
+  }
+  // `edashim help [COMMAND]` is `edashim [COMMAND] --help`, as git's and cargo's.
+  std::vector<char*> help_args;
+  static char help_flag[] = "--help";
+  if (std::string(argv[1]) == "help" && argc <= 3) {
+    help_args = {argv[0]};
+    if (argc == 3) help_args.push_back(argv[2]);
+    help_args.push_back(help_flag);
+    help_args.push_back(nullptr);
+    argc = int(help_args.size()) - 1;
+    argv = help_args.data();
+  }
+  if (!known_command(app, argv[1])) return 2;
 
   std::string sub = argc > 1 ? argv[1] : "";
   int whole = argc;

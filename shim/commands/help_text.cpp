@@ -76,4 +76,11 @@ std::string PlainFormatter::make_option_opts(const CLI::Option* opt) const {
   return out.str();
 }
 
+std::string PlainFormatter::make_usage(const CLI::App* app, std::string name) const {
+  std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+  if (!app->get_prefix_command()) return usage;
+  auto end = usage.find_last_not_of('\n');
+  return usage.substr(0, end + 1) + " [--] TOOL [ARGS...]" + usage.substr(end + 1);
+}
+
 }  // namespace commands

@@ -23,10 +23,12 @@ std::string plain_relations(const std::vector<std::string>& needs, const std::ve
 // you mean 'report'?" (without the question when nothing is near), naming `edashim --help`.
 std::string unknown_command(const std::string& word, const std::vector<std::string>& commands);
 
-// CLI11's formatter with the option column in plain words (plain_type, plain_relations).
+// CLI11's formatter with the option column in plain words (plain_type, plain_relations), and
+// the tool in the usage line of the commands that take one after their options (run, explain).
 class PlainFormatter : public CLI::Formatter {
  public:
   std::string make_option_opts(const CLI::Option* opt) const override;
+  std::string make_usage(const CLI::App* app, std::string name) const override;
 };
 
 }  // namespace commands

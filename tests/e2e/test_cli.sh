@@ -82,4 +82,25 @@ CASES
   expect_not_contains "$(cat err.txt)" "did you mean" "no guess for a tool's one-letter option"
 }
 
+# `edashim` alone shows what --help shows (a usage error); `edashim help [COMMAND]` is --help
+# (issue 38 item 9).
+test_bare_edashim_and_help_show_the_help() {
+  "$BIN" --help > want.txt || fail "--help failed"
+  rc=0; "$BIN" > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "bare: a usage error"
+  expect_eq "$(cat err.txt)" "$(cat want.txt)" "bare: the help"
+  expect_not_contains "$(cat err.txt)" "A subcommand is required" "bare: not CLI11's words"
+  "$BIN" help > out.txt 2> err.txt || fail "help: status $?: $(cat err.txt)"
+  expect_eq "$(cat out.txt)" "$(cat want.txt)" "help"
+  "$BIN" bench --help > want.txt
+  "$BIN" help bench > out.txt 2> err.txt || fail "help bench: status $?: $(cat err.txt)"
+  expect_eq "$(cat out.txt)" "$(cat want.txt)" "help bench"
+  for sub in run explain; do
+    expect_eq "$("$BIN" $sub --help | sed -n 2p)" "Usage: edashim $sub [OPTIONS] [--] TOOL [ARGS...]" "$sub's usage names the tool"
+  done
+  rc=0; "$BIN" help reprot > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "help of an unknown command"
+  expect_contains "$(cat err.txt)" "did you mean 'report'?" "with the nearest"
+}
+
 run_suite "$@"
