@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <set>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -87,6 +88,17 @@ std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>
   return {read, failed};
 }
 
+// Each --tool no run in the logs has, with the name nearest it among those that do.
+void say_unseen_tools(const std::vector<std::string>& asked, const std::set<std::string>& seen) {
+  std::vector<std::string> names(seen.begin(), seen.end());
+  for (const auto& t : asked) {
+    if (seen.count(t)) continue;
+    auto near = util::nearest(t, names);
+    std::cerr << "edashim report: --tool " << util::printable(t) << ": no run of it in the logs read"
+              << (near ? "; did you mean '" + *near + "'?" : std::string()) << "\n";
+  }
+}
+
 int run_flow_report(const Options& o);
 
 int run_report(const Options& o) {
@@ -123,8 +135,11 @@ int run_report(const Options& o) {
   auto logs = select_logs(o.logs, "report", shared);
   if (logs.status == 2) return 2;
   report::Aggregator agg(by);
+  std::set<std::string> tools_seen;  // for a --tool that matches nothing: the name nearest it
   auto reads = scan_logs(logs.files, shared, [&](const runlog::RunRecord& rec) {
-    if (rec.record.empty() && filter.accepts(rec)) agg.add(rec);
+    if (!rec.record.empty()) return;
+    tools_seen.insert(rec.tool);
+    if (filter.accepts(rec)) agg.add(rec);
   });
   auto [read, failed] = say_read_problems(reads, logs.unreadable);
   // Nothing read: no table (it would say "no runs" of logs never seen).
@@ -138,6 +153,7 @@ int run_report(const Options& o) {
     if (o.csv) std::cout << util::render_csv(table);
     else if (o.markdown) std::cout << util::render_markdown(table);
     else if (rows.empty()) std::cerr << "edashim report: no runs in " << util::printable(path) << " match\n";
+    if (rows.empty()) say_unseen_tools(filter.tools, tools_seen);
     else std::cout << util::render_text(table);
     if (auto note = report::vm_peak_note(rows); !note.empty()) std::cerr << "edashim report: " << note << "\n";
   }

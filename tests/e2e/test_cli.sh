@@ -103,4 +103,16 @@ test_bare_edashim_and_help_show_the_help() {
   expect_contains "$(cat err.txt)" "did you mean 'report'?" "with the nearest"
 }
 
+# A --tool no run has is named with the nearest tool the log does have (issue 38 item 9).
+test_report_of_a_mistyped_tool_gets_did_you_mean() {
+  shim yosys
+  yosys -q -p 'log hi' > /dev/null || fail "yosys through its link"
+  wait_lines 1 "the run"
+  rc=0; "$BIN" report --tool yosyss > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "no match is no error"
+  expect_contains "$(cat err.txt)" "--tool yosyss: no run of it in the logs read; did you mean 'yosys'?" "the nearest"
+  "$BIN" report --tool yosys > out.txt 2> err.txt || fail "report --tool yosys: $(cat err.txt)"
+  expect_not_contains "$(cat err.txt)" "did you mean" "a tool with runs: no question"
+}
+
 run_suite "$@"
