@@ -149,7 +149,7 @@ int run_report(const Options& o) {
   if (o.json) {
     std::cout << report_json(rows, by) << "\n";
   } else {
-    auto table = report_table(rows, by);
+    auto table = report_table(rows, by, o.csv);
     if (o.csv) std::cout << util::render_csv(table);
     else if (o.markdown) std::cout << util::render_markdown(table);
     else if (rows.empty()) std::cerr << "edashim report: no runs in " << util::printable(path) << " match\n";
@@ -351,7 +351,7 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
   return ok;
 }
 
-util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by) {
+util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by, bool numbers) {
   util::Table t;
   t.headers = {"tool", "profile", "allocator"};
   if (by != report::GroupBy::none) t.headers.push_back(by_name(by));
@@ -374,8 +374,15 @@ util::Table report_table(const std::vector<report::GroupRow>& rows, report::Grou
     cells.push_back(util::fixed(r.wall.p95, 3));
     cells.push_back(util::fixed(r.median_rss_kb / 1024, 1));
     cells.push_back(r.median_vm_peak_kb ? util::fixed(*r.median_vm_peak_kb / 1024, 1) : "-");
-    cells.push_back(share(r.verified_share));
-    cells.push_back(r.speedup ? util::fixed(*r.speedup, 2) + "x" : "-");
+    // For CSV, numbers a spreadsheet reads as numbers: a share as a fraction, a ratio bare, "" unknown.
+    if (numbers) {
+      cells.push_back(r.verified_share ? util::fixed(*r.verified_share, 3) : "");
+      cells.push_back(r.speedup ? util::fixed(*r.speedup, 4) : "");
+      if (!r.median_vm_peak_kb) cells[cells.size() - 3] = "";
+    } else {
+      cells.push_back(share(r.verified_share));
+      cells.push_back(r.speedup ? util::fixed(*r.speedup, 2) + "x" : "-");
+    }
     t.rows.push_back(std::move(cells));
   }
   return t;

@@ -15,8 +15,9 @@ namespace commands {
 
 Subcommand add_report_command(CLI::App& app);
 
-// The rows as a table (shared by the text, Markdown and CSV outputs) and as JSON.
-util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by);
+// The rows as a table (shared by the text, Markdown and CSV outputs; `numbers`: plain numbers,
+// as CSV wants, where the text says "100%" and "1.25x") and as JSON.
+util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by, bool numbers = false);
 std::string report_json(const std::vector<report::GroupRow>& rows, report::GroupBy by);
 
 // `report --flow`'s per-tool rows as a table, and the whole flow as JSON (`svg_path`: where the

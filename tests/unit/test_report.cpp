@@ -435,3 +435,21 @@ TEST_CASE("Report: a run whose CPU and peak are unknown counts, without its peak
   CHECK(rows[0].killed == 1);
   CHECK(rows[0].median_rss_kb == 9);  // the unknown peaks are not zeros
 }
+
+TEST_CASE("Report: the CSV's shares and ratios are plain numbers (issue 38 item 9)", "[report]") {
+  report::GroupRow r;
+  r.tool = "yosys";
+  r.arm = "jemalloc";
+  r.runs = 4;
+  r.verified_share = 1.0;
+  r.speedup = 1.25;
+  auto text = commands::report_table({r}, report::GroupBy::none);
+  auto csv = commands::report_table({r}, report::GroupBy::none, true);
+  CHECK(text.rows[0].back() == "1.25x");
+  CHECK(text.rows[0][text.rows[0].size() - 2] == "100%");
+  CHECK(csv.rows[0].back() == "1.2500");
+  CHECK(csv.rows[0][csv.rows[0].size() - 2] == "1.000");
+  CHECK(csv.rows[0][csv.rows[0].size() - 3] == "");  // no peak VM: empty, not "-"
+  r.speedup.reset();
+  CHECK(commands::report_table({r}, report::GroupBy::none, true).rows[0].back() == "");
+}
