@@ -38,6 +38,7 @@
 
 #include "launcher_mark.h"
 #include "loader_check.h"
+#include "scratch_hold.h"
 
 #define CAP 4096
 #define MAX_ENV 4096  /* the new environment is a stack array: 32 KiB at most; larger ones pass untouched */
@@ -83,6 +84,7 @@ struct call {
 };
 
 static int call_real(const struct call* c, enum kind kind, const char* file, char* const* argv, char* const* envp) {
+  if (kind != K_SPAWN && kind != K_SPAWNP) edashim_keep_scratch_held(envp);
   switch (kind) {
     case K_EXECVE:
       if (!real_of((void**)&real_execve_p, "execve")) break;

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "launcher_mark.h"
+#include "scratch_hold.h"
 
 #define PATH_CAP 4096
 
@@ -253,6 +254,35 @@ static const char* parse_ull(const char* p, unsigned long long* v) {
   *v = 0;
   while (*p >= '0' && *p <= '9') *v = *v * 10 + (unsigned long long)(*p++ - '0');
   return *p == ':' ? p + 1 : NULL;
+}
+
+static const char* env_value(char* const* env, const char* name) {
+  size_t n = strlen(name);
+  for (; env && *env; ++env)
+    if (strncmp(*env, name, n) == 0 && (*env)[n] == '=') return *env + n + 1;
+  return NULL;
+}
+
+void edashim_keep_scratch_held(char* const* envp) {
+  const char* dir = env_value(envp, "__EDASHIM_SCRATCH");
+  const char* tmp = env_value(envp, "TMPDIR");
+  const char* v = env_value(envp, "__EDASHIM_EXIT");
+  if (!dir || !tmp || !v || dir[0] != '/' || strcmp(dir, tmp) != 0) return;
+  unsigned long long pid, lock, dev, ino;
+  const char* p = parse_ull(v, &pid);
+  if (!p || !(p = parse_ull(p, &lock)) || !(p = parse_ull(p, &dev)) || !parse_ull(p, &ino) || lock > 1u << 20) return;
+  int saved = errno;
+  struct stat st;
+  /* Open: the lock is still there, or the number is the program's now (not ours to touch). */
+  if (fcntl((int)lock, F_GETFD) >= 0 || errno != EBADF) goto out;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) goto out;
+  if (fstat(fd, &st) == 0 && (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino &&
+      flock(fd, LOCK_SH | LOCK_NB) == 0)
+    dup2(fd, (int)lock); /* without close-on-exec, as edashim handed it down */
+  close(fd);
+out:
+  errno = saved;
 }
 
 static long long usec(struct timeval tv) { return (long long)tv.tv_sec * 1000000LL + tv.tv_usec; }

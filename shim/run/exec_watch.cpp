@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -242,8 +243,8 @@ bool InPlace::prepare(const std::string& socket_path) {
 //
 // The code that runs while the memory is shared is not instrumented (a sanitizer build's
 // per-thread state, its fake stack frames among them, is edashim's too until the exec), and
-// a sanitizer is told of the watcher's own stack only once the memory is its alone.
-#define EDASHIM_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined"), noinline))
+// a sanitizer is told of the watcher's own stack only once the memory is its alone: those
+// functions are marked [[gnu::no_sanitize(...)]].
 
 namespace {
 struct Start {
@@ -268,7 +269,7 @@ struct BeforeExec {
 // must not wait for the watcher), the standard ones on /dev/null (a file the watcher opens later
 // never takes their numbers, where a runtime's warning would land), then the pipe read to its
 // end. Returns false when edashim called it off (the exec failed).
-EDASHIM_UNINSTRUMENTED bool until_exec(const Start& s, BeforeExec& out) {
+[[gnu::no_sanitize("address", "undefined"), gnu::noinline]] bool until_exec(const Start& s, BeforeExec& out) {
   ::prctl(PR_SET_NAME, "edashim");
   ::setsid();
   int keep[4] = {s.pidfd, s.listen_fd, s.pipe_r, s.keep};
@@ -291,20 +292,20 @@ EDASHIM_UNINSTRUMENTED bool until_exec(const Start& s, BeforeExec& out) {
       break;
     }
   for (;;) {
-    PipeMessage m;
+    alignas(PipeMessage) char m[sizeof(PipeMessage)];  // raw: no constructor of instrumented code
     size_t got = 0;
     while (got < sizeof m) {
-      ssize_t r = ::read(s.pipe_r, reinterpret_cast<char*>(&m) + got, sizeof m - got);
+      ssize_t r = ::read(s.pipe_r, m + got, sizeof m - got);
       if (r <= 0) return true;  // exec'd (close-on-exec), or edashim died; no signal can interrupt
       got += size_t(r);
     }
-    if (m.kind == 'X') return false;
+    if (m[offsetof(PipeMessage, kind)] == 'X') return false;
     out.have_usage = true;
-    out.usage = m.usage;
+    std::memcpy(&out.usage, m + offsetof(PipeMessage, usage), sizeof out.usage);
   }
 }
 
-EDASHIM_UNINSTRUMENTED int watcher_main(void* arg) {
+[[gnu::no_sanitize("address", "undefined"), gnu::noinline]] int watcher_main(void* arg) {
   Start s = *static_cast<Start*>(arg);
   BeforeExec before;
   if (!until_exec(s, before)) ::syscall(SYS_exit_group, 0);
@@ -323,7 +324,7 @@ EDASHIM_UNINSTRUMENTED int watcher_main(void* arg) {
 // (the clone's end is its exit); the watcher is then left to init or a subreaper, and the tool
 // never has a child of edashim's. What the watcher needs goes to the top of its own stack:
 // edashim's frame is gone by the time the watcher reads it.
-EDASHIM_UNINSTRUMENTED int middle_main(void* arg) {
+[[gnu::no_sanitize("address", "undefined"), gnu::noinline]] int middle_main(void* arg) {
   auto* s = static_cast<Start*>(arg);
   char* top = s->stack + kWatcherStack - ((sizeof(Start) + 63) & ~size_t(63));
   auto* copy = new (top) Start(*s);
