@@ -310,9 +310,11 @@ struct BeforeExec {
   BeforeExec before;
   if (!until_exec(s, before)) ::syscall(SYS_exit_group, 0);
 #if defined(__SANITIZE_ADDRESS__)
-  // The memory is the watcher's now: its stack is the one it runs on, edashim's fake stack
-  // frames are left behind.
-  __sanitizer_start_switch_fiber(nullptr, s.stack, kWatcherStack);
+  // The memory is the watcher's now: its stack is the one it runs on. edashim's fake stack
+  // (detect_stack_use_after_return) is set aside, never destroyed: the plan and the jobs the
+  // watcher is about to read may live in its frames.
+  void* edashims_fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(&edashims_fake_stack, s.stack, kWatcherStack);
   __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
   std::optional<OwnUsage> own;
