@@ -373,12 +373,12 @@ util::Table report_table(const std::vector<report::GroupRow>& rows, report::Grou
     cells.push_back(util::fixed(r.wall.p5, 3));
     cells.push_back(util::fixed(r.wall.p95, 3));
     cells.push_back(util::fixed(r.median_rss_kb / 1024, 1));
-    cells.push_back(r.median_vm_peak_kb ? util::fixed(*r.median_vm_peak_kb / 1024, 1) : "-");
     // For CSV, numbers a spreadsheet reads as numbers: a share as a fraction, a ratio bare, "" unknown.
+    const std::string unknown = numbers ? "" : "-";
+    cells.push_back(r.median_vm_peak_kb ? util::fixed(*r.median_vm_peak_kb / 1024, 1) : unknown);
     if (numbers) {
-      cells.push_back(r.verified_share ? util::fixed(*r.verified_share, 3) : "");
-      cells.push_back(r.speedup ? util::fixed(*r.speedup, 4) : "");
-      if (!r.median_vm_peak_kb) cells[cells.size() - 3] = "";
+      cells.push_back(r.verified_share ? util::fixed(*r.verified_share, 3) : unknown);
+      cells.push_back(r.speedup ? util::fixed(*r.speedup, 4) : unknown);
     } else {
       cells.push_back(share(r.verified_share));
       cells.push_back(r.speedup ? util::fixed(*r.speedup, 2) + "x" : "-");
