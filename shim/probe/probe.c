@@ -264,10 +264,12 @@ static const char* env_value(char* const* env, const char* name) {
 }
 
 void edashim_keep_scratch_held(char* const* envp) {
+  /* Every exec of every process in a tool's tree comes here: most have no scratch, one scan. */
   const char* dir = env_value(envp, "__EDASHIM_SCRATCH");
+  if (!dir || dir[0] != '/') return;
   const char* tmp = env_value(envp, "TMPDIR");
-  const char* v = env_value(envp, "__EDASHIM_EXIT");
-  if (!dir || !tmp || !v || dir[0] != '/' || strcmp(dir, tmp) != 0) return;
+  const char* v = tmp && strcmp(dir, tmp) == 0 ? env_value(envp, "__EDASHIM_EXIT") : NULL;
+  if (!v) return;
   unsigned long long pid, lock, dev, ino;
   const char* p = parse_ull(v, &pid);
   if (!p || !(p = parse_ull(p, &lock)) || !(p = parse_ull(p, &dev)) || !parse_ull(p, &ino) || lock > 1u << 20) return;
