@@ -186,28 +186,41 @@ out:
   errno = saved;
 }
 
+/* /proc/self/status into `buf` (empty when it cannot be read), NUL-terminated. */
+static void read_own_status(char* buf, size_t cap) {
+  size_t len = 0;
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ssize_t n;
+    while (len < cap - 1 && ((n = read(fd, buf + len, cap - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+      if (n > 0) len += (size_t)n;
+    close(fd);
+  }
+  buf[len] = 0;
+}
+
+/* The peak the exit record gave, for the exit notice that follows it in the same process (one
+ * read of /proc/self/status at the end, not two: nothing after the last destructors grows it
+ * by more than a page or two). */
+static pid_t g_exit_hwm_pid;
+static long g_exit_hwm_kb;
+
 __attribute__((destructor)) static void edashim_probe_exit(void) {
   if (!g) return;
   int saved = errno;
   /* A fork()ed child that never exec'd ran no constructor: it is a process of its own. */
   if (getpid() != g_pid) emit_start('F');
   char status[8192];
-  size_t len = 0;
-  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    ssize_t n;
-    while (len < sizeof status - 1 && ((n = read(fd, status + len, sizeof status - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
-      if (n > 0) len += (size_t)n;
-    close(fd);
-  }
-  status[len] = 0;
+  read_own_status(status, sizeof status);
   struct line l;
   l.len = 0;
   l.buf[l.len++] = 'E';
   sep(&l);
   put_num(&l, (long)getpid());
   sep(&l);
-  put_num(&l, status_kb(status, "VmHWM:"));
+  g_exit_hwm_kb = status_kb(status, "VmHWM:");
+  g_exit_hwm_pid = getpid();
+  put_num(&l, g_exit_hwm_kb);
   sep(&l);
   put_num(&l, status_kb(status, "VmPeak:"));
   emit(&l);
@@ -318,16 +331,12 @@ static void tell_watcher(int wait_status) {
   let_go_of_scratch_lock();
   struct rusage self, children;
   if (getrusage(RUSAGE_SELF, &self) != 0 || getrusage(RUSAGE_CHILDREN, &children) != 0) goto out;
-  char status[8192];
-  size_t len = 0;
-  int sfd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-  if (sfd >= 0) {
-    ssize_t n;
-    while (len < sizeof status - 1 && ((n = read(sfd, status + len, sizeof status - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
-      if (n > 0) len += (size_t)n;
-    close(sfd);
+  long hwm = g_exit_hwm_kb;
+  if (g_exit_hwm_pid != getpid()) {
+    char status[8192];
+    read_own_status(status, sizeof status);
+    hwm = status_kb(status, "VmHWM:");
   }
-  status[len] = 0;
   struct line l;
   l.len = 0;
   put_num(&l, wait_status);
@@ -337,7 +346,7 @@ static void tell_watcher(int wait_status) {
   put_ll(&l, usec(children.ru_stime));
   put_ll(&l, self.ru_maxrss);
   put_ll(&l, children.ru_maxrss);
-  put_ll(&l, status_kb(status, "VmHWM:"));
+  put_ll(&l, hwm);
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   put_ll(&l, (long long)now.tv_sec * 1000000000LL + now.tv_nsec);

@@ -378,6 +378,12 @@ void InPlace::watch(const WatchJobs& jobs, std::optional<OwnUsage> own, long lon
   if (w.conn >= 0) {
     std::string answer = say.empty() ? std::string("ok") : say;
     ::send(w.conn, answer.data(), answer.size(), MSG_NOSIGNAL);
+    // Out of the tool's way: a woken task does not take the CPU from the one that woke it, and
+    // the tool's exit (the caller's wait) would come after the rest of this and the watcher's
+    // own exit. Bounded: the tool is in its exit handlers, but one of them could block.
+    struct pollfd q = {pidfd_, POLLIN, 0};
+    while (::poll(&q, 1, 1000) < 0 && errno == EINTR) {
+    }
     ::close(w.conn);
   }
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
