@@ -204,6 +204,11 @@ mutant owned-group-writable-dir shim/util/owned_file.cpp \
   'if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky)' \
   'if ((st.st_mode & S_IWOTH) && !sticky)' \
   '^unit:(Owned|open_owned)'
+# (Issue 39.) A directory link followed wherever it sits, so long as it and its directory are ours.
+mutant owned-dir-link-in-writable-dir shim/util/owned_file.cpp \
+  $' ||\n        (parent.st_mode & (S_IWGRP | S_IWOTH)))' \
+  ')' \
+  '^unit:check_owned_dir'
 
 # --- the recommendation and adoption rules (learn/recommend.cpp, learn/adopt.cpp) ---
 mutant recommend-current-arm-min-runs shim/learn/recommend.cpp \
