@@ -332,7 +332,7 @@ mutant hook-leaf-drops-the-allocator shim/probe/hook.c \
 mutant hook-strip-drops-the-users-preload shim/probe/hook.c \
   'copy_env(env, newenv, "LD_PRELOAD=", w->preload[11] ? w->preload : NULL, NULL);' \
   'copy_env(env, newenv, "LD_PRELOAD=", NULL, NULL);' \
-  '^e2e_flow_exec: test_(a_foreign_loader_keeps_the_users_own_preload|ldd_lists)'
+  '^e2e_flow_exec: test_(a_(foreign_loader|musl_program)_keeps_the_users_own_preload|ldd_lists)'
 mutant hook-routes-what-would-not-start shim/probe/hook.c \
   '      would_start(t->path))' \
   '      1)' \
