@@ -76,6 +76,21 @@ test_inherited_ignored_sigchld_does_not_hide_the_tools_status() {
   expect_eq "$(last_log "$LOG" 'j["exit_code"]')" 5 "and the log"
 }
 
+test_signals_the_caller_ignores_are_ignored_in_the_tool() {
+  # nohup and `trap '' SIG` make a tool survive a hangup only through the SIG_IGN that exec
+  # keeps: the tool must start with the same signals ignored as directly. (Supervised, edashim
+  # handles them itself and its launcher must set SIG_IGN again before the tool's exec.)
+  local want got
+  want=$(nohup "$SB/real/mytool" ignored </dev/null)
+  expect_contains " $want" " 1 " "nohup directly: SIGHUP ignored (the test itself)"
+  got=$(nohup mytool ignored </dev/null)
+  expect_eq "$got" "$want" "under nohup, the tool's ignored signals"
+  want=$(trap '' HUP USR1 TERM; "$SB/real/mytool" ignored)
+  for n in 1 10 15; do expect_contains " $want" " $n " "trap '' HUP USR1 TERM directly: $n ignored (the test itself)"; done
+  got=$(trap '' HUP USR1 TERM; mytool ignored)
+  expect_eq "$got" "$want" "under trap '' HUP USR1 TERM, the tool's ignored signals"
+}
+
 test_pid_then_group_from_one_sender_is_relayed_once() {
   # What timeout(1) sends: the pid, then the group, microseconds apart. Without edashim the tool
   # mostly takes the two as one (the second arrives while the first is pending); through edashim,

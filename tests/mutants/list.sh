@@ -41,6 +41,11 @@ mutant launch-no-pdeathsig shim/run/launch.cpp \
   '::prctl(PR_SET_PDEATHSIG, SIGKILL);' \
   ';' \
   '^e2e_(core|signals): test_sigkilled_edashim_takes_the_tool'
+# (Issue 39.) nohup's SIG_IGN lost: the supervised tool dies on hangup.
+mutant launch-ignored-signals-not-restored shim/run/launch.cpp \
+  'if (relay::was_ignored(handled[i])) ::signal(handled[i], SIG_IGN);' \
+  ';' \
+  '^e2e_signals_supervised: test_signals_the_caller_ignores'
 
 # --- trust (config/trust.cpp, config/load.cpp, config/keys.cpp's untrusted allow-list) ---
 mutant trust-content-not-pinned shim/config/trust.cpp \
