@@ -290,6 +290,10 @@ mutant verdict-too-few-rounds-paired shim/bench/verdict.cpp \
   'paired->arms[a].pairs.size() >= kVerdictMinPairs' \
   'paired->arms[a].pairs.size() >= 1' \
   '^unit:Verdict'
+mutant verdict-slower-arm-wins shim/bench/verdict.cpp \
+  '(!v.winner || j.ratio < best)' \
+  '(!v.winner || j.ratio > best)' \
+  '^unit:Verdict'
 mutant bench-line-not-marked shim/bench/outputs_record.cpp \
   'j[name(key::explore)] = {{name(key::ran)' \
   'if (false) j[name(key::explore)] = {{name(key::ran)' \
