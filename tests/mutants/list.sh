@@ -268,6 +268,12 @@ mutant outputs-record-differing-also-identical shim/bench/outputs_record.cpp \
   'return std::find(by.differing.begin(), by.differing.end(), x) != by.differing.end();' \
   'return false;' \
   '^unit:(Bench|Recommend|Log line)'
+# (Issue 39.) The header line placed by a text search, the parsed result not checked: a
+# [tool.yosys] line inside a multi-line string is written into.
+mutant config-edit-merge-unchecked shim/learn/config_edit.cpp \
+  'if (auto bad = check_merge(old_text, text, name, todo); !bad.empty()) {' \
+  'if (auto bad = check_merge(old_text, text, name, todo); false) {' \
+  '^unit:Recommend --write'
 
 # --- bench's verdict, its kept runs and report's killed runs (issue 28) ---
 mutant verdict-failed-run-ignored shim/bench/verdict.cpp \
