@@ -153,6 +153,10 @@ mutant runlog-rotated-file-written shim/runlog/append.cpp \
   'now.st_dev == st.st_dev && now.st_ino == st.st_ino)' \
   'true)' \
   '^unit:Run log|^e2e_load: test_rotation'
+mutant runlog-empty-log-rotated shim/runlog/append.cpp \
+  'S_ISREG(st.st_mode) && st.st_size > 0 &&' \
+  'S_ISREG(st.st_mode) &&' \
+  '^unit:Run log: rotation'
 
 # --- scratch lock inheritance and sweeping (run/scratch.cpp) ---
 mutant scratch-lock-not-inherited shim/run/scratch.cpp \
