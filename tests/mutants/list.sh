@@ -35,6 +35,11 @@ mutant relay-realtime-merged shim/run/relay.cpp \
   'if (sig < SIGRTMIN) merge_copies(sig, info);' \
   'merge_copies(sig, info);' \
   '^e2e_signals: test_(repeated_signals|realtime_signals)'
+# (Issue 39.) Supervised only: run in place, edashim is the tool and relays nothing.
+mutant relay-stopped-tool-not-continued shim/run/relay.cpp \
+  'if (is_stopped(tool)) ::kill(terminal >= 0 && tool_leads ? -tool : tool, SIGCONT);' \
+  '' \
+  '^e2e_signals_supervised: test_tool_that_stops_itself'
 
 # --- the tool dies with edashim (run/launch.cpp) ---
 mutant launch-no-pdeathsig shim/run/launch.cpp \
