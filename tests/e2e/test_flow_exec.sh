@@ -608,6 +608,28 @@ test_a_foreign_loader_keeps_the_users_own_preload() {
   expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "allocator not applied to $SB/real/foreign" "the hook did take edashim's out"
 }
 
+# The same for a musl program: from a flow's shell, and inside yosys' run through its link.
+test_a_musl_program_keeps_the_users_own_preload() {
+  need musl-gcc gcc yosys
+  [ -x /lib/ld-musl-x86_64.so.1 ] || skip "no /lib/ld-musl-x86_64.so.1 (musl)"
+  musl_hello mprog
+  printf 'void user_preload(void) {}\n' > user.c
+  gcc -shared -fPIC -o user.so user.c || fail "gcc failed"
+  local mine="LD_PRELOAD=$PWD/user.so" why="allocator not applied to ./mprog: loader /lib/ld-musl-x86_64.so.1"
+  local direct st_direct via st_via
+  st_direct=0; direct=$(env "$mine" EDASHIM=off sh -c './mprog a' 2>&1) || st_direct=$?
+  expect_eq "$direct $st_direct" "musl a 2 [$PWD/user.so] 3" "premise: directly"
+  st_via=0; via=$(env "$mine" "$BIN" run -- sh -c './mprog a' 2>&1) || st_via=$?
+  expect_eq "$via $st_via" "$direct $st_direct" "from a flow's shell: the user's preload, edashim's out"
+  expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "$why" "the hook did take edashim's out"
+  shim yosys
+  st_direct=0; direct=$(env "$mine" EDASHIM=off yosys -q -p '!./mprog a' 2>&1) || st_direct=$?
+  expect_contains "$direct" "musl a 2 [$PWD/user.so]" "premise: yosys' shell runs it directly"
+  st_via=0; via=$(env "$mine" yosys -q -p '!./mprog a' 2>&1) || st_via=$?
+  expect_eq "$via $st_via" "$direct $st_direct" "inside yosys' run through its link"
+  expect_contains "$(last_log "$LOG" 'j["not_applied"]')" "$why" "yosys' line says why"
+}
+
 # A root run whose flow drops to another user (runuser, su, setpriv: CI entrypoints do), with
 # edashim installed where only root can read (root's 0700 home): the new identity cannot open
 # edashim's libraries, so they must leave its LD_PRELOAD; else ld.so prints an ERROR line in

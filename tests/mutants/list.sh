@@ -35,12 +35,22 @@ mutant relay-realtime-merged shim/run/relay.cpp \
   'if (sig < SIGRTMIN) merge_copies(sig, info);' \
   'merge_copies(sig, info);' \
   '^e2e_signals: test_(repeated_signals|realtime_signals)'
+# (Issue 39.) Supervised only: run in place, edashim is the tool and relays nothing.
+mutant relay-stopped-tool-not-continued shim/run/relay.cpp \
+  'if (is_stopped(tool)) ::kill(terminal >= 0 && tool_leads ? -tool : tool, SIGCONT);' \
+  '' \
+  '^e2e_signals_supervised: test_tool_that_stops_itself'
 
 # --- the tool dies with edashim (run/launch.cpp) ---
 mutant launch-no-pdeathsig shim/run/launch.cpp \
   '::prctl(PR_SET_PDEATHSIG, SIGKILL);' \
   ';' \
   '^e2e_(core|signals): test_sigkilled_edashim_takes_the_tool'
+# (Issue 39.) nohup's SIG_IGN lost: the supervised tool dies on hangup.
+mutant launch-ignored-signals-not-restored shim/run/launch.cpp \
+  'if (relay::was_ignored(handled[i])) ::signal(handled[i], SIG_IGN);' \
+  ';' \
+  '^e2e_signals_supervised: test_signals_the_caller_ignores'
 
 # --- trust (config/trust.cpp, config/load.cpp, config/keys.cpp's untrusted allow-list) ---
 mutant trust-content-not-pinned shim/config/trust.cpp \
@@ -148,6 +158,10 @@ mutant runlog-rotated-file-written shim/runlog/append.cpp \
   'now.st_dev == st.st_dev && now.st_ino == st.st_ino)' \
   'true)' \
   '^unit:Run log|^e2e_load: test_rotation'
+mutant runlog-empty-log-rotated shim/runlog/append.cpp \
+  'S_ISREG(st.st_mode) && st.st_size > 0 &&' \
+  'S_ISREG(st.st_mode) &&' \
+  '^unit:Run log: rotation'
 
 # --- scratch lock inheritance and sweeping (run/scratch.cpp) ---
 mutant scratch-lock-not-inherited shim/run/scratch.cpp \
@@ -204,6 +218,11 @@ mutant owned-group-writable-dir shim/util/owned_file.cpp \
   'if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky)' \
   'if ((st.st_mode & S_IWOTH) && !sticky)' \
   '^unit:(Owned|open_owned)'
+# (Issue 39.) A directory link followed wherever it sits, so long as it and its directory are ours.
+mutant owned-dir-link-in-writable-dir shim/util/owned_file.cpp \
+  $' ||\n        (parent.st_mode & (S_IWGRP | S_IWOTH)))' \
+  ')' \
+  '^unit:check_owned_dir'
 
 # --- the recommendation and adoption rules (learn/recommend.cpp, learn/adopt.cpp) ---
 mutant recommend-current-arm-min-runs shim/learn/recommend.cpp \
@@ -258,6 +277,12 @@ mutant outputs-record-differing-also-identical shim/bench/outputs_record.cpp \
   'return std::find(by.differing.begin(), by.differing.end(), x) != by.differing.end();' \
   'return false;' \
   '^unit:(Bench|Recommend|Log line)'
+# (Issue 39.) The header line placed by a text search, the parsed result not checked: a
+# [tool.yosys] line inside a multi-line string is written into.
+mutant config-edit-merge-unchecked shim/learn/config_edit.cpp \
+  'if (auto bad = check_merge(old_text, text, name, todo); !bad.empty()) {' \
+  'if (auto bad = check_merge(old_text, text, name, todo); false) {' \
+  '^unit:Recommend --write'
 
 # --- bench's verdict, its kept runs and report's killed runs (issue 28) ---
 mutant verdict-failed-run-ignored shim/bench/verdict.cpp \
@@ -279,6 +304,10 @@ mutant verdict-judged-unpaired shim/bench/verdict.cpp \
 mutant verdict-too-few-rounds-paired shim/bench/verdict.cpp \
   'paired->arms[a].pairs.size() >= kVerdictMinPairs' \
   'paired->arms[a].pairs.size() >= 1' \
+  '^unit:Verdict'
+mutant verdict-slower-arm-wins shim/bench/verdict.cpp \
+  '(!v.winner || j.ratio < best)' \
+  '(!v.winner || j.ratio > best)' \
   '^unit:Verdict'
 mutant bench-line-not-marked shim/bench/outputs_record.cpp \
   'j[name(key::explore)] = {{name(key::ran)' \
@@ -327,7 +356,7 @@ mutant hook-leaf-drops-the-allocator shim/probe/hook.c \
 mutant hook-strip-drops-the-users-preload shim/probe/hook.c \
   'copy_env(env, newenv, "LD_PRELOAD=", w->preload[11] ? w->preload : NULL, NULL);' \
   'copy_env(env, newenv, "LD_PRELOAD=", NULL, NULL);' \
-  '^e2e_flow_exec: test_(a_foreign_loader_keeps_the_users_own_preload|ldd_lists)'
+  '^e2e_flow_exec: test_(a_(foreign_loader|musl_program)_keeps_the_users_own_preload|ldd_lists)'
 mutant hook-routes-what-would-not-start shim/probe/hook.c \
   '      would_start(t->path))' \
   '      1)' \

@@ -99,7 +99,7 @@ wanted() {
 # inspection and names it: this mutant's failures are expected, so those (by exact path) go.
 run_tests() {
   local out=$scratch/ctest.out rc kept
-  ctest --test-dir "$build" -R "$1" --stop-on-failure >"$out" 2>&1
+  ctest --test-dir "$build" -R "$1" --stop-on-failure --output-on-failure >"$out" 2>&1
   rc=$?
   cat "$out" >>"$log"
   while read -r kept; do

@@ -94,6 +94,32 @@ TEST_CASE("Verdict: noise is not a win", "[bench][verdict]") {
   CHECK_FALSE(v.arms[0].clearly_faster);
 }
 
+// Two arms both clearly faster than the first: the faster of them wins, whichever comes first
+// (bench --adopt writes the winner's settings).
+TEST_CASE("Verdict: of two clearly faster arms, the faster one wins", "[bench][verdict]") {
+  for (bool fastest_last : {true, false}) {
+    bench::Spec spec = two_arms(true);
+    spec.arms.push_back({"mimalloc", "mimalloc"});
+    double walls[3] = {2.0, fastest_last ? 1.6 : 1.2, fastest_last ? 1.2 : 1.6};
+    bench::BenchResult o;
+    for (int r = 0; r < 10; ++r)
+      for (int a = 0; a < 3; ++a) {
+        o.runs.push_back(run(a, r, walls[a] + 0.01 * (r % 5)));
+        if (a == 2) o.runs.back().record.arm = "mimalloc";
+      }
+    auto v = bench::decide(spec, bench::analyse(spec, o, 1000), "yosys");
+    INFO("fastest last: " << fastest_last << "; " << v.advice);
+    REQUIRE(v.arms.size() == 2);
+    CHECK(v.arms[0].clearly_faster);  // premise: both are
+    CHECK(v.arms[1].clearly_faster);
+    std::size_t fastest = fastest_last ? 2 : 1;
+    CHECK(v.winner == std::optional<std::size_t>(fastest));
+    std::string name = fastest_last ? "mimalloc" : "jemalloc";
+    CHECK(v.advice.rfind(name + " is faster with identical outputs", 0) == 0);
+    CHECK(v.adopt_toml.find("allocator = \"" + name + "\"") != std::string::npos);
+  }
+}
+
 // A machine that drifts: rounds alternate between quiet and busy (3x slower), and the arm is 5%
 // faster within every round. Pooled, the runs overlap and the unpaired CI straddles 1; round by
 // round the gain is plain, and the verdict is the paired one (the p beside it is paired too).

@@ -167,3 +167,26 @@ TEST_CASE("make_owned_dir: creates the directory with the mode asked, refuses on
   ::chmod((t.path + "/exp").c_str(), 0777);
   CHECK(contains(util::make_owned_dir(t.path + "/exp", {}), "writable by others"));
 }
+
+// The directory rule's link case (report --log DIR, experiment directories, doctor): a link to
+// the user's own directory is followed only where no one else could have put it.
+TEST_CASE("check_owned_dir: a directory link in a directory others can write is not followed",
+          "[owned_file]") {
+  TempDir t;
+  REQUIRE(util::make_dirs(t.path + "/mine"));
+  ::chmod((t.path + "/mine").c_str(), 0700);
+  for (mode_t mode : {mode_t(0777), mode_t(0770), mode_t(01777)}) {
+    std::string shared = t.path + "/shared" + std::to_string(mode);
+    REQUIRE(util::make_dirs(shared));
+    REQUIRE(::chmod(shared.c_str(), mode) == 0);
+    REQUIRE(::symlink((t.path + "/mine").c_str(), (shared + "/logs").c_str()) == 0);
+    INFO("mode " << std::oct << mode);
+    CHECK(contains(util::check_owned_dir(shared + "/logs", {}), "is a symbolic link"));
+  }
+  // The same link where only the user can write is the user's own: followed to a directory that passes.
+  std::string own = t.path + "/own";
+  REQUIRE(util::make_dirs(own));
+  ::chmod(own.c_str(), 0700);
+  REQUIRE(::symlink((t.path + "/mine").c_str(), (own + "/logs").c_str()) == 0);
+  CHECK(util::check_owned_dir(own + "/logs", {}) == "");
+}

@@ -602,6 +602,21 @@ TEST_CASE("Recommend --write: what is written is rendered, and checked as parsed
   CHECK(learn::check_merge("", fresh.text, "c.toml", jemalloc) == "");
 }
 
+// The key is placed by a text search for the header line, which a multi-line string can hold
+// too; only the check of the parsed result sees that the string would change.
+TEST_CASE("Recommend --write: a header line inside a multi-line string is not written into", "[recommend]") {
+  auto jemalloc = learn::adopt_settings("yosys", "jemalloc");
+  for (std::string quote : {"\"\"\"", "'''"}) {
+    const std::string mine = "notes = " + quote + "\n[tool.yosys]\n" + quote + "\n\n[tool.yosys]\nscratch = true\n";
+    INFO(mine);
+    auto edit = learn::merge_settings(mine, "c.toml", jemalloc, "added");
+    CHECK(edit.refused.find("c.toml: the merged file would differ from yours") == 0);
+    CHECK(edit.refused.find("nothing written") != std::string::npos);
+    CHECK(edit.text.empty());
+    CHECK_FALSE(edit.unchanged);
+  }
+}
+
 TEST_CASE("TOML nesting guard: a key of many parts or deep brackets is refused before toml++ sees it", "[recommend][issue24]") {
   CHECK(learn::toml_nesting_problem("[tool.yosys.mimalloc]\na = 1.5\nb = [[1, 2], {c.d = 3}]\n", 16) == "");
   // Dots and brackets inside strings and comments do not count.

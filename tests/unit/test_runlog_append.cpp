@@ -72,3 +72,19 @@ TEST_CASE("Run log: a writer waits for the lock, and writes to the file that rep
   CHECK(contents(path) == "second\n");
   CHECK(contents(path + ".1") == "first\n");
 }
+
+// An empty log holds no line to move away: a line over the limit goes into it, and the older
+// files keep their places (rotating it would push the oldest out for an empty file).
+TEST_CASE("Run log: rotation: an empty log is written to, not rotated, even by a line over the limit", "[runlog]") {
+  TempDir t;
+  const std::string path = t.path + "/runs.jsonl";
+  const runlog::Limits limits{100, 1};
+  REQUIRE(runlog::append_line(path, "old", limits).ok());
+  REQUIRE(runlog::append_line(path, std::string(200, 'x'), limits).ok());  // premise: "old" rotated
+  REQUIRE(contents(path + ".1") == "old\n");
+  REQUIRE(::truncate(path.c_str(), 0) == 0);
+  REQUIRE(runlog::append_line(path, std::string(150, 'y'), limits).ok());
+  CHECK(contents(path) == std::string(150, 'y') + "\n");
+  CHECK(contents(path + ".1") == "old\n");
+  CHECK_FALSE(util::exists(path + ".2"));
+}
