@@ -21,6 +21,7 @@
 
 #include "bench/outputs.hpp"
 #include "bench/outputs_record.hpp"
+#include "runlog/tree_peak.hpp"
 #include "runlog/append.hpp"
 #include "runlog/read.hpp"
 #include "stats/bootstrap.hpp"
@@ -184,14 +185,6 @@ std::string run_shell(const std::string& command, const std::string& dir, const 
   return why + ": " + tail_line(log);
 }
 
-// The run's own line in its log: the inner edashim writes it when the tool has ended, so it is
-// the last; lines before it are the tool's children's, routed through edashim (yosys' ABC).
-std::string run_line(const std::string& log) {
-  auto text = util::read_file(log).value_or("");
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  auto nl = text.rfind('\n');
-  return nl == std::string::npos ? text : text.substr(nl + 1);
-}
 
 // --prepare before a run, in its directory: "" when it succeeded or there is none, else why.
 std::string prepare_failure(const Spec& spec, const std::string& workdir, const std::vector<std::string>& env,
@@ -353,12 +346,19 @@ struct Session::Impl {
   std::atomic<bool> log_refused{false};  // said once, not per run
 
   // A measured run's line into keep_log, marked as this bench's (mark_bench_line).
-  void keep(const std::string& line, const Job& job) {
-    std::string marked = mark_bench_line(line, spec.experiment, spec.arms[std::size_t(job.arm)], job.round);
+  // The run's line, marked as the arm's, after its child runs' lines as they are (each a run of
+  // its own tool, with that tool's profile).
+  void keep(const std::vector<std::string>& lines, const Job& job) {
+    std::string marked = mark_bench_line(lines.back(), spec.experiment, spec.arms[std::size_t(job.arm)], job.round);
     std::lock_guard lock(log_mu);
-    auto written = runlog::append_line(spec.keep_log, marked, {}, util::SharedDirs{spec.keep_log_shared});
-    if (!written && !log_refused.exchange(true))
-      std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), written.error().c_str());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      auto written = runlog::append_line(spec.keep_log, i + 1 < lines.size() ? lines[i] : marked, {},
+                                         util::SharedDirs{spec.keep_log_shared});
+      if (!written && !log_refused.exchange(true)) {
+        std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), written.error().c_str());
+        return;
+      }
+    }
   }
 };
 
@@ -459,18 +459,29 @@ ArmRun Session::execute(const Job& job, std::string* log_line) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  std::string line = run_line(rundir + "/log.jsonl");
+  // The run's own line is the last (its tool ended last); lines before it are its child runs',
+  // whose peaks fold into its own (runlog/tree_peak.hpp), in every arm alike.
+  auto lines = util::split(util::read_file(rundir + "/log.jsonl").value_or(""), '\n');
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
   runlog::RunRecord& rec = r.record;
+  runlog::TreePeaks tree;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    runlog::RunRecord child;
+    if (runlog::parse_run_line(lines[i], child)) tree.fold(child);  // its peak, kept for its parent
+  }
+  std::string line = lines.empty() ? "" : lines.back();
   if (line.empty() || !runlog::parse_run_line(line, rec)) {
     r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);
   } else {
+    rec.vm_peak_kb = tree.fold(rec);
     r.ok = rec.ok() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!r.ok) {
       std::string why = rec.signal ? "killed by signal " + std::to_string(*rec.signal)
                                    : "exit status " + std::to_string(rec.exit_code.value_or(WEXITSTATUS(status)));
       r.failure = why + ": " + tail_line(err_path);
     }
-    if (!job.warmup && !spec.keep_log.empty()) impl_->keep(line, job);
+    // With its child runs' lines, so that report folds the same tree.
+    if (!job.warmup && !spec.keep_log.empty()) impl_->keep(lines, job);
     if (log_line) *log_line = line;
   }
   const std::regex* filter = s.stdout_filter ? &*s.stdout_filter : nullptr;

@@ -25,6 +25,7 @@
 #include "report/flow.hpp"
 #include "report/log_files.hpp"
 #include "run/flow_id.hpp"
+#include "runlog/tree_peak.hpp"
 #include "util/fs.hpp"
 #include "util/owned_file.hpp"
 #include "util/strings.hpp"
@@ -136,10 +137,16 @@ int run_report(const Options& o) {
   if (logs.status == 2) return 2;
   report::Aggregator agg(by);
   std::set<std::string> tools_seen;  // for a --tool that matches nothing: the name nearest it
+  runlog::TreePeaks tree;  // a run's peak VM is its tree's, child runs included (as bench's)
   auto reads = scan_logs(logs.files, shared, [&](const runlog::RunRecord& rec) {
     if (!rec.record.empty()) return;
     tools_seen.insert(rec.tool);
-    if (filter.accepts(rec)) agg.add(rec);
+    auto peak = tree.fold(rec);
+    if (!filter.accepts(rec)) return;
+    if (peak == rec.vm_peak_kb) return agg.add(rec);
+    runlog::RunRecord folded = rec;
+    folded.vm_peak_kb = peak;
+    agg.add(folded);
   });
   auto [read, failed] = say_read_problems(reads, logs.unreadable);
   // Nothing read: no table (it would say "no runs" of logs never seen).

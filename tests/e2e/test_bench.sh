@@ -71,6 +71,35 @@ print(runs == sorted(r['vm_peak_kb'] for a in j['arms'] for r in a['runs']))")" 
   expect_contains "$("$BIN" report --log v.jsonl)" "median peak VM MB" "report's column"
 }
 
+# A run's peak virtual size is its tree's (issue 38 item 1): a child edashim routes as a run of
+# its own (ABC with a profile, under yosys) writes its own line, and its peak must still count
+# for the run that started it, in bench and in report.
+test_bench_peak_virtual_size_includes_child_runs() {
+  # Without -p: the current arm routes a tool with a shipped profile (vvp, a stand-in here) to a
+  # run of its own; the baseline arm, chosen by name, routes nothing below it.
+  cp "$HELPER" "$SB/real/vvp"
+  shim vvp
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf '[tool.sh]\nallocator = "jemalloc"\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  rc=0
+  "$BIN" bench -n 2 -w 0 --log k.jsonl --export-json b.json -- sh -c 'vvp reserve 3072' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "bench: $(cat err.txt)"
+  expect_eq "$(py '[a["name"] for a in j["arms"]]' b.json)" "['baseline', 'jemalloc (current)']" "the arms"
+  expect_eq "$(python3 -c "
+import json
+print(sorted(l['tool'] for l in map(json.loads, open('k.jsonl'))))")" "['sh', 'sh', 'sh', 'sh', 'vvp', 'vvp']" \
+    "in the current arm the child ran as a run of its own, kept beside its parent's"
+  expect_eq "$(python3 -c "
+import json
+print(sorted(max(p['vm_peak_kb'] or 0 for p in l['processes']) > 3 << 20 for l in map(json.loads, open('k.jsonl')) if l['tool'] == 'sh'))")" \
+    "[False, False, True, True]" "the premise: the current arm's sh lines leave the child's 3 GiB out, baseline's hold it"
+  expect_eq "$(py 'all(r["vm_peak_kb"] > 3 << 20 for a in j["arms"] for r in a["runs"])' b.json)" True \
+    "every run's peak VM includes its child's reservation, in both arms"
+  expect_eq "$(py 'round(j["arms"][1]["ratio_to_first"]["peak_vm"], 1)' b.json)" 1.0 "so the arms compare like with like"
+  "$BIN" report --log k.jsonl --tool sh --json > r.json
+  expect_eq "$(py '[r["median_vm_peak_kb"] > 3 << 20 for r in j]' r.json)" "[True, True]" "report folds the child runs the same way"
+}
+
 test_bench_without_the_probe_shows_no_peak_virtual_size_and_says_why() {
   printf 'allocator = "jemalloc"\nprobe = false\n' > noprobe.toml
   "$BIN" bench -p baseline -p "$PWD/noprobe.toml" -n 1 --warmup 0 --wide --export-json n.json \

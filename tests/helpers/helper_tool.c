@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ static void sleep_seconds(double s) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s exit N | signal SIG | args | env NAME | cat | count SIG FILE SECONDS | "
-                    "ignore-term FILE SECONDS | sleep SECONDS | tmpdir | pidfile FILE SECONDS | ignored\n", argv[0]);
+                    "ignore-term FILE SECONDS | sleep SECONDS | tmpdir | pidfile FILE SECONDS | ignored | reserve MB\n", argv[0]);
     return 2;
   }
   const char* mode = argv[1];
@@ -108,6 +109,11 @@ int main(int argc, char** argv) {
       snprintf(path, sizeof path, "%s/left-behind", t);
       write_file(path, "x");
     }
+    return 0;
+  }
+  if (!strcmp(mode, "reserve")) {  /* address space never touched: VmPeak grows, RSS does not */
+    size_t bytes = (size_t)atol(argv[2]) << 20;
+    if (mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) == MAP_FAILED) return 91;
     return 0;
   }
   fprintf(stderr, "%s: unknown mode %s\n", argv[0], mode);

@@ -399,3 +399,17 @@ mutant watcher-start-not-told shim/run/exec_watch.cpp \
   '  s->started = ::clone(watcher_main, top, CLONE_VM | SIGCHLD, copy) > 0;' \
   '  ::clone(watcher_main, top, CLONE_VM | SIGCHLD, copy);' \
   '^e2e_(signals: test_inherited_ignored_sigchld|exec_in_place: test_two_hundred)'
+
+# --- a run's peak virtual size is its tree's (runlog/tree_peak.cpp; issue 38 item 1) ---
+mutant bench-child-runs-peak-left-out shim/bench/runner.cpp \
+  '    rec.vm_peak_kb = tree.fold(rec);' \
+  '    tree.fold(rec);' \
+  '^(e2e_bench: test_bench_peak_virtual_size_includes_child_runs)$'
+mutant report-child-runs-peak-left-out shim/commands/report.cpp \
+  '    if (peak == rec.vm_peak_kb) return agg.add(rec);' \
+  '    return agg.add(rec);' \
+  '^(e2e_bench: test_bench_peak_virtual_size_includes_child_runs)$'
+mutant tree-peak-one-level shim/runlog/tree_peak.cpp \
+  '    parent = std::max(parent, *peak);' \
+  '    parent = std::max(parent, *r.vm_peak_kb);' \
+  '^unit:TreePeaks'
