@@ -194,6 +194,22 @@ std::string prepare_failure(const Spec& spec, const std::string& workdir, const 
   return bad.empty() ? "" : "--prepare failed, " + bad;
 }
 
+// --show-output: a finished run's stdout and stderr, copied to ours whole (runs at the same time
+// do not interleave within one).
+void show_output(const std::string& out_path, const std::string& err_path) {
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  for (auto [path, fd] : {std::pair{&out_path, STDOUT_FILENO}, std::pair{&err_path, STDERR_FILENO}}) {
+    std::string text = util::read_file(*path, 64 << 20).value_or("");
+    for (size_t done = 0; done < text.size();) {
+      ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += size_t(n);
+    }
+  }
+}
+
 // The 1-minute load average; NaN when /proc/loadavg cannot be read.
 double load_average() {
   auto text = util::read_file("/proc/loadavg", 256);
@@ -484,6 +500,7 @@ ArmRun Session::execute(const Job& job, std::string* log_line) {
     if (!job.warmup && !spec.keep_log.empty()) impl_->keep(lines, job);
     if (log_line) *log_line = line;
   }
+  if (spec.show_output) show_output(out_path, err_path);
   const std::regex* filter = s.stdout_filter ? &*s.stdout_filter : nullptr;
   if (spec.compare && spec.compare_stdout) r.hashes["stdout"] = hash_output(out_path, filter);
   if (spec.compare)
@@ -527,7 +544,7 @@ std::string hook(const char* what, const std::string& command, const Session& se
 void keep_measured(const std::vector<Job>& jobs, const std::vector<ArmRun>& results, std::size_t started, BenchResult& out) {
   std::size_t warm_failed = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    if (j >= started && out.interrupted) break;
+    if (j >= started && (out.interrupted || !out.stopped_at.empty())) break;
     if (jobs[j].warmup) {
       if (!results[j].ok) ++warm_failed;
       continue;
@@ -580,9 +597,10 @@ std::optional<BenchResult> run(const Spec& spec, const Previewer& preview, std::
   ::sigaction(SIGTERM, &sa, &old_term);
   g_interrupted = false;
 
+  std::atomic<bool> stop{false};
   auto worker = [&] {
     for (;;) {
-      if (g_interrupted) return;
+      if (g_interrupted || stop) return;
       std::size_t j = next++;
       if (j >= jobs.size()) return;
       {
@@ -593,6 +611,10 @@ std::optional<BenchResult> run(const Spec& spec, const Previewer& preview, std::
       std::lock_guard lock(mu);
       ++done;
       draw("");
+      if (!results[j].ok && spec.stop_at_failure && !stop.exchange(true))
+        out.stopped_at = spec.arms[std::size_t(jobs[j].arm)].name + ", " +
+                         (jobs[j].warmup ? "warm-up" : "round " + std::to_string(jobs[j].round + 1)) + ": " +
+                         results[j].failure;
     }
   };
   int n_workers = std::max(1, std::min<int>(spec.jobs, int(jobs.size())));

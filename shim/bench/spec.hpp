@@ -48,6 +48,11 @@ struct Spec {
   // too; a failed prepare fails that run). A local bench's only: a farm refuses them.
   std::string setup, prepare, cleanup;
   bool progress = true;  // progress bar, when stderr is a terminal
+  // bench's, as hyperfine's: stop at the first run that fails (false: -i/--ignore-failure, and
+  // tune, which measures every candidate and leaves a failing one out), and copy each run's
+  // stdout and stderr to ours once it ended (--show-output).
+  bool stop_at_failure = false;
+  bool show_output = false;
 };
 
 // One run of one arm. The figures are the inner `edashim run`'s own log line, as
@@ -79,6 +84,7 @@ struct BenchResult {
   std::string machine;                 // CPU model, cores, for the record
   int physical_cores = 0;
   bool interrupted = false;
+  std::string stopped_at;  // stop_at_failure: the run that failed ("ARM, round N: why"), "" when none
   std::vector<std::string> warnings;
   std::vector<RoundState> rounds;  // farm executors only: every round's state, in round order
   // 1-minute load averages just before the first and after the last run, and the logical CPUs

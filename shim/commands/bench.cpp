@@ -334,13 +334,20 @@ int run_bench(Options& o) {
     say(error);
     return 2;
   }
-  if (spec.arms.size() == 1) std::cerr << "edashim bench: one profile only: nothing to compare it with; add -p baseline\n";
+  if (spec.arms.size() == 1)
+    std::cerr << "edashim bench: one profile only: nothing to compare it with; add "
+              << (spec.arms[0].profile == "baseline" ? "-p PROFILE" : "-p baseline") << "\n";
   if (o.farm.executor == "local") {
     keep_runs(o);
     auto outcome = bench::run(spec, preview_arm, error);
     if (!outcome) {
       say(error);
       return 2;
+    }
+    if (!outcome->stopped_at.empty()) {
+      say("a run failed (" + outcome->stopped_at + "); stopped there, as hyperfine does: -i/--ignore-failure runs every "
+          "round and leaves failed runs out of the figures, --show-output shows each run's output");
+      return 1;
     }
     return finish(o, *outcome);
   }
@@ -389,6 +396,15 @@ Subcommand add_bench_command(CLI::App& app) {
   cmd->add_option("-p,--profile", o->profiles, "Profile or profile file; repeat for each arm; the first is the reference")
       ->allow_extra_args(false);
   add_spec_options(cmd, s);
+  // hyperfine's options whose meaning carries over (the first failed run stops bench, as it does).
+  s.stop_at_failure = true;
+  cmd->add_flag_function("-i,--ignore-failure", [&s](std::int64_t) { s.stop_at_failure = false; },
+                         "Run every round even when runs fail; failed runs are left out of the figures and listed");
+  cmd->add_flag("--show-output", s.show_output, "Show each run's stdout and stderr once it ended (they are kept off the terminal otherwise)");
+  cmd->add_flag_function("-N", [](std::int64_t) {}, "hyperfine's --shell=none: bench never starts the command through a shell, so this changes nothing");
+  cmd->add_option_function<int>("-m,--min-runs", [&s](const int& n) { s.runs = n; }, "hyperfine's: bench runs a fixed number of rounds, so the same as -r N")
+      ->check(CLI::Range(1, 100000))
+      ->excludes(cmd->get_option("--runs"));
   // One value per use (a comma list allowed), so that it never takes the command's first word.
   cmd->add_option("--compare-outputs", o->compare_lists,
                   "Hash stdout and this output file after every run, and give a verdict per file and arm; repeat it or "

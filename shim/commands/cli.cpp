@@ -37,15 +37,9 @@ pipeline::Invocation invocation_for(const std::vector<std::string>& command) {
 
 // hyperfine's options with no counterpart under that name, and what to write instead.
 const char* hyperfine_counterpart(const std::string& option) {
-  if (option == "--min-runs" || option == "--max-runs" || option == "-m" || option == "-M")
-    return "bench runs a fixed number of rounds: -r/--runs N";
-  if (option == "-N" || option == "--shell")
-    return "bench runs the command's words without a shell already: leave it out";
-  if (option == "-i" || option == "--ignore-failure")
-    return "bench runs every round and reports the failed runs (their status and last line): leave it out";
-  if (option == "--show-output")
-    return "bench keeps the tool's output off the terminal; --compare-outputs hashes stdout and files, and each "
-           "failed run's last line is shown";
+  if (option == "--max-runs" || option == "-M") return "bench runs a fixed number of rounds: -r/--runs N";
+  if (option == "--shell" || option == "-S")
+    return "bench runs the command's words without a shell (hyperfine's -N): leave it out, or put sh -c 'COMMAND' after --";
   return nullptr;
 }
 

@@ -146,11 +146,47 @@ test_bench_text_markdown_csv_and_plot() {
 
 test_bench_reports_and_excludes_failed_runs() {
   rc=0
-  "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --json -- sh -c 'echo broken >&2; exit 3' > b.json 2> err.txt || rc=$?
+  "$BIN" bench -i -p baseline -p jemalloc -n 2 --warmup 0 --json -- sh -c 'echo broken >&2; exit 3' > b.json 2> err.txt || rc=$?
   expect_eq "$rc" 1 "no successful run: status 1"
   expect_eq "$(py '[(a["ok"], a["failed"]) for a in j["arms"]]' b.json)" "[(0, 2), (0, 2)]" "all failed"
   expect_contains "$(cat err.txt)" "exit status 3: broken" "failure reason with the tool's stderr"
   expect_eq "$(py 'j["arms"][0]["wall_s"]["median"]' b.json)" None "no figures from failed runs"
+}
+
+# hyperfine's rule (issue 38 item 4): the first failed run stops the benchmark, with the run and
+# why; -i/--ignore-failure runs every round (above).
+test_bench_stops_at_the_first_failed_run_unless_told_otherwise() {
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 3 -w 1 --json -- sh -c "echo run >> '$SB/count'; echo broken >&2; exit 3" \
+    > b.json 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "status 1"
+  expect_eq "$(wc -l < "$SB/count")" 1 "one run, not every round"
+  expect_contains "$(cat err.txt)" "a run failed (" "says a run failed"
+  expect_contains "$(cat err.txt)" "warm-up: exit status 3: broken); stopped there" "which run, and why"
+  expect_contains "$(cat err.txt)" "-i/--ignore-failure runs every round" "and how to go on anyway"
+  expect_eq "$(cat b.json)" "" "no figures from a benchmark that stopped"
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 2 -w 0 -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) exit 4;; esac' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 1 "a later run failing stops it too"
+  expect_contains "$(cat err.txt)" "(jemalloc, round " "names the arm and round"
+}
+
+# hyperfine's --show-output, -N and --min-runs mean what they mean there (issue 38 item 4).
+test_bench_takes_hyperfines_show_output_shell_none_and_min_runs() {
+  rc=0
+  "$BIN" bench -N --min-runs 2 -w 1 -p baseline -p jemalloc --show-output --no-log --export-json b.json \
+    -- sh -c 'echo "out $0"; echo "err $0" >&2' > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 0 "status: $(cat err.txt)"
+  expect_eq "$(grep -c '^out sh$' out.txt)" 6 "every run's stdout, warm-ups too (2 arms x (2 + 1))"
+  expect_eq "$(grep -c '^err sh$' err.txt)" 6 "and its stderr"
+  expect_eq "$(py '[len(a["runs"]) for a in j["arms"]]' b.json)" "[2, 2]" "--min-runs 2: two measured runs per arm"
+  rc=0
+  "$BIN" bench -r 3 --min-runs 2 -p baseline -- true > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "-r and --min-runs together: a usage error"
+  rc=0
+  "$BIN" bench --max-runs 3 -p baseline -- true > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "--max-runs is not bench's"
+  expect_contains "$(cat err.txt)" "--max-runs: bench runs a fixed number of rounds: -r/--runs N" "says what to use"
 }
 
 test_bench_pads_every_arms_environment_to_one_size() {
@@ -520,7 +556,7 @@ test_bench_fails_on_a_compared_file_no_run_left() {
 
 test_bench_fails_when_an_arm_has_no_successful_run() {
   rc=0
-  "$BIN" bench -p baseline -p jemalloc -n 2 -w 0 --json -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) exit 3;; esac' \
+  "$BIN" bench --ignore-failure -p baseline -p jemalloc -n 2 -w 0 --json -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) exit 3;; esac' \
     > n.json 2> err.txt || rc=$?
   expect_eq "$rc" 1 "status 1"
   expect_eq "$(py '[(a["ok"], a["failed"]) for a in j["arms"]]' n.json)" "[(2, 0), (0, 2)]" "baseline ran, jemalloc failed"

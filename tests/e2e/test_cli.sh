@@ -70,10 +70,8 @@ test_a_mistyped_or_hyperfine_option_gets_the_right_answer() {
   done <<'CASES'
 --export-jsn x.json|did you mean --export-json?
 --comapre-outputs|did you mean --compare-outputs?
---min-runs 5|bench runs a fixed number of rounds: -r/--runs N
---show-output|bench keeps the tool's output off the terminal
--i|bench runs every round and reports the failed runs
--N|bench runs the command's words without a shell already
+--max-runs 5|bench runs a fixed number of rounds: -r/--runs N
+--shell=bash|bench runs the command's words without a shell (hyperfine's -N)
 CASES
   rc=0
   "$BIN" bench -p baseline -p jemalloc true -q > out.txt 2> err.txt || rc=$?
