@@ -117,7 +117,7 @@ std::string render_report(const Spec& spec, const BenchResult& o, const std::vec
     s += "\n" + prose(head + ":") + "\n" + render(outputs_table(spec, arms));
   }
   std::string tool = tool_name(spec.command);
-  if (auto verdict = render_verdict(decide(spec, arms, tool, &paired)); !verdict.empty()) s += "\n" + verdict;
+  if (auto verdict = render_verdict(decide(spec, arms, tool, &paired), md); !verdict.empty()) s += "\n" + verdict;
   return s;
 }
 

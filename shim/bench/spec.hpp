@@ -53,6 +53,9 @@ struct Spec {
   // stdout and stderr to ours once it ended (--show-output).
   bool stop_at_failure = false;
   bool show_output = false;
+  // bench --adopt: the file it writes a clear winner into ("" without --adopt), for the summary
+  // to say so instead of offering the lines.
+  std::string adopt_into;
 };
 
 // One run of one arm. The figures are the inner `edashim run`'s own log line, as

@@ -96,17 +96,30 @@ Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::s
     v.advice = w.name + " is faster with identical outputs; select it for " + tool + " with EDASHIM_PROFILE=" + w.profile + ".";
     return v;
   }
+  if (!spec.adopt_into.empty()) {
+    v.advice = w.name + " is faster with identical outputs: --adopt writes it into " + spec.adopt_into + " (below).";
+    return v;
+  }
   v.advice = w.name + " is faster with identical outputs. To use it for every run of " + tool +
-             ": bench --adopt, or add to\n~/.config/edashim/config.toml:\n" + v.adopt_toml;
-  while (!v.advice.empty() && v.advice.back() == '\n') v.advice.pop_back();
+             ": bench --adopt writes it into ~/.config/edashim/config.toml (with --project: the nearest "
+             ".edashim.toml), or add these lines there yourself:";
+  v.offer_toml = true;
   return v;
 }
 
-std::string render_verdict(const Verdict& v) {
+std::string render_verdict(const Verdict& v, bool markdown) {
   if (v.arms.empty()) return "";
-  std::string s = "Summary\n";
-  for (const auto& a : v.arms) s += "  " + wrap(a.line, 98, 4) + "\n";
-  for (const auto& line : util::split(v.advice, '\n')) s += "  " + wrap(line, 98, 4) + "\n";
+  auto prose = [markdown](const std::string& text) { return markdown ? text + "\n" : "  " + wrap(text, 98, 4) + "\n"; };
+  std::string s = markdown ? "**Summary**\n\n" : "Summary\n";
+  for (const auto& a : v.arms) s += (markdown ? "- " : "") + prose(a.line);
+  s += (markdown ? "\n" : "") + prose(v.advice);
+  if (v.offer_toml) {
+    std::string toml = v.adopt_toml;
+    while (!toml.empty() && toml.back() == '\n') toml.pop_back();
+    if (markdown) s += "\n```toml\n" + toml + "\n```\n";
+    else
+      for (const auto& line : util::split(toml, '\n')) s += "      " + line + "\n";
+  }
   return s;
 }
 

@@ -27,6 +27,7 @@ struct Verdict {
   std::optional<std::size_t> winner;  // index into Spec::arms of the clearly fastest arm, if any
   std::string advice;                 // what to do, one or a few lines
   std::string adopt_toml;             // the settings that make the winner stick ("" when none)
+  bool offer_toml = false;            // the advice ends by offering adopt_toml's lines to paste
 };
 
 // The winner's TOML comes from its ArmStats::arm_id. `tool`: the command's tool name. With
@@ -50,8 +51,9 @@ struct Judged {
 };
 Judged judged(const std::vector<ArmStats>& arms, std::size_t a, const Paired* paired);
 
-// The "Summary" block of the terminal report: the lines and the advice.
-std::string render_verdict(const Verdict& v);
+// The "Summary" block of the report: the lines and the advice, the TOML offered as lines to paste
+// (in a code block for Markdown, whose prose is not wrapped).
+std::string render_verdict(const Verdict& v, bool markdown = false);
 
 // Compared output files that no successful run of any arm left: a misspelt name, or a file the
 // command writes elsewhere. Bench fails on them (a missing file is not "identical").

@@ -171,6 +171,7 @@ int adopt(const bench::Spec& spec, const bench::BenchResult& outcome, const std:
 // Status 1 when an arm has no successful run, or a compared output file no run left: neither
 // outcome can decide anything, whatever the other arms did.
 int finish(Options& o, const bench::BenchResult& outcome) {
+  if (o.adopt) o.spec.adopt_into = adopt_target(o.project).file;
   const auto& spec = o.spec;
   auto arms = bench::analyse(spec, outcome);
   bool written = bench::present(spec, outcome, arms, o.exports, std::cout, std::cerr);

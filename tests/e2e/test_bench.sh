@@ -675,6 +675,9 @@ test_bench_adopt_project_writes_the_nearest_project_file_and_trusts_only_its_own
   "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
     || fail "bench: $(cat err.txt)"
   expect_contains "$(cat err.txt)" "--adopt: added to $PWD/.edashim.toml" "says where"
+  expect_contains "$(tr '\n' ' ' < out.txt | tr -s ' ')" "identical outputs: --adopt writes it into $PWD/.edashim.toml (below)." \
+    "the summary names the file --adopt writes, not the user's config"
+  expect_not_contains "$(cat out.txt)" "config.toml" "nor offers the lines for another file"
   expect_contains "$(cat .edashim.toml)" 'allocator = "jemalloc"' "the winner, in the project file"
   [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "--project wrote the user's config too"
   expect_eq "$(trusted_hash_of "$PWD/.edashim.toml")" "$(sha256sum < .edashim.toml | cut -d' ' -f1)" "a new file: trusted as written"

@@ -413,3 +413,7 @@ mutant tree-peak-one-level shim/runlog/tree_peak.cpp \
   '    parent = std::max(parent, *peak);' \
   '    parent = std::max(parent, *r.vm_peak_kb);' \
   '^unit:TreePeaks'
+mutant bench-runs-on-after-a-failure shim/commands/bench.cpp \
+  '  s.stop_at_failure = true;' \
+  '  s.stop_at_failure = false;' \
+  '^e2e_bench: test_bench_stops_at_the_first_failed_run_unless_told_otherwise$'

@@ -70,7 +70,22 @@ TEST_CASE("Verdict: a clearly faster arm with identical outputs: hyperfine's lin
   CHECK(v.adopt_toml.find("[tool.yosys]") != std::string::npos);
   CHECK(v.adopt_toml.find("allocator = \"jemalloc\"") != std::string::npos);
   auto text = bench::render_verdict(v);
+  INFO(text);
   CHECK(text.rfind("Summary\n  jemalloc ran 1.25", 0) == 0);
+  // The lines to paste stand apart, whole, after the prose (issue 38 item 9: "add to" was
+  // wrapped away from its file, and the TOML wrapped with the words).
+  CHECK(text.find("\n      [tool.yosys]\n      allocator = \"jemalloc\"\n") != std::string::npos);
+  CHECK(text.find("yourself:\n      [tool.yosys]") != std::string::npos);
+  auto md = bench::render_verdict(v, true);
+  INFO(md);
+  CHECK(md.find("```toml\n[tool.yosys]\nallocator = \"jemalloc\"\n```\n") != std::string::npos);
+  CHECK(md.find("- jemalloc ran 1.25") != std::string::npos);
+  // With --adopt the summary says where it goes, and offers nothing to paste.
+  spec.adopt_into = "/p/.edashim.toml";
+  auto adopting = bench::decide(spec, arms, "yosys");
+  CHECK(adopting.advice == "jemalloc is faster with identical outputs: --adopt writes it into /p/.edashim.toml (below).");
+  CHECK_FALSE(adopting.offer_toml);
+  CHECK(bench::render_verdict(adopting).find("[tool.yosys]") == std::string::npos);
 }
 
 TEST_CASE("Verdict: a slower arm is said slower, and nothing is adopted", "[bench][verdict]") {
