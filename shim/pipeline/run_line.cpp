@@ -124,6 +124,9 @@ runlog::RunStart start_fields(const Plan& plan, const RunSetup& setup, const run
   s.profile = plan.inv.chosen.profile;
   for (const auto& f : plan.loaded.files)
     if (f.used) s.config_files.push_back(f.path);
+  // What stderr said once a session, the log keeps for every run it concerns.
+  for (const auto& [file, what] : plan.loaded.ignored)
+    for (const auto& w : what) s.config_ignored.push_back(file + ": " + w + " (not trusted)");
   s.requested = plan.allocator;
   s.library = plan.allocator_library;
   s.version = plan.allocator_version;

@@ -25,6 +25,7 @@ inline constexpr std::string_view flow = "flow";
 inline constexpr std::string_view parent_run = "parent_run";
 inline constexpr std::string_view profile = "profile";     // named profile, or null
 inline constexpr std::string_view config_files = "config_files";
+inline constexpr std::string_view config_ignored = "config_ignored";  // "FILE: what (why)": settings not applied
 inline constexpr std::string_view allocator = "allocator"; // object: requested, library, version, note
 inline constexpr std::string_view requested = "requested";
 inline constexpr std::string_view library = "library";

@@ -56,6 +56,12 @@ test_an_undecided_project_file_warns_once_a_session() {
   expect_eq "$(count_lines err.txt 'is not trusted')" 1 "four runs of one session, one warning ($(cat err.txt))"
   expect_contains "$(cat err.txt)" "edashim trust --ignore" "with the way to silence it for good"
   expect_eq "$(wc -l < "$LOG")" 4 "every run still logged"
+  # What stderr says once, every run's line keeps (issue 38 item 9: "not_applied: []").
+  expect_eq "$(python3 -c "
+import json, sys
+print(*sorted({' | '.join(json.loads(l)['config_ignored']) for l in open(sys.argv[1])}), sep='\\n')" "$LOG")" \
+    "$SB/work/.edashim.toml: env (sets the tool's environment (LD_PRELOAD, PATH, ...); line 2) (not trusted)" \
+    "every run's line lists what of the file was ignored"
   # A new session (another terminal, another CI job) hears it again, once.
   : > err.txt
   setsid -w mytool exit 0 2>> err.txt || fail "setsid run failed"
