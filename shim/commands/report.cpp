@@ -63,24 +63,33 @@ struct Options {
   std::string flow, svg;
 };
 
-// What reading the logs found wrong, said on stderr. Returns {logs read, logs failed}.
-std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>& reads, std::size_t unreadable) {
+// What reading the logs found wrong, said on stderr (unless `quiet`: a first pass over logs read
+// again). Returns {logs read, logs failed}.
+std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>& reads, std::size_t unreadable,
+                                                      bool quiet = false) {
   std::size_t failed = unreadable, read = 0;
+  for (const auto& r : reads) {
+    if (!r.error.empty()) ++failed;
+    if (r.error.empty() || r.stats.lines) ++read;
+  }
+  if (quiet) return {read, failed};
   for (const auto& r : reads) {
     if (!r.error.empty()) {
       std::cerr << "edashim report: " << util::printable(r.error) << (reads.size() > 1 ? " (the other logs still count)" : "")
                 << "\n";
-      ++failed;
     }
-    if (r.error.empty() || r.stats.lines) ++read;
     if (r.stats.malformed)
       std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << util::printable(r.path)
                 << " are not run records and were skipped\n";
     // Runs that were not what the configuration asked for: counted where nobody can miss them.
-    if (r.stats.config_errors)
-      std::cerr << "edashim report: " << r.stats.config_errors << " run" << (r.stats.config_errors > 1 ? "s" : "")
-                << " in " << util::printable(r.path) << " ran plain because of a configuration error (the last: "
-                << util::printable(r.stats.last_config_error) << "); left out. `edashim explain TOOL` shows it now\n";
+    if (std::size_t n = r.stats.config_errors, later = r.stats.runs_since_config_error; n)
+      std::cerr << "edashim report: " << n << " run" << (n > 1 ? "s" : "") << " in " << util::printable(r.path)
+                << " ran plain because of a configuration error (the last: " << util::printable(r.stats.last_config_error)
+                << "); left out. "
+                << (later ? "Fixed since: " + (later > 1 ? "the " + std::to_string(later) + " runs after it were" : std::string("the run after it was")) +
+                                " configured"
+                          : std::string("`edashim explain TOOL` shows it now"))
+                << "\n";
     if (r.stats.untimed)
       std::cerr << "edashim report: " << r.stats.untimed << " runs in " << util::printable(r.path)
                 << " have no times (a debugger or valgrind followed the tool, or edashim exec'd it in its place)"
@@ -185,8 +194,9 @@ int run_flow_report(const Options& o) {
     // A first pass for the id: the second then keeps only that flow's runs in memory.
     report::LastFlow last;
     auto reads = scan_logs(logs.files, shared, [&](const runlog::RunRecord& rec) { last.add(rec); });
-    auto [read, failed] = say_read_problems(reads, logs.unreadable);
-    if (read == 0 && failed) return 1;
+    // Said once, by the pass below, unless there is none.
+    auto [read, failed] = say_read_problems(reads, logs.unreadable, true);
+    if (read == 0 && failed) return say_read_problems(reads, logs.unreadable), 1;
     if (last.id().empty()) {
       std::cerr << "edashim report: no run in " << where
                 << " names its flow (lines written before edashim logged flows have no \"flow\")\n";
@@ -341,8 +351,10 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
       if (!rec.config_error.empty() && rec.record.empty()) {
         ++st.config_errors;
         st.last_config_error = rec.config_error;
+        st.runs_since_config_error = 0;
         continue;
       }
+      if (rec.record.empty() && st.config_errors) ++st.runs_since_config_error;
       if (rec.untimed && rec.record.empty()) {
         ++st.untimed;
         continue;

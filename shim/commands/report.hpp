@@ -40,6 +40,7 @@ struct ReadStats {
   // Runs that ran plain for a configuration error (RunRecord::config_error), and the last error.
   std::size_t config_errors = 0;
   std::string last_config_error;
+  std::size_t runs_since_config_error = 0;  // runs after the last one of those: the error is fixed
 };
 // Every record of the log, runs and others, parsed, in file order: `each` sees each line that
 // parses (the record is reused between calls). The file is opened under the one rule for files

@@ -35,6 +35,15 @@ test_a_config_error_runs_plain_with_one_line_and_a_log_line() {
   # report counts it where it is seen.
   "$BIN" report > report.txt 2>&1 || true
   expect_contains "$(cat report.txt)" "1 run in $LOG ran plain because of a configuration error" "report counts it"
+  expect_contains "$(cat report.txt)" "edashim explain TOOL\` shows it now" "while it is not fixed"
+  # Fixed: said as past, once, also by --flow, which reads the log twice (issue 38 item 9).
+  printf 'allocator = "jemalloc"\n' > "$user"
+  mytool exit 0 2> err.txt || fail "the run after the fix: $(cat err.txt)"
+  "$BIN" report > report.txt 2>&1 || fail "report: $(cat report.txt)"
+  expect_contains "$(cat report.txt)" "left out. Fixed since: the run after it was configured" "fixed since"
+  expect_not_contains "$(cat report.txt)" "shows it now" "nothing to look at now"
+  "$BIN" report --flow --svg t.svg > report.txt 2>&1 || fail "report --flow: $(cat report.txt)"
+  expect_eq "$(count_lines report.txt 'ran plain because of a configuration error')" 1 "--flow says it once"
 }
 
 test_a_toml_syntax_error_is_logged_with_its_line() {
