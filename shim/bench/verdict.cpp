@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "learn/config_edit.hpp"
+#include "learn/recommend.hpp"
 #include "util/strings.hpp"
 #include "util/table.hpp"
 
@@ -53,6 +54,13 @@ Judged judged(const std::vector<ArmStats>& arms, std::size_t a, const Paired* pa
   return {arms[a].median_ratio, arms[a].median_ratio_ci, 0};
 }
 
+// The p-value shown beside the ratio an arm is judged on: the paired signed-rank test's, or the
+// unpaired Mann-Whitney test's below kVerdictMinPairs rounds. NaN when there is none.
+double judged_p(const std::vector<ArmStats>& arms, std::size_t a, const Paired* paired, const Judged& j) {
+  if (j.pairs) return paired->arms[a].test.p;
+  return arms[a].test ? arms[a].test->p : std::nan("");
+}
+
 Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::string& tool, const Paired* paired) {
   Verdict v;
   if (arms.size() < 2) return v;
@@ -89,6 +97,19 @@ Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::s
   }
   if (w.profile.empty()) {
     v.advice = w.name + " is your current setting and the fastest here: nothing to change.";
+    return v;
+  }
+  // Adopting is report --recommend's decision made from one bench: the same rule (learn::Rule).
+  const learn::Rule rule;
+  Judged j = judged(arms, *v.winner, paired);
+  auto missing = learn::figures_missing(rule, j.ratio, j.ci.value_or(stats::Interval{std::nan(""), std::nan("")}),
+                                        judged_p(arms, *v.winner, paired, j), w.rss_ratio);
+  if (std::min(w.ok, ref.ok) < rule.min_runs)
+    missing.insert(missing.begin(), "thin evidence: " + std::to_string(std::min(w.ok, ref.ok)) + " successful runs (needs >= " +
+                                        std::to_string(rule.min_runs) + " per arm: -n " + std::to_string(rule.min_runs) + ")");
+  if (!missing.empty()) {
+    v.advice = w.name + " is faster with identical outputs, but not by the rule adopting follows (report --recommend's): " +
+               util::join(missing, "; ") + ". Nothing to adopt yet.";
     return v;
   }
   v.adopt_toml = w.arm_id.empty() ? "" : learn::adopt_toml(tool, w.arm_id);

@@ -130,6 +130,15 @@ int adopt(const bench::Spec& spec, const bench::BenchResult& outcome, const std:
     say("--adopt: nothing written: " + util::split(v.advice, '\n').front());
     return 0;
   }
+  // Only what beat the tool's current choice replaces it: a win over another arm says nothing
+  // of what runs now.
+  std::string current = current_arm(bench::from_tool(spec.command));
+  if (current.empty() || arms[0].arm_id != current) {
+    say("--adopt: nothing written: " + arms[*v.winner].name + " beat " + arms[0].name + ", which is not what " + tool +
+        " runs with now (" + (current.empty() ? "unknown: edashim explain " + tool : current) +
+        "); --adopt judges against the current choice, given first: -p current -p " + spec.arms[*v.winner].profile);
+    return 0;
+  }
   auto settings = learn::adopt_settings(tool, arms[*v.winner].arm_id);
   AdoptTarget where = adopt_target(project);
   const std::string& file = where.file;
@@ -212,13 +221,18 @@ std::string default_arms(Options& o) {
   auto& spec = o.spec;
   std::string cwd;
   if (char buf[4096]; ::getcwd(buf, sizeof buf)) cwd = buf;
+  std::string current = spec.command.empty() ? "" : current_arm(bench::from_tool(spec.command));
   for (const auto& p : o.profiles) {
+    // `current`: what the tool runs with now (no -p for its runs), the arm --adopt judges against.
+    if (p == "current") {
+      spec.arms.push_back({(current.empty() ? "current" : current + " (current)"), ""});
+      continue;
+    }
     std::string path = p;
     if (p.find('/') != std::string::npos && p[0] != '/' && !cwd.empty()) path = cwd + "/" + p;
     spec.arms.push_back({bench::arm_name(p), path});
   }
   if (!o.profiles.empty() || spec.command.empty()) return "";
-  std::string current = current_arm(bench::from_tool(spec.command));
   std::string tool = bench::tool_name(spec.command);
   if (current.empty()) {
     // The tool or its configuration has a problem: the arms' previews in check() say which
@@ -394,7 +408,9 @@ Subcommand add_bench_command(CLI::App& app) {
   auto& x = o->exports;
   auto* cmd = app.add_subcommand("bench", "Compare profiles on one command: interleaved runs, statistics, exports, a plot");
   // One value per use, so that `-p mimalloc "yosys -q"` never takes the command for a profile.
-  cmd->add_option("-p,--profile", o->profiles, "Profile or profile file; repeat for each arm; the first is the reference")
+  cmd->add_option("-p,--profile", o->profiles,
+                  "Profile or profile file; repeat for each arm; the first is the reference; `current`: what the tool "
+                  "runs with now")
       ->allow_extra_args(false);
   add_spec_options(cmd, s);
   // hyperfine's options whose meaning carries over (the first failed run stops bench, as it does).

@@ -81,16 +81,8 @@ Comparison compare(const BySignature& cells, const std::string& arm, const std::
                         " succeeded (left out of the comparison)");
   if (c.more_failures)
     c.missing.push_back("more failures than " + current + " on " + plural(c.more_failures, "signature"));
-  if (!wall.empty()) {
-    if (!(c.ci.hi < rule.ci_hi_max))
-      c.missing.push_back(std::string(c.ci.lo >= 1 ? "slower" : c.ci.lo < rule.ci_hi_max ? "mixed" : "no clear gain") +
-                          ": " + util::fixed(c.ratio, 2) + "x, CI " + util::fixed(c.ci.lo, 2) + "-" +
-                          util::fixed(c.ci.hi, 2) + " (needs upper bound < " + util::fixed(rule.ci_hi_max, 2) + ")");
-    if (!(c.p < rule.p_max))
-      c.missing.push_back("not significant: p " + util::fixed(c.p, 3) + " (needs < " + util::fixed(rule.p_max, 2) + ")");
-    if (!(c.rss_ratio <= rule.rss_max))
-      c.missing.push_back("peak RSS " + util::fixed(c.rss_ratio, 2) + "x over the budget " + util::fixed(rule.rss_max, 2) + "x");
-  }
+  if (!wall.empty())
+    for (auto& m : figures_missing(rule, c.ratio, c.ci, c.p, c.rss_ratio)) c.missing.push_back(std::move(m));
   return c;
 }
 
@@ -172,6 +164,19 @@ std::optional<Comparison> compare_arms(const std::vector<Run>& runs, const std::
   }
   if (!any) return std::nullopt;
   return compare(cells, candidate, reference, rule, resamples);
+}
+
+std::vector<std::string> figures_missing(const Rule& rule, double ratio, const stats::Interval& ci, double p,
+                                         double rss_ratio) {
+  std::vector<std::string> missing;
+  if (!(ci.hi < rule.ci_hi_max))
+    missing.push_back(std::string(ci.lo >= 1 ? "slower" : ci.lo < rule.ci_hi_max ? "mixed" : "no clear gain") + ": " +
+                      util::fixed(ratio, 2) + "x, CI " + util::fixed(ci.lo, 2) + "-" + util::fixed(ci.hi, 2) +
+                      " (needs upper bound < " + util::fixed(rule.ci_hi_max, 2) + ")");
+  if (!(p < rule.p_max)) missing.push_back("not significant: p " + util::fixed(p, 3) + " (needs < " + util::fixed(rule.p_max, 2) + ")");
+  if (!(rss_ratio <= rule.rss_max))
+    missing.push_back("peak RSS " + util::fixed(rss_ratio, 2) + "x over the budget " + util::fixed(rule.rss_max, 2) + "x");
+  return missing;
 }
 
 std::string rule_text(const Rule& rule) {

@@ -72,6 +72,12 @@ std::optional<Comparison> compare_arms(const std::vector<Run>& runs, const std::
 // The rule in one sentence, for the README and the command's output.
 std::string rule_text(const Rule& rule);
 
+// The figures' part of the rule, the one both report --recommend and bench --adopt follow: what a
+// candidate's wall-time ratio to the current choice, its 95% CI, its one-sided p and its peak-RSS
+// ratio lack, in words (empty: they hold). NaN fails the check it is in.
+std::vector<std::string> figures_missing(const Rule& rule, double ratio, const stats::Interval& ci, double p,
+                                         double rss_ratio);
+
 
 // A bench's word on a tool's outputs: which allocators gave the reference's outputs.
 struct BenchRecord {

@@ -506,7 +506,7 @@ test_bench_takes_hyperfines_short_flags_and_hints_at_a_forgotten_double_dash() {
 
 test_bench_closes_with_a_verdict_and_how_to_make_it_stick() {
   # jemalloc's runs are made clearly faster: the verdict, not the timing, is under test.
-  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs \
+  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs \
     -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac' > table.txt 2> err.txt \
     || fail "bench failed: $(cat err.txt)"
   expect_contains "$(cat table.txt)" "Summary" "a closing summary"
@@ -649,16 +649,37 @@ test_report_splits_plain_runs_by_allocator_and_counts_killed_runs_apart() {
 
 test_bench_adopt_writes_a_clear_winner_into_the_config_and_the_next_run_uses_it() {
   tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac')
-  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --adopt -- "${tool[@]}" > out.txt 2> err.txt || fail "bench: $(cat err.txt)"
+  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --adopt -- "${tool[@]}" > out.txt 2> err.txt || fail "bench: $(cat err.txt)"
   expect_contains "$(cat err.txt)" "--adopt: nothing written: jemalloc is faster. Its outputs were not compared" "no adopt unchecked"
   [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "written without comparing outputs"
-  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt -- "${tool[@]}" > out.txt 2> err.txt \
+  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs --adopt -- "${tool[@]}" > out.txt 2> err.txt \
     || fail "bench: $(cat err.txt)"
   expect_contains "$(cat err.txt)" "--adopt: added to $XDG_CONFIG_HOME/edashim/config.toml" "says where"
   expect_contains "$(cat "$XDG_CONFIG_HOME/edashim/config.toml")" "[tool.sh]" "the tool's table"
   expect_contains "$(cat "$XDG_CONFIG_HOME/edashim/config.toml")" 'allocator = "jemalloc"' "the winner"
   "$BIN" run -- sh -c 'exit 0' || fail "the next run failed"
   expect_eq "$(last_log "$LOG" 'j["arm"]')" "jemalloc" "the next run uses the winner"
+}
+
+# --adopt replaces the tool's current choice only with what beat it, by report --recommend's rule
+# (issue 38 item 7): a win over another first arm, or a win on thin evidence, writes nothing.
+test_bench_adopt_judges_against_the_current_choice_by_recommends_rule() {
+  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *tcmalloc*) sleep 0.6;; *) sleep 0.3;; esac')
+  printf 'allocator = "tcmalloc"\n' > slow.toml
+  "$BIN" bench -p ./slow.toml -p jemalloc -n 10 -w 0 --compare-outputs --adopt -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  expect_contains "$(cat err.txt)" "--adopt: nothing written: jemalloc beat slow, which is not what sh runs with now (system)" \
+    "a win over an arm that is not the current choice"
+  expect_contains "$(cat err.txt)" "given first: -p current -p jemalloc" "and what to run instead"
+  [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "written against another arm"
+  "$BIN" bench -p current -p jemalloc -n 5 -w 0 --compare-outputs --adopt -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  expect_contains "$(cat err.txt)" "thin evidence: 5 successful runs (needs >= 10 per arm: -n 10)" "thin evidence: nothing"
+  [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "written on 5 runs"
+  "$BIN" bench -p current -p jemalloc -n 10 -w 0 --compare-outputs --adopt --export-json b.json -- "${tool[@]}" > out.txt 2> err.txt \
+    || fail "bench: $(cat err.txt)"
+  expect_eq "$(py '[a["name"] for a in j["arms"]]' b.json)" "['system (current)', 'jemalloc']" "-p current: the tool's current choice"
+  expect_contains "$(cat err.txt)" "--adopt: added to $XDG_CONFIG_HOME/edashim/config.toml" "against the current choice: written"
 }
 
 # Issue 28 item 3: --adopt --project writes into the nearest .edashim.toml (created when there is
@@ -672,7 +693,7 @@ trusted_hash_of() {  # the hash the trust store holds for file $1, "" when none
 test_bench_adopt_project_writes_the_nearest_project_file_and_trusts_only_its_own_write() {
   tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac')
   mkdir -p new/sub && cd new
-  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
+  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
     || fail "bench: $(cat err.txt)"
   expect_contains "$(cat err.txt)" "--adopt: added to $PWD/.edashim.toml" "says where"
   expect_contains "$(tr '\n' ' ' < out.txt | tr -s ' ')" "identical outputs: --adopt writes it into $PWD/.edashim.toml (below)." \
@@ -689,7 +710,7 @@ test_bench_adopt_project_writes_the_nearest_project_file_and_trusts_only_its_own
   # Someone else's file (a clone's), never trusted: the line is added, trust is not given.
   mkdir clone && cd clone
   printf '# from upstream\n[tool.yosys]\nallocator = "mimalloc"\n' > .edashim.toml
-  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
+  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
     || fail "bench: $(cat err.txt)"
   expect_contains "$(cat .edashim.toml)" "[tool.sh]" "the winner is written"
   expect_contains "$(cat .edashim.toml)" "# from upstream" "beside the rest, kept"
@@ -698,7 +719,7 @@ test_bench_adopt_project_writes_the_nearest_project_file_and_trusts_only_its_own
   # Trusted before: the user's edit keeps it trusted, for the new content.
   printf '[tool.sh]\n' > .edashim.toml
   "$BIN" trust 2> /dev/null || fail "trust failed"
-  "$BIN" bench -p baseline -p jemalloc -n 5 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
+  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
     || fail "bench: $(cat err.txt)"
   expect_eq "$(trusted_hash_of "$PWD/.edashim.toml")" "$(sha256sum < .edashim.toml | cut -d' ' -f1)" "trusted before: trusted as written"
 }

@@ -88,6 +88,31 @@ TEST_CASE("Verdict: a clearly faster arm with identical outputs: hyperfine's lin
   CHECK(bench::render_verdict(adopting).find("[tool.yosys]") == std::string::npos);
 }
 
+// Adopting follows report --recommend's rule (issue 38 item 7: --adopt wrote a winner at peak RSS
+// 1.13x and p 0.016, which recommend refuses): one function, learn::figures_missing, for both.
+TEST_CASE("Verdict: a clear winner over the memory budget, or on thin evidence, is not adopted", "[bench][verdict]") {
+  auto spec = two_arms(true);
+  auto o = outcome(1.6);
+  for (auto& r : o.runs)
+    if (r.arm == 1) r.record.max_rss_kb = 1024 * 1.2;
+  auto v = bench::decide(spec, bench::analyse(spec, o, 1000), "yosys");
+  REQUIRE(v.winner == std::optional<std::size_t>(1));
+  INFO(v.advice);
+  CHECK(v.advice.find("not by the rule adopting follows (report --recommend's): peak RSS 1.20x over the budget 1.10x") !=
+        std::string::npos);
+  CHECK(v.adopt_toml.empty());
+  CHECK_FALSE(v.offer_toml);
+  // Five rounds are clearly faster, and too few to adopt on.
+  bench::BenchResult few;
+  for (auto& r : outcome(1.6).runs)
+    if (r.round < 5) few.runs.push_back(r);
+  auto thin = bench::decide(spec, bench::analyse(spec, few, 1000), "yosys");
+  REQUIRE(thin.winner == std::optional<std::size_t>(1));
+  INFO(thin.advice);
+  CHECK(thin.advice.find("thin evidence: 5 successful runs (needs >= 10 per arm: -n 10)") != std::string::npos);
+  CHECK(thin.adopt_toml.empty());
+}
+
 TEST_CASE("Verdict: a slower arm is said slower, and nothing is adopted", "[bench][verdict]") {
   auto spec = two_arms(true);
   auto v = bench::decide(spec, bench::analyse(spec, outcome(2.5), 1000), "yosys");
