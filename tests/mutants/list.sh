@@ -417,3 +417,13 @@ mutant bench-runs-on-after-a-failure shim/commands/bench.cpp \
   '  s.stop_at_failure = true;' \
   '  s.stop_at_failure = false;' \
   '^e2e_bench: test_bench_stops_at_the_first_failed_run_unless_told_otherwise$'
+
+# --- one adoption rule (bench/verdict.cpp, commands/bench.cpp; issue 38 item 7) ---
+mutant bench-adopt-without-the-rule shim/bench/verdict.cpp \
+  '  if (!missing.empty()) {' \
+  '  if (false) {' \
+  '^unit:Verdict: a clear winner over the memory budget'
+mutant bench-adopt-against-any-first-arm shim/commands/bench.cpp \
+  '  if (current.empty() || arms[0].arm_id != current) {' \
+  '  if (current.empty()) {' \
+  '^e2e_bench: test_bench_adopt_judges_against_the_current_choice_by_recommends_rule$'
