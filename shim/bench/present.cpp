@@ -37,7 +37,10 @@ std::vector<Rendering> renderings(const Spec& spec, const BenchResult& o, const 
     std::string cmd = report::command_line(spec.command);
     std::string subtitle = std::to_string(spec.runs) + " runs per arm, interleaved, " + std::to_string(spec.jobs) +
                            " at a time; " + o.machine;
-    out.push_back({"plot", x.plot, plot_bench(arms, cmd.size() > 110 ? cmd.substr(0, 107) + "..." : cmd, subtitle)});
+    auto paired = analyse_paired(spec, o);
+    std::vector<double> judged_ratios;
+    for (std::size_t a = 0; a < arms.size(); ++a) judged_ratios.push_back(judged(arms, a, &paired).ratio);
+    out.push_back({"plot", x.plot, plot_bench(arms, cmd.size() > 110 ? cmd.substr(0, 107) + "..." : cmd, subtitle, judged_ratios)});
   }
   return out;
 }
@@ -97,7 +100,7 @@ std::string render_report(const Spec& spec, const BenchResult& o, const std::vec
                   : "ratio: median over rounds of time / " + ref + "'s in the same round, 95% CI resampling rounds "
                     "(below " + std::to_string(kVerdictMinPairs) + " rounds: median time / " + ref + "'s, bootstrap "
                     "CI). p: one-sided Wilcoxon signed-rank test on the rounds (H1: faster than " + ref + "). Failed "
-                    "runs excluded; RSS: median peak resident. --wide: all columns.");
+                    "runs excluded; RSS: median peak resident. Every ratio: below 1 is faster (smaller). --wide: all columns.");
   if (auto note = vm_note(arms); wide && !note.empty()) s += prose("Peak VM \"-\": " + note + ".");
   if (wide && arms.size() > 1) {
     s += "\nPaired by round (each arm against " + ref + " in the same round, on the same node):\n\n" +

@@ -65,8 +65,7 @@ std::vector<double> values(const ArmStats& a, Figure fig) {
 }
 
 std::string panel(const std::vector<ArmStats>& arms, Figure fig, double top, double row_h, double left, double right,
-                  const std::string& heading, std::string& defs_unused) {
-  (void)defs_unused;
+                  const std::string& heading, const std::vector<double>& judged) {
   const bool times = fig == Figure::wall;
   std::vector<double> all;
   for (const auto& a : arms)
@@ -116,7 +115,7 @@ std::string panel(const std::vector<ArmStats>& arms, Figure fig, double top, dou
       double x = ax.map(med);
       s += "<line x1='" + f(x) + "' y1='" + f(y0 + 4) + "' x2='" + f(x) + "' y2='" + f(y0 + row_h - 4) +
            "' stroke='#222' stroke-width='2.5'/>\n";
-      double r = times ? arm.median_ratio : fig == Figure::rss ? arm.rss_ratio : arm.vm_ratio;
+      double r = !times ? (fig == Figure::rss ? arm.rss_ratio : arm.vm_ratio) : a < judged.size() ? judged[a] : arm.median_ratio;
       std::string label = num_label(med) + (times ? " s" : " MB") + (a > 0 ? "  " + ratio(r) : "");
       s += "<text x='" + f(left - 10) + "' y='" + f(mid - 2) + "' class='arm' fill='" + color + "'>" + esc(arm.name) +
            "</text>\n";
@@ -161,7 +160,8 @@ std::vector<double> density(const std::vector<double>& xs, const std::vector<dou
   return out;
 }
 
-std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& title, const std::string& subtitle) {
+std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& title, const std::string& subtitle,
+                       const std::vector<double>& judged) {
   const double width = 960, left = 250, right = width - 30, row_t = 64, row_m = 40;
   double top1 = 86, bottom1 = top1 + row_t * double(arms.size());
   double top2 = bottom1 + 70, bottom2 = top2 + row_m * double(arms.size());
@@ -171,18 +171,18 @@ std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& tit
   double top3 = bottom2 + 70, bottom3 = any_vm ? top3 + row_m * double(arms.size()) : bottom2 + 20;
   std::string note = vm_note(arms);
   double height = bottom3 + (note.empty() ? 50 : 70);
-  std::string unused;
   std::string s = "<svg xmlns='http://www.w3.org/2000/svg' width='" + f(width) + "' height='" + f(height) +
                   "' viewBox='0 0 " + f(width) + " " + f(height) + "'>\n";
   s += kStyle;
   s += "<rect width='100%' height='100%' fill='white'/>\n";
   s += "<text x='20' y='26' class='t'>" + esc(title) + "</text>\n";
   s += "<text x='20' y='46' class='st'>" + esc(subtitle) + "</text>\n";
-  s += panel(arms, Figure::wall, top1, row_t, left, right, "Wall time per run (s): dots = runs, curve = density, bar = median", unused);
-  s += panel(arms, Figure::rss, top2, row_m, left, right, "Peak RSS per run (MB)", unused);
+  s += panel(arms, Figure::wall, top1, row_t, left, right, "Wall time per run (s): dots = runs, curve = density, bar = median; ratio: time / the first arm's, "
+             "as in the table (below 1: faster)", judged);
+  s += panel(arms, Figure::rss, top2, row_m, left, right, "Peak RSS per run (MB)", judged);
   if (any_vm)
     s += panel(arms, Figure::vm, top3, row_m, left, right,
-               "Peak virtual size per run (MB): the largest VmPeak over the run's processes", unused);
+               "Peak virtual size per run (MB): the largest VmPeak over the run's processes", judged);
   if (!note.empty())
     s += "<text x='20' y='" + f(bottom3 + 40) + "' class='st'>Peak virtual size: " + esc(note) + "</text>\n";
   s += "</svg>\n";

@@ -12,7 +12,10 @@ namespace bench {
 // Run-time distributions per arm (density curve, every run as a dot, the median as a bar)
 // above peak-RSS and peak-virtual-size panels of the same shape (the latter, when no arm has
 // the figure, replaced by a line saying why).
-std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& title, const std::string& subtitle);
+// `judged`: the time ratio each arm is judged on (bench::judged: paired over rounds when there
+// are enough), the figure the table and the summary show; empty: each arm's median ratio.
+std::string plot_bench(const std::vector<ArmStats>& arms, const std::string& title, const std::string& subtitle,
+                       const std::vector<double>& judged = {});
 
 // One point of a tuning trade-off.
 struct TradeoffPoint {

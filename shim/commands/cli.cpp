@@ -94,7 +94,7 @@ std::string global_examples() {
       "  edashim shims list                                 the tools edashim stands in for, and the real ones\n"
       "  edashim shims add vpr yices                        stand in for two more tools\n"
       "  edashim bench -p baseline -p jemalloc -n 30 -- yosys ...  compare profiles, with statistics and a plot\n"
-      "  edashim report --tool yosys --since 7d             runs, medians and speedups from the run log\n"
+      "  edashim report --tool yosys --since 7d             runs, medians and time ratios from the run log\n"
       "  edashim tune --option mimalloc.eager_commit_delay=0,1,4 -- yosys ...  sweep allocator options\n"
       "  edashim SUBCOMMAND --help                          more on one subcommand\n"
       "  EDASHIM=off yosys ...                              the plain tool, untouched";

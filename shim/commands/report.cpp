@@ -374,7 +374,7 @@ util::Table report_table(const std::vector<report::GroupRow>& rows, report::Grou
   util::Table t;
   t.headers = {"tool", "profile", "allocator"};
   if (by != report::GroupBy::none) t.headers.push_back(by_name(by));
-  for (const char* h : {"runs", "failed", "killed", "median s", "p5 s", "p95 s", "median RSS MB", "median peak VM MB", "verified", "speedup"})
+  for (const char* h : {"runs", "failed", "killed", "median s", "p5 s", "p95 s", "median RSS MB", "median peak VM MB", "verified", "time ratio"})
     t.headers.push_back(h);
   t.right_aligned.assign(t.headers.size(), true);
   t.right_aligned[0] = t.right_aligned[1] = t.right_aligned[2] = false;
@@ -397,10 +397,10 @@ util::Table report_table(const std::vector<report::GroupRow>& rows, report::Grou
     cells.push_back(r.median_vm_peak_kb ? util::fixed(*r.median_vm_peak_kb / 1024, 1) : unknown);
     if (numbers) {
       cells.push_back(r.verified_share ? util::fixed(*r.verified_share, 3) : unknown);
-      cells.push_back(r.speedup ? util::fixed(*r.speedup, 4) : unknown);
+      cells.push_back(r.time_ratio ? util::fixed(*r.time_ratio, 4) : unknown);
     } else {
       cells.push_back(share(r.verified_share));
-      cells.push_back(r.speedup ? util::fixed(*r.speedup, 2) + "x" : "-");
+      cells.push_back(r.time_ratio ? util::fixed(*r.time_ratio, 3) + "x" : "-");
     }
     t.rows.push_back(std::move(cells));
   }
@@ -428,8 +428,8 @@ std::string report_json(const std::vector<report::GroupRow>& rows, report::Group
     // The largest VmPeak over each run's processes, median over the runs; null without the probe.
     j["median_vm_peak_kb"] = r.median_vm_peak_kb ? nlohmann::json(*r.median_vm_peak_kb) : nlohmann::json(nullptr);
     j["verified_share"] = r.verified_share ? nlohmann::json(*r.verified_share) : nlohmann::json(nullptr);
-    j["speedup_vs_baseline"] = r.speedup ? nlohmann::json(*r.speedup) : nlohmann::json(nullptr);
-    j["speedup_commands"] = r.speedup_commands;
+    j["time_ratio_vs_baseline"] = r.time_ratio ? nlohmann::json(*r.time_ratio) : nlohmann::json(nullptr);
+    j["time_ratio_commands"] = r.ratio_commands;
     out.push_back(std::move(j));
   }
   return json_text(out);
@@ -476,7 +476,7 @@ std::string flow_json(const report::FlowSummary& f, const std::string& svg_path)
 
 Subcommand add_report_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("report", "Summarise the run log per tool and profile: times, peak memory, speedup vs baseline");
+  auto* cmd = app.add_subcommand("report", "Summarise the run log per tool and profile: times, peak memory, time ratio to baseline");
   cmd->add_option("--log", o->logs,
                   "Run log to read, repeatable; a directory: its *.jsonl and rotated *.jsonl.N files, in name order "
                   "(default: the log runs from here write to, as `edashim explain TOOL` shows it)");
@@ -514,7 +514,8 @@ Subcommand add_report_command(CLI::App& app) {
       "out of the figures; median/p5/p95 wall\n"
       "seconds (percentiles by linear interpolation, as numpy), median peak RSS, median peak virtual\n"
       "size (each run's largest VmPeak over its processes, from the probe; \"-\" without it), share of runs whose\n"
-      "allocator was verified, and speedup = reference median / this median, the geometric mean over the\n"
+      "allocator was verified, and time ratio = this median / the reference's (below 1: faster; every ratio edashim\n"
+      "shows reads this way), the geometric mean over the\n"
       "commands (same argv) run under both this row and the reference: `baseline` or any system-allocator run.\n"
       "Examples:\n"
       "  edashim report                                  everything in the log\n"

@@ -175,7 +175,7 @@ std::vector<std::string> figures_missing(const Rule& rule, double ratio, const s
                       " (needs upper bound < " + util::fixed(rule.ci_hi_max, 2) + ")");
   if (!(p < rule.p_max)) missing.push_back("not significant: p " + util::fixed(p, 3) + " (needs < " + util::fixed(rule.p_max, 2) + ")");
   if (!(rss_ratio <= rule.rss_max))
-    missing.push_back("peak RSS " + util::fixed(rss_ratio, 2) + "x over the budget " + util::fixed(rule.rss_max, 2) + "x");
+    missing.push_back("peak RSS " + util::fixed(rss_ratio, 3) + "x over the budget " + util::fixed(rule.rss_max, 2) + "x");
   return missing;
 }
 

@@ -114,10 +114,10 @@ std::vector<GroupRow> Aggregator::rows() const {
     probe.profile = profile;
     probe.arm = arm;
     if (is_reference(probe)) {
-      row.speedup = 1.0;
+      row.time_ratio = 1.0;
     } else {
       // Compare command by command, so that a profile tried on a small design is not credited
-      // with a speedup against baseline runs of a large one.
+      // with a gain against baseline runs of a large one.
       auto base = reference_.find({tool, by});
       double log_sum = 0;
       std::size_t n = 0;
@@ -125,13 +125,13 @@ std::vector<GroupRow> Aggregator::rows() const {
         for (const auto& [cmd, c] : commands) {
           auto b = base->second.find(cmd);
           if (c.wall.empty() || b == base->second.end() || b->second.empty()) continue;
-          log_sum += std::log(stats::median(b->second) / stats::median(c.wall));
+          log_sum += std::log(stats::median(c.wall) / stats::median(b->second));
           ++n;
         }
       }
       if (n) {
-        row.speedup = std::exp(log_sum / double(n));
-        row.speedup_commands = n;
+        row.time_ratio = std::exp(log_sum / double(n));
+        row.ratio_commands = n;
       }
     }
     out.push_back(std::move(row));

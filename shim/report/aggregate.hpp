@@ -50,11 +50,11 @@ struct GroupRow {
   std::optional<double> median_vm_peak_kb;
   std::size_t unprobed_runs = 0;       // successful runs without the probe's records
   std::optional<double> verified_share;  // over the runs whose log says; nullopt when none does
-  // reference median / this median: the geometric mean over the commands run under both this
-  // row and the reference (is_reference: same tool, same argv, and same cwd or command when
-  // grouped by it).
-  std::optional<double> speedup;
-  std::size_t speedup_commands = 0;
+  // This row's median wall time / the reference's: the geometric mean over the commands run under
+  // both this row and the reference (is_reference: same tool, same argv, and same cwd or command
+  // when grouped by it). Below 1 is faster, as every ratio edashim shows.
+  std::optional<double> time_ratio;
+  std::size_t ratio_commands = 0;
 };
 
 // Streams records in, rows out. Memory grows with the number of distinct commands and

@@ -32,11 +32,12 @@ test_bench_json_has_every_run_and_report_reproduces_its_medians() {
   expect_eq "$report_medians" "$bench_medians" "report reproduces bench's medians exactly"
   expect_eq "$(py '[round(r["median_max_rss_kb"]) for r in j]' report.json)" \
     "$(py '[round(a["peak_rss_kb_median"]) for a in j["arms"]]' bench.json)" "and its peak RSS"
-  ratio=$(py 'j["arms"][0]["wall_s"]["median"] / j["arms"][1]["wall_s"]["median"]' bench.json)
-  expect_eq "$(py "abs(j[1]['speedup_vs_baseline'] - $ratio) < 1e-9" report.json)" True "speedup = baseline/jemalloc medians"
+  ratio=$(py 'j["arms"][1]["wall_s"]["median"] / j["arms"][0]["wall_s"]["median"]' bench.json)
+  expect_eq "$(py "abs(j[1]['time_ratio_vs_baseline'] - $ratio) < 1e-9" report.json)" True "time ratio = jemalloc/baseline medians"
+  expect_eq "$(py "abs(j['arms'][1]['ratio_to_first']['median'] - $ratio) < 1e-9" bench.json)" True "bench's ratio: the same way round"
   # The other formats and the plot.
   "$BIN" report --log bench.jsonl --csv > r.csv
-  expect_eq "$(head -1 r.csv)" "tool,profile,allocator,runs,failed,killed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup" "csv header"
+  expect_eq "$(head -1 r.csv)" "tool,profile,allocator,runs,failed,killed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,time ratio" "csv header"
   expect_contains "$("$BIN" report --log bench.jsonl --markdown)" "| yosys | jemalloc | jemalloc | 3 | 0 | 0 |" "markdown row"
 }
 
@@ -506,8 +507,9 @@ test_bench_takes_hyperfines_short_flags_and_hints_at_a_forgotten_double_dash() {
 
 test_bench_closes_with_a_verdict_and_how_to_make_it_stick() {
   # jemalloc's runs are made clearly faster: the verdict, not the timing, is under test.
+  # The tool touches 48 MB: peak RSS within the adoption rule's budget whatever the allocator adds.
   "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs \
-    -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac' > table.txt 2> err.txt \
+    -- sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac; exec "$0" touch 48' "$SB/real/mytool" > table.txt 2> err.txt \
     || fail "bench failed: $(cat err.txt)"
   expect_contains "$(cat table.txt)" "Summary" "a closing summary"
   expect_contains "$(grep 'jemalloc ran' table.txt)" "times faster than baseline (paired median" "hyperfine's line, judged round by round"
@@ -643,12 +645,12 @@ test_report_splits_plain_runs_by_allocator_and_counts_killed_runs_apart() {
   "$BIN" report --log "$LOG" --json > r.json 2> err.txt || fail "report: $(cat err.txt)"
   expect_eq "$(py '[(r["profile"], r["allocator"], r["runs"], r["failures"], r["killed"]) for r in j]' r.json)" \
     "[(None, 'system', 1, 0, 0), (None, 'jemalloc', 3, 1, 1)]" "a row per allocator, the killed run apart"
-  expect_eq "$(py 'j[0]["speedup_vs_baseline"]' r.json)" "1.0" "the system allocator's runs are the reference"
+  expect_eq "$(py 'j[0]["time_ratio_vs_baseline"]' r.json)" "1.0" "the system allocator's runs are the reference"
   expect_contains "$("$BIN" report --log "$LOG")" "killed" "a column"
 }
 
 test_bench_adopt_writes_a_clear_winner_into_the_config_and_the_next_run_uses_it() {
-  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac')
+  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac; exec "$0" touch 48' "$SB/real/mytool")
   "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --adopt -- "${tool[@]}" > out.txt 2> err.txt || fail "bench: $(cat err.txt)"
   expect_contains "$(cat err.txt)" "--adopt: nothing written: jemalloc is faster. Its outputs were not compared" "no adopt unchecked"
   [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "written without comparing outputs"
@@ -664,7 +666,7 @@ test_bench_adopt_writes_a_clear_winner_into_the_config_and_the_next_run_uses_it(
 # --adopt replaces the tool's current choice only with what beat it, by report --recommend's rule
 # (issue 38 item 7): a win over another first arm, or a win on thin evidence, writes nothing.
 test_bench_adopt_judges_against_the_current_choice_by_recommends_rule() {
-  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *tcmalloc*) sleep 0.6;; *) sleep 0.3;; esac')
+  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *tcmalloc*) sleep 0.6;; *) sleep 0.3;; esac; exec "$0" touch 48' "$SB/real/mytool")
   printf 'allocator = "tcmalloc"\n' > slow.toml
   "$BIN" bench -p ./slow.toml -p jemalloc -n 10 -w 0 --compare-outputs --adopt -- "${tool[@]}" > out.txt 2> err.txt \
     || fail "bench: $(cat err.txt)"
@@ -691,7 +693,7 @@ trusted_hash_of() {  # the hash the trust store holds for file $1, "" when none
   awk -v f="$1" '$2 == f { print $1 }' "$store"
 }
 test_bench_adopt_project_writes_the_nearest_project_file_and_trusts_only_its_own_write() {
-  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac')
+  tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac; exec "$0" touch 48' "$SB/real/mytool")
   mkdir -p new/sub && cd new
   "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs --adopt --project -- "${tool[@]}" > out.txt 2> err.txt \
     || fail "bench: $(cat err.txt)"

@@ -30,7 +30,7 @@ static void sleep_seconds(double s) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s exit N | signal SIG | args | env NAME | cat | count SIG FILE SECONDS | "
-                    "ignore-term FILE SECONDS | sleep SECONDS | tmpdir | pidfile FILE SECONDS | ignored | reserve MB\n", argv[0]);
+                    "ignore-term FILE SECONDS | sleep SECONDS | tmpdir | pidfile FILE SECONDS | ignored | reserve MB | touch MB\n", argv[0]);
     return 2;
   }
   const char* mode = argv[1];
@@ -110,6 +110,13 @@ int main(int argc, char** argv) {
       write_file(path, "x");
     }
     return 0;
+  }
+  if (!strcmp(mode, "touch")) {  /* MB allocated and written: a peak RSS an allocator's own pages barely move */
+    size_t bytes = (size_t)atol(argv[2]) << 20;
+    char* p = malloc(bytes);
+    if (!p) return 91;
+    memset(p, 1, bytes);
+    return p[bytes / 2] == 1 ? 0 : 92;
   }
   if (!strcmp(mode, "reserve")) {  /* address space never touched: VmPeak grows, RSS does not */
     size_t bytes = (size_t)atol(argv[2]) << 20;

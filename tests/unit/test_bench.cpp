@@ -382,6 +382,14 @@ TEST_CASE("Bench: peak virtual size per arm: median of the runs' VmPeak, ratio t
   auto svg = bench::plot_bench(a, "t", "s");
   CHECK(svg.find("Peak virtual size per run (MB)") != std::string::npos);
   CHECK(svg.find("noprobe (no figure)") != std::string::npos);
+  // The plot's time ratio is the one the table and the summary judge on, not the medians' (issue
+  // 38 item 8: the plot showed the unpaired ratio beside the paired table).
+  std::vector<double> judged(a.size(), 1.0);
+  judged[1] = 0.777;
+  auto judged_svg = bench::plot_bench(a, "t", "s", judged);
+  INFO(judged_svg);
+  CHECK(judged_svg.find("0.777x") != std::string::npos);
+  CHECK(judged_svg.find("below 1: faster") != std::string::npos);
 }
 
 TEST_CASE("Bench: a verdict per output file and arm: identical, varies or missing", "[bench]") {

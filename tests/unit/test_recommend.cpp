@@ -181,7 +181,7 @@ TEST_CASE("Recommend: peak RSS over the budget blocks a faster arm", "[recommend
   auto v = learn::recommend(runs);
   CHECK(v[0].recommended == -1);
   CHECK_THAT(v[0].candidates[0].rss_ratio, Catch::Matchers::WithinAbs(1.3, 0.01));
-  CHECK(says(v[0].candidates[0], "peak RSS 1.30x over the budget 1.10x"));
+  CHECK(says(v[0].candidates[0], "peak RSS 1.300x over the budget 1.10x"));
   learn::Rule generous;
   generous.rss_max = 1.5;
   CHECK(learn::recommend(runs, generous)[0].recommended == 0);

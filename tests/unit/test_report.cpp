@@ -1,4 +1,4 @@
-// edashim report: log-line scanning, grouping, speedup against baseline, filters, formats.
+// edashim report: log-line scanning, grouping, time ratio to baseline, filters, formats.
 // Expected figures are worked out by hand in the comments, not taken from our output.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -133,7 +133,7 @@ TEST_CASE("Report: a median peak virtual size column beside median RSS, \"-\" an
   CHECK(report::vm_peak_note({rows[0]}).empty());
 }
 
-TEST_CASE("Report: groups per tool and profile, counts and excludes failures, gives the speedup per command", "[report]") {
+TEST_CASE("Report: groups per tool and profile, counts and excludes failures, gives the time ratio per command", "[report]") {
   std::vector<std::string> log{
       // baseline, command A: 10, 12, 14 -> median 12; command B: 4 -> median 4
       line("yosys", "baseline", "A", "/p", 10, 1000, "0"), line("yosys", "baseline", "A", "/p", 12, 1100, "0"),
@@ -158,7 +158,7 @@ TEST_CASE("Report: groups per tool and profile, counts and excludes failures, gi
   CHECK_THAT(base.wall.p5, WithinRel(4.9, 1e-12));
   CHECK_THAT(base.wall.p95, WithinRel(13.7, 1e-12));
   CHECK_THAT(base.median_rss_kb, WithinRel(1050.0, 1e-12));
-  CHECK(base.speedup == std::optional<double>(1.0));
+  CHECK(base.time_ratio == std::optional<double>(1.0));
   CHECK_FALSE(base.verified_share.has_value());
   const auto& je = rows[2];
   CHECK(je.profile == "jemalloc");
@@ -170,11 +170,11 @@ TEST_CASE("Report: groups per tool and profile, counts and excludes failures, gi
   REQUIRE(je.verified_share.has_value());
   CHECK_THAT(*je.verified_share, WithinRel(0.5, 1e-12));
   // per command: A 12/7, B 4/2 -> geometric mean sqrt(12/7 * 2)
-  REQUIRE(je.speedup.has_value());
-  CHECK_THAT(*je.speedup, WithinRel(std::sqrt(12.0 / 7.0 * 2.0), 1e-12));
-  CHECK(je.speedup_commands == 2);
+  REQUIRE(je.time_ratio.has_value());
+  CHECK_THAT(*je.time_ratio, WithinRel(1 / std::sqrt(12.0 / 7.0 * 2.0), 1e-12));
+  CHECK(je.ratio_commands == 2);
   CHECK(rows[3].profile == "mimalloc");
-  CHECK_FALSE(rows[3].speedup.has_value());
+  CHECK_FALSE(rows[3].time_ratio.has_value());
 }
 
 TEST_CASE("Report: --by cwd splits rows and compares within a directory", "[report]") {
@@ -185,7 +185,7 @@ TEST_CASE("Report: --by cwd splits rows and compares within a directory", "[repo
   CHECK(rows[0].by == "/p");
   CHECK(rows[1].by == "/p");
   CHECK(rows[1].profile == "jemalloc");
-  CHECK_THAT(*rows[1].speedup, WithinRel(2.0, 1e-12));  // 10 / 5, not 20 / 5
+  CHECK_THAT(*rows[1].time_ratio, WithinRel(0.5, 1e-12));  // 5 / 10, not 5 / 20
   CHECK(rows[2].by == "/q");
 }
 
@@ -216,8 +216,8 @@ TEST_CASE("Report: CSV, Markdown and JSON renderings", "[report]") {
   auto rows = aggregate(log, report::GroupBy::none);
   auto table = commands::report_table(rows, report::GroupBy::none);
   std::string csv = util::render_csv(table);
-  CHECK(csv.substr(0, csv.find('\n')) == "tool,profile,allocator,runs,failed,killed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,speedup");
-  CHECK(csv.find("yosys,\"a,b\"\"c\",-,1,0,0,1.000,1.000,1.000,1.0,-,-,2.00x\n") != std::string::npos);  // no probe: no peak VM
+  CHECK(csv.substr(0, csv.find('\n')) == "tool,profile,allocator,runs,failed,killed,median s,p5 s,p95 s,median RSS MB,median peak VM MB,verified,time ratio");
+  CHECK(csv.find("yosys,\"a,b\"\"c\",-,1,0,0,1.000,1.000,1.000,1.0,-,-,0.500x\n") != std::string::npos);  // no probe: no peak VM
   std::string md = util::render_markdown(table);
   CHECK(md.find("| tool | profile | allocator | runs |") == 0);
   CHECK(md.find("|---|---|---:|") != std::string::npos);
@@ -226,11 +226,11 @@ TEST_CASE("Report: CSV, Markdown and JSON renderings", "[report]") {
   REQUIRE(j.size() == 2);
   CHECK(j[1]["profile"] == "a,b\"c");
   CHECK(j[1]["wall_s"]["median"] == 1.0);
-  CHECK(j[1]["speedup_vs_baseline"] == 2.0);
+  CHECK(j[1]["time_ratio_vs_baseline"] == 0.5);
   CHECK(j[0]["median_max_rss_kb"] == 2048.0);
   CHECK(j[0]["verified_share"].is_null());
   std::string text = util::render_text(table);
-  CHECK(text.find("speedup\n") != std::string::npos);  // no trailing spaces
+  CHECK(text.find("time ratio\n") != std::string::npos);  // no trailing spaces
 }
 
 namespace {
@@ -253,10 +253,10 @@ TEST_CASE("Report: --by host and --by cpu give a row per machine and compare wit
   CHECK(rows[1].by == "n1");
   CHECK(rows[2].by == "n1");
   CHECK(rows[2].profile == "jemalloc");
-  CHECK_THAT(*rows[2].speedup, WithinRel(2.0, 1e-12));  // 10 / 5 on n1, not against n2's 20
+  CHECK_THAT(*rows[2].time_ratio, WithinRel(0.5, 1e-12));  // 5 / 10 on n1, not against n2's 20
   CHECK(rows[3].by == "n2");
   CHECK(rows[4].by == "n2");
-  CHECK_THAT(*rows[4].speedup, WithinRel(20.0 / 16.0, 1e-12));
+  CHECK_THAT(*rows[4].time_ratio, WithinRel(16.0 / 20.0, 1e-12));
   CHECK(rows[5].by == "n3");
   CHECK(rows[5].runs == 1);
   rows = aggregate(log, report::GroupBy::cpu);
@@ -372,15 +372,15 @@ TEST_CASE("Report: plain runs split by allocator, the system allocator is the re
   auto rows = aggregate(log, report::GroupBy::none);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].arm == "system");  // the reference first
-  CHECK(rows[0].speedup == std::optional<double>(1.0));
+  CHECK(rows[0].time_ratio == std::optional<double>(1.0));
   CHECK(rows[1].arm == "jemalloc");
   CHECK(rows[1].profile.empty());
   CHECK(rows[1].runs == 4);
   CHECK(rows[1].failures == 1);
   CHECK(rows[1].killed == 1);
   CHECK(rows[1].wall.n == 2);
-  REQUIRE(rows[1].speedup.has_value());
-  CHECK_THAT(*rows[1].speedup, WithinRel(11.0 / 5.5, 1e-12));  // system's median / jemalloc's
+  REQUIRE(rows[1].time_ratio.has_value());
+  CHECK_THAT(*rows[1].time_ratio, WithinRel(5.5 / 11.0, 1e-12));  // jemalloc's median / system's
   auto j = nlohmann::json::parse(commands::report_json(rows, report::GroupBy::none));
   CHECK(j[1]["allocator"] == "jemalloc");
   CHECK(j[1]["killed"] == 1);
@@ -442,14 +442,14 @@ TEST_CASE("Report: the CSV's shares and ratios are plain numbers (issue 38 item 
   r.arm = "jemalloc";
   r.runs = 4;
   r.verified_share = 1.0;
-  r.speedup = 1.25;
+  r.time_ratio = 0.8;
   auto text = commands::report_table({r}, report::GroupBy::none);
   auto csv = commands::report_table({r}, report::GroupBy::none, true);
-  CHECK(text.rows[0].back() == "1.25x");
+  CHECK(text.rows[0].back() == "0.800x");
   CHECK(text.rows[0][text.rows[0].size() - 2] == "100%");
-  CHECK(csv.rows[0].back() == "1.2500");
+  CHECK(csv.rows[0].back() == "0.8000");
   CHECK(csv.rows[0][csv.rows[0].size() - 2] == "1.000");
   CHECK(csv.rows[0][csv.rows[0].size() - 3] == "");  // no peak VM: empty, not "-"
-  r.speedup.reset();
+  r.time_ratio.reset();
   CHECK(commands::report_table({r}, report::GroupBy::none, true).rows[0].back() == "");
 }
