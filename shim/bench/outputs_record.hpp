@@ -1,5 +1,5 @@
 #pragma once
-// What a bench with --compare-outputs leaves in the run log for adopt (issue 15 item 5): one
+// What a bench with --compare-outputs leaves in the run log for adopt: one
 // "bench_outputs" record naming the allocators whose runs gave the reference arm's outputs.
 // `adopt_requires_bench` reads it (learn/recommend.hpp: bench_confirms).
 #include <string>
@@ -23,7 +23,7 @@ OutputsByAllocator outputs_by_allocator(const BenchResult& outcome, const std::v
 std::string outputs_record_line(const std::string& tool, const std::string& path, const std::string& cpu, double start_unix,
                                 const OutputsByAllocator& by);
 
-// A bench run's log line as bench keeps it in a run log (issue 28 item 1): the inner run's own
+// A bench run's log line as bench keeps it in a run log: the inner run's own
 // line plus "bench": {"experiment", "arm", "round"}. An arm that names a profile (-p) was not the
 // tool's current choice, so its "explore" is set to {"ran": PROFILE, "instead_of": null, "by":
 // "bench"} as an explored run's is, and report --recommend never takes it for the choice in use;

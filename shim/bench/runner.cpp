@@ -194,6 +194,29 @@ std::string prepare_failure(const Spec& spec, const std::string& workdir, const 
   return bad.empty() ? "" : "--prepare failed, " + bad;
 }
 
+// The run's lines in its private log, its own last (its tool ended last; the lines before it are
+// its child runs'), and its record, whose peak is its tree's (runlog/tree_peak.hpp), in every arm
+// alike. False when the run left no line of its own.
+bool read_run_tree(const std::string& log, std::vector<std::string>& lines, runlog::RunRecord& rec) {
+  lines = util::split(util::read_file(log).value_or(""), '\n');
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  runlog::TreePeaks tree;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    runlog::RunRecord child;
+    if (runlog::parse_run_line(lines[i], child)) tree.fold(child);  // its peak, kept for its parent
+  }
+  if (lines.empty() || !runlog::parse_run_line(lines.back(), rec)) return false;
+  rec.vm_peak_kb = tree.fold(rec);
+  return true;
+}
+
+// Why a run that left its line failed: its signal or exit status, and its stderr's last line.
+std::string run_failure(const runlog::RunRecord& rec, int status, const std::string& err_path) {
+  std::string why = rec.signal ? "killed by signal " + std::to_string(*rec.signal)
+                               : "exit status " + std::to_string(rec.exit_code.value_or(WEXITSTATUS(status)));
+  return why + ": " + tail_line(err_path);
+}
+
 // --show-output: a finished run's stdout and stderr, copied to ours whole (runs at the same time
 // do not interleave within one).
 void show_output(const std::string& out_path, const std::string& err_path) {
@@ -369,7 +392,7 @@ struct Session::Impl {
     std::lock_guard lock(log_mu);
     for (std::size_t i = 0; i < lines.size(); ++i) {
       auto written = runlog::append_line(spec.keep_log, i + 1 < lines.size() ? lines[i] : marked, {},
-                                         util::SharedDirs{spec.keep_log_shared});
+                                         spec.keep_log_shared);
       if (!written && !log_refused.exchange(true)) {
         std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), written.error().c_str());
         return;
@@ -475,27 +498,14 @@ ArmRun Session::execute(const Job& job, std::string* log_line) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  // The run's own line is the last (its tool ended last); lines before it are its child runs',
-  // whose peaks fold into its own (runlog/tree_peak.hpp), in every arm alike.
-  auto lines = util::split(util::read_file(rundir + "/log.jsonl").value_or(""), '\n');
-  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  std::vector<std::string> lines;
   runlog::RunRecord& rec = r.record;
-  runlog::TreePeaks tree;
-  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
-    runlog::RunRecord child;
-    if (runlog::parse_run_line(lines[i], child)) tree.fold(child);  // its peak, kept for its parent
-  }
-  std::string line = lines.empty() ? "" : lines.back();
-  if (line.empty() || !runlog::parse_run_line(line, rec)) {
+  if (!read_run_tree(rundir + "/log.jsonl", lines, rec)) {
     r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);
   } else {
-    rec.vm_peak_kb = tree.fold(rec);
+    const std::string& line = lines.back();
     r.ok = rec.ok() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!r.ok) {
-      std::string why = rec.signal ? "killed by signal " + std::to_string(*rec.signal)
-                                   : "exit status " + std::to_string(rec.exit_code.value_or(WEXITSTATUS(status)));
-      r.failure = why + ": " + tail_line(err_path);
-    }
+    if (!r.ok) r.failure = run_failure(rec, status, err_path);
     // With its child runs' lines, so that report folds the same tree.
     if (!job.warmup && !spec.keep_log.empty()) impl_->keep(lines, job);
     if (log_line) *log_line = line;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runlog/read.hpp"
+#include "util/owned_file.hpp"
 
 namespace bench {
 
@@ -41,7 +42,7 @@ struct Spec {
   std::string stdout_filter;                 // ECMAScript regex: matching lines left out of stdout's hash
   uint64_t seed = 20261130;                  // run order and bootstrap
   std::string keep_log;  // append the measured runs' log lines here ("" = do not keep)
-  std::vector<std::string> keep_log_shared;  // the user's shared_dirs, for keep_log's owned-file check
+  util::SharedDirs keep_log_shared;  // the user's shared_dirs, for keep_log's owned-file check
   std::string experiment;                    // names this bench in the lines kept ("bench": {"experiment"})
   // hyperfine's: shell commands (/bin/sh -c) run untimed, in the directory the runs use. setup
   // once before the first run, cleanup once after the last, prepare before every run (warm-ups

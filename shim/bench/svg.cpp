@@ -11,27 +11,11 @@
 namespace bench {
 namespace {
 
-const char* kColors[] = {"#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C"};
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
+// Text from anywhere (a command line, a profile's name) escaped the one way (util/svg_text).
+std::string esc(const std::string& s) { return util::xml_text(s); }
 
-std::string f(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string f(double v) { return util::svg_coord(v); }
 
 std::string num_label(double v) {
   char buf[32];
@@ -84,7 +68,7 @@ std::string panel(const std::vector<ArmStats>& arms, Figure fig, double top, dou
   s += "<line x1='" + f(left) + "' y1='" + f(bottom) + "' x2='" + f(right) + "' y2='" + f(bottom) + "' class='axis'/>\n";
   for (std::size_t a = 0; a < arms.size(); ++a) {
     const auto& arm = arms[a];
-    const char* color = kColors[a % 8];
+    const char* color = util::kPalette[a % util::kPaletteSize];
     double y0 = top + row_h * double(a), mid = y0 + row_h / 2;
     if (a % 2 == 1)
       s += "<rect x='" + f(left) + "' y='" + f(y0) + "' width='" + f(right - left) + "' height='" + f(row_h) +

@@ -203,13 +203,13 @@ int finish(Options& o, const bench::BenchResult& outcome) {
   return o.adopt ? adopt(spec, outcome, arms, o.project) : 0;
 }
 
-// A local bench's runs are evidence (issue 28): they go to the user's run log, marked as bench
+// A local bench's runs are evidence: they go to the user's run log, marked as bench
 // runs (bench::mark_bench_line), where report --recommend counts them; --log FILE sends them
 // elsewhere, --no-log nowhere. Warm-up runs are never kept.
 void keep_runs(Options& o) {
   auto& spec = o.spec;
   spec.experiment = "local-" + std::to_string(::time(nullptr)) + "-" + std::to_string(::getpid());
-  spec.keep_log_shared = user_shared_dirs().dirs;
+  spec.keep_log_shared = user_shared_dirs();
   if (o.no_log) spec.keep_log.clear();
   else if (spec.keep_log.empty()) spec.keep_log = current_log_path("bench");
 }

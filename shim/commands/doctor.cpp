@@ -284,7 +284,7 @@ void check_allocators(Report& r) {
 struct Gathered {
   std::map<std::string, std::string> files;  // path -> state
   std::set<std::string> problems_seen, logs, untrusted, ignored;
-  util::SharedDirs shared;  // every linked tool's shared_dirs (the user's own setting)
+  util::SharedDirs shared = config::shared_dirs({});  // every linked tool's shared_dirs (the user's own setting)
   bool wants_scratch = false;
   pipeline::ScratchNeed need;  // the free space the linked tools ask for (the largest), or the default
 };

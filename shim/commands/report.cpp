@@ -234,7 +234,7 @@ int run_flow_report(const Options& o) {
 
 std::string current_log_path(const char* who) { return current_log_said(who).path; }
 
-util::SharedDirs user_shared_dirs() { return util::SharedDirs{own_settings().shared_dirs.value}; }
+util::SharedDirs user_shared_dirs() { return config::shared_dirs(own_settings().shared_dirs.value); }
 
 std::string json_text(const nlohmann::json& j) {
   try {

@@ -1,4 +1,5 @@
 #include "config/load.hpp"
+#include "util/toml_nesting.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -73,52 +74,6 @@ struct ParsedFile {
   toml::table table;
 };
 
-// toml++ makes a table of each component of a dotted key or table name and walks them
-// recursively, with no limit (values nest at most 256 deep): a 1 MiB key `a.a.a...` overflows
-// the stack and kills edashim before the tool runs (found under ASan). Returns the first line
-// with more than 256 dots outside strings and comments.
-std::optional<int> too_deep(const std::string& text) {
-  enum { kNormal, kBasic, kLiteral, kMultiBasic, kMultiLiteral, kComment } state = kNormal;
-  int line = 1, dots = 0;
-  auto at = [&](size_t i, const char* three) { return text.compare(i, 3, three) == 0; };
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\n') {
-      ++line;
-      dots = 0;
-      if (state == kComment || state == kBasic || state == kLiteral) state = kNormal;
-      continue;
-    }
-    switch (state) {
-      case kNormal:
-        if (c == '#') state = kComment;
-        else if (c == '.' && ++dots > 256) return line;
-        else if (c == '"' && at(i, "\"\"\"")) state = (i += 2, kMultiBasic);
-        else if (c == '"') state = kBasic;
-        else if (c == '\'' && at(i, "'''")) state = (i += 2, kMultiLiteral);
-        else if (c == '\'') state = kLiteral;
-        break;
-      case kBasic:
-        if (c == '\\') ++i;
-        else if (c == '"') state = kNormal;
-        break;
-      case kLiteral:
-        if (c == '\'') state = kNormal;
-        break;
-      case kMultiBasic:
-        if (c == '\\') ++i;
-        else if (at(i, "\"\"\"")) state = (i += 2, kNormal);
-        break;
-      case kMultiLiteral:
-        if (at(i, "'''")) state = (i += 2, kNormal);
-        break;
-      case kComment:
-        break;
-    }
-  }
-  return std::nullopt;
-}
-
 std::optional<ParsedFile> parse(const std::string& path, const std::optional<std::string>& content,
                                 std::vector<Problem>& problems, std::string& note) {
   if (!content) {
@@ -131,9 +86,10 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
     problems.push_back({path, 0, 0, "contains a NUL byte: not a TOML file", true});
     return std::nullopt;
   }
-  if (auto line = too_deep(*content)) {
+  // toml++ nests values at most 256 deep itself: keys and table names get the same limit.
+  if (auto deep = util::toml_too_deep(*content, 256)) {
     note = "nested too deeply";
-    problems.push_back({path, *line, 0, "more than 256 dotted key or table name components on one line: nested too deeply", true});
+    problems.push_back({path, deep->line, 0, deep->what + ": nested too deeply", true});
     return std::nullopt;
   }
   try {

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "alloc/option_value.hpp"
+#include "util/owned_file.hpp"
 #include <vector>
 
 namespace config {
@@ -45,7 +46,7 @@ struct Settings {
   Setting<bool> supervise{false};
   Setting<std::string> tool_path{""};        // empty: search PATH
   // The `path` of every other tool's [tool.X] section: inside a run, the exec hook routes an exec
-  // of that file to X's profile, for tools whose file name is generic (issue 26 item 3).
+  // of that file to X's profile, for tools whose file name is generic.
   std::map<std::string, Setting<std::string>> routed_paths;
   Setting<std::string> log{""};              // empty: the default log; "off": no log
   Setting<int64_t> log_max_bytes{64 << 20};  // log_max_mb: rotate the log past this size; 0: never
@@ -62,7 +63,7 @@ struct Settings {
   // (another install of the same version at a path every node shares). Own config only, like
   // shared_dirs: an experiment directory's word is never enough (farm::task_edashim).
   Setting<std::vector<std::string>> farm_edashim{};
-  // Exploration (issue 15): the share of runs that use a candidate profile instead of the
+  // Exploration: the share of runs that use a candidate profile instead of the
   // current choice, and the candidates (named profiles; "system" is the `baseline` profile).
   // Restricted: a cloned repository must not turn the user's runs into experiments.
   Setting<double> explore{0};
@@ -94,5 +95,11 @@ struct ConsideredFile {
   bool used = false;
   std::string note;    // why not used, or what was ignored
 };
+
+// The user's shared directories as the owned-file rule takes them, with the words that tell a
+// user how to add one (the setting and the file it belongs in: a project file has no say).
+inline util::SharedDirs shared_dirs(std::vector<std::string> dirs) {
+  return {std::move(dirs), "list it in shared_dirs in your own ~/.config/edashim/config.toml"};
+}
 
 }  // namespace config

@@ -1,3 +1,4 @@
+#include "util/toml_nesting.hpp"
 #include "learn/config_edit.hpp"
 
 #define TOML_EXCEPTIONS 1
@@ -19,7 +20,7 @@ constexpr int kMaxDepth = 64;
 
 // The file parsed, or nullopt with `why`: too deep, or not TOML.
 std::optional<toml::table> parse(const std::string& text, const std::string& name, std::string& why) {
-  if (auto deep = toml_nesting_problem(text, kMaxDepth); !deep.empty()) {
+  if (auto deep = util::toml_nesting_problem(text, kMaxDepth); !deep.empty()) {
     why = name + ":" + deep.substr(5);
     return std::nullopt;
   }

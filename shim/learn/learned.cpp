@@ -1,3 +1,4 @@
+#include "util/toml_nesting.hpp"
 #include "learn/learned.hpp"
 
 #include <fcntl.h>
@@ -125,55 +126,11 @@ bool is_tool_name(std::string_view name) {
   return name.find_first_of("/\"'\\`") == std::string_view::npos;
 }
 
-std::string toml_nesting_problem(std::string_view text, int max_depth) {
-  enum class In { code, comment, basic, literal, ml_basic, ml_literal } in = In::code;
-  int line = 1, dots = 0, depth = 0;
-  auto at = [&](std::size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\n') {
-      ++line;
-      dots = 0;
-      if (in == In::comment || in == In::basic || in == In::literal) in = In::code;
-      continue;
-    }
-    switch (in) {
-      case In::comment: break;
-      case In::basic:
-        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;
-        else if (c == '"') in = In::code;
-        break;
-      case In::literal:
-        if (c == '\'') in = In::code;
-        break;
-      case In::ml_basic:
-        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;
-        else if (at(i, "\"\"\"")) in = In::code, i += 2;
-        break;
-      case In::ml_literal:
-        if (at(i, "'''")) in = In::code, i += 2;
-        break;
-      case In::code:
-        if (c == '#') in = In::comment;
-        else if (at(i, "\"\"\"")) in = In::ml_basic, i += 2;
-        else if (at(i, "'''")) in = In::ml_literal, i += 2;
-        else if (c == '"') in = In::basic;
-        else if (c == '\'') in = In::literal;
-        else if (c == '.' && ++dots > max_depth)
-          return "line " + std::to_string(line) + ": a key of more than " + std::to_string(max_depth) + " dotted parts";
-        else if ((c == '[' || c == '{') && ++depth > max_depth)
-          return "line " + std::to_string(line) + ": nested more than " + std::to_string(max_depth) + " levels deep";
-        else if (c == ']' || c == '}') --depth;
-        break;
-    }
-  }
-  return "";
-}
 
 std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error) {
   std::vector<Learned> out;
   // edashim writes no key of more than one part and no nesting: 16 is far from both.
-  if (auto deep = toml_nesting_problem(text, 16); !deep.empty()) {
+  if (auto deep = util::toml_nesting_problem(text, 16); !deep.empty()) {
     error = name + ":" + deep.substr(5) + " (edashim never writes one)";
     return std::nullopt;
   }

@@ -41,11 +41,6 @@ std::string arm_problem(const std::string& arm);
 // "." or "..").
 bool is_tool_name(std::string_view name);
 
-// Why `text` nests too deep to hand to toml++ (whose parser and tables recurse: a key of 300000
-// dotted parts overflowed the stack), "" when it does not: "line N: ...". Counted outside
-// strings and comments: '.' per line (dotted keys, table headers; a float in a value counts
-// one) and the depth of '[' and '{'.
-std::string toml_nesting_problem(std::string_view text, int max_depth);
 
 // The identity of the file at `path` now; nullopt when it cannot be stat'ed.
 std::optional<Identity> identity_of(const std::string& path);

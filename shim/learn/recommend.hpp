@@ -36,7 +36,7 @@ struct Comparison {
   std::size_t signatures = 0;                    // compared signatures
   // Compared signatures where one bench ran both arms, min_runs successful runs each: a bench's
   // interleaved rounds cancel what the machine and the moment add, so one such signature is
-  // evidence enough in place of min_signatures (issue 28 item 1: a bench counts at full weight).
+  // evidence enough in place of min_signatures (a bench counts at full weight).
   std::size_t benched_signatures = 0;
   std::size_t failures = 0, current_failures = 0;  // status != 0, over the signatures both ran
   double ratio, p, rss_ratio;                    // candidate / current; NaN when not computable

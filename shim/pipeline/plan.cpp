@@ -213,7 +213,7 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
       plan.routed_paths += (plan.routed_paths.empty() ? "" : "\n") + name + "=" + path.value;
   // A flow's top (`edashim run -- make`, a Python flow script) runs plain: there is no allocator
   // to prove, and its tools are routed to runs and log lines of their own. Recording each of its
-  // processes (make's recipes, by the thousand) cost ~50 us an exec for nothing (issue 26 item 6).
+  // processes (make's recipes, by the thousand) cost ~50 us an exec for nothing.
   plan.flow_top = plan.inv.via_run && !chosen && plan.allocator == "system" && plan.preloaded_by_caller.empty() &&
                   std::find(routed.begin(), routed.end(), plan.inv.tool) == routed.end();
   if (!s.scratch.value) return;

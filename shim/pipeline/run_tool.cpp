@@ -87,7 +87,8 @@ bool has_own_profile(const Invocation& inv, const std::vector<std::string>& env)
 
 util::Status write_log_line(const Plan& plan, const std::string& line) {
   const auto& s = plan.loaded.settings;
-  return runlog::append_line(plan.log_path, line, {s.log_max_bytes.value, s.log_keep.value}, {s.shared_dirs.value});
+  return runlog::append_line(plan.log_path, line, {s.log_max_bytes.value, s.log_keep.value},
+                             config::shared_dirs(s.shared_dirs.value));
 }
 
 // The untrusted project files with something to say that this session has heard about already

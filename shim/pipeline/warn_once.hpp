@@ -1,7 +1,7 @@
 #pragma once
 // An undecided project file (neither trusted nor ignored) is warned about once per terminal
 // session and version of the file, not on every tool run: a Makefile of N steps, a CI job or a
-// flow's nested runs say it once (issue 28 item 6). The session is the one a login shell or a
+// flow's nested runs say it once. The session is the one a login shell or a
 // CI job starts (getsid), named with its leader's start time so a reused id is a new session:
 // each Makefile step is a run of its own with a flow of its own, so a flow id would not cover
 // the case that prompted this. explain and doctor still say it every time they are asked.

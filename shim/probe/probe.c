@@ -40,7 +40,7 @@
 
 /* What a recording process keeps, mapped only when it records: as static buffers these 12 KiB
  * were a mapping of their own in every process the library loads into, recording or not (the
- * exec hook's processes mostly are not), and ~2 us of each one's start (issue 26 item 6). */
+ * exec hook's processes mostly are not), and ~2 us of each one's start. */
 struct state {
   char file[PATH_CAP];  /* from __EDASHIM_PROBE: the tool may change its environment */
   char exe[PATH_CAP];

@@ -103,13 +103,7 @@ std::string flow_svg_name(const std::string& id) {
 
 namespace {
 
-const char* kColors[] = {"#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C"};
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string num(double v) { return util::svg_coord(v); }
 
 std::string seconds(double v) {
   char buf[32];
@@ -163,7 +157,7 @@ std::string flow_svg(const FlowSummary& f) {
     if (std::find(allocators.begin(), allocators.end(), r.allocator) == allocators.end()) allocators.push_back(r.allocator);
   std::sort(allocators.begin(), allocators.end());
   auto color = [&](const std::string& a) {
-    return kColors[std::size_t(std::find(allocators.begin(), allocators.end(), a) - allocators.begin()) % 8];
+    return util::kPalette[std::size_t(std::find(allocators.begin(), allocators.end(), a) - allocators.begin()) % util::kPaletteSize];
   };
   const double left = 180, right = 960, width = 1000, lane_h = 20, top = 78;
   const double span = f.wall() > 0 ? f.wall() : 1;

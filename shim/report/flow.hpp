@@ -1,5 +1,5 @@
 #pragma once
-// `edashim report --flow`: the runs of one flow (issue 26 item 4), per tool and as a timeline.
+// `edashim report --flow`: the runs of one flow, per tool and as a timeline.
 // Pure: records in, rows and SVG text out, so the arithmetic and the escaping are unit-tested.
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Which flow a run belongs to (issue 26 item 4): every run has an id of its own; the first
+// Which flow a run belongs to: every run has an id of its own; the first
 // edashim run of a process tree starts a flow and passes its flow id and its own run id down
 // through the tool's environment, so that a run below it (a routed tool, a link called from a
 // Makefile the tool ran) logs the same flow and names its parent. Pure but for new_run_id.

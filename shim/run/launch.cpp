@@ -45,13 +45,13 @@ struct Arrangement {
   bool foreground = false;  // now (a job started in the background gets the terminal at `fg`)
 };
 
-// Where the tool stands is chosen by where it would stand without edashim (issue 25):
+// Where the tool stands is chosen by where it would stand without edashim:
 // - edashim is not its group's leader (a script, make, timeout(1), a pipeline): the caller
 //   put the tool into its own group, so the tool stays there and edashim steps aside into a
 //   group of its own. Group signals (timeout's kill(0), a scheduler's killpg, `kill 0`) reach
 //   the tool and its children directly, and never edashim, which has none to relay; the
 //   tool's kill(0) reaches exactly whom it reaches directly; setsid() succeeds as directly.
-//   Measured against the alternatives: the tool in a group of its own (main until issue 25)
+//   Measured against the alternatives: the tool in a group of its own (what edashim did before)
 //   orphaned the tool's children on a group signal and hid the tool's kill(0) from its
 //   caller; all three in one group (sudo's arrangement) makes every group signal reach
 //   edashim too, where it cannot be told from `kill $!` (siginfo says neither), so one of
@@ -93,7 +93,7 @@ size_t g_arguments_size = 0;
 
 }  // namespace
 
-// While the tool runs, edashim's process must not answer to the tool's name (issue 25): pgrep
+// While the tool runs, edashim's process must not answer to the tool's name: pgrep
 // -x, killall and pkill read the kernel's name (comm), pidof also argv[0] in /proc/PID/cmdline;
 // a tool's single-instance check by name counts processes. The name becomes "edashim" in both.
 // The tool's arguments stay in the command line for ps: `pgrep -f` on them still matches

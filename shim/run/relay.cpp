@@ -199,7 +199,7 @@ bool group_copy_pending_in_tool(pid_t tool, int sig) {
 // Closing a terminal sends SIGHUP to its foreground group, and the shell then sends its own
 // to each job's group: directly the tool takes the two as one when the second comes while the
 // first is pending. The shell's copy to edashim's group, relayed a hop later, would mostly be
-// a second (issue 25 item 8). So when the tool's group had the terminal, a SIGHUP from
+// a second. So when the tool's group had the terminal, a SIGHUP from
 // outside after the hangup is not relayed: the tool got the terminal's. Async-signal-safe.
 bool tool_got_the_hangup(const Delivery& d) {
   if (d.sig != SIGHUP || d.from_tool_side) return false;
@@ -290,7 +290,7 @@ Route route(const Delivery& d) {
   // (`kill -USR1 $PPID` killed the tool). A sender in our own group may have sent its
   // `kill 0` to the group (as sudo reasons): that reached everyone it reaches directly, and
   // passed up it would reach a caller outside the group, such as an interactive shell, which
-  // it never reaches directly (issue 25 item 5). So it stops here.
+  // it never reaches directly. So it stops here.
   if (d.from_tool_side) return d.sender_in_our_group ? Route::drop : Route::to_parent;
   return Route::to_tool;
 }

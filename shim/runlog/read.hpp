@@ -37,14 +37,14 @@ struct RunRecord {
   std::optional<long> exit_code, signal, status;
   std::optional<bool> allocator_verified;  // absent from older logs
   std::string path;                    // the real tool's canonical path
-  // Issue 15's fields; absent from older logs (has_machine false, signature and arm empty).
+  // The machine and "same work" fields; absent from older logs (has_machine false, signature and arm empty).
   bool has_machine = false;
   std::string cpu;                     // machine.cpu; empty when null
   std::string host;                    // the machine's name (gethostname); empty in older logs
   std::string signature, arm;
   bool explored = false;               // "explore" is an object, not null
   std::string bench_experiment;        // bench.experiment: a bench's interleaved run; "" otherwise
-  // Issue 26's flow fields; empty in older logs and at the top of a flow (parent_run).
+  // The flow fields; empty in older logs and at the top of a flow (parent_run).
   std::string run_id, flow, parent_run;
   // Not a run: the kind of record ("bench_outputs"), with its lists. Empty for a run.
   std::string record;

@@ -18,7 +18,7 @@ inline constexpr std::string_view cwd = "cwd";
 inline constexpr std::string_view host = "host";
 inline constexpr std::string_view pid = "pid";             // edashim's (in place: the tool's, = tool_pid)
 inline constexpr std::string_view tool_pid = "tool_pid";
-// Issue 26: the run's own id (16 hex digits), its flow's (inherited through EDASHIM_FLOW, the
+// The run's own id (16 hex digits), its flow's (inherited through EDASHIM_FLOW, the
 // user's, or this run's id at the top) and the run it descends from (null at the top).
 inline constexpr std::string_view run_id = "run_id";
 inline constexpr std::string_view flow = "flow";
@@ -60,7 +60,7 @@ inline constexpr std::string_view options = "options";
 inline constexpr std::string_view source = "source";
 inline constexpr std::string_view glibc_tunables = "glibc_tunables";
 inline constexpr std::string_view effect = "effect";
-// The key of "same work" (issue 15; README "Same work"): what ran, where, on what command.
+// The key of "same work" (README "Same work"): what ran, where, on what command.
 inline constexpr std::string_view arm = "arm";             // "mimalloc[eager_commit_delay=4]", "system"
 inline constexpr std::string_view bench = "bench";  // a bench's run: {experiment, arm, round}; absent otherwise
 inline constexpr std::string_view experiment = "experiment";
@@ -111,7 +111,7 @@ inline constexpr std::string_view not_applied = "not_applied";  // processes sta
 // its own place for them to follow: who, e.g. "strace (pid 123)". Times, memory and status null.
 inline constexpr std::string_view traced = "traced";
 // Only when the configuration had errors and the tool ran plain, in edashim's place (times,
-// memory and status null): the first error, "FILE:LINE:COLUMN: what is wrong" (issue 28 item 6).
+// memory and status null): the first error, "FILE:LINE:COLUMN: what is wrong".
 inline constexpr std::string_view config_error = "config_error";
 // A line that is not a run: its kind. Absent on run lines. "bench_outputs": `edashim bench
 // --compare-outputs` says which allocators gave the reference arm's outputs for a tool.

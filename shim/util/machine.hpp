@@ -1,6 +1,6 @@
 #pragma once
 // The machine a run ran on, as far as it decides how fast a tool runs: the CPU model, the
-// kernel release and the number of online CPUs. For grouping runs by machine (issue 15).
+// kernel release and the number of online CPUs. For grouping runs by machine.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -26,10 +26,9 @@ std::string octal_mode(mode_t mode) {
 bool ours(uid_t owner, uid_t me) { return owner == me || owner == 0; }
 
 // What lets the user accept a shared place: one sentence, the same in every refusal.
-std::string shared_hint(const std::string& dir, bool offer) {
-  if (!offer) return "it must be yours alone";
-  return "if other users share " + shell_quote(dir) + " on purpose, list it in shared_dirs in your own " +
-         "~/.config/edashim/config.toml";
+std::string shared_hint(const std::string& dir, const std::string& how_to_share) {
+  if (how_to_share.empty()) return "it must be yours alone";
+  return "if other users share " + shell_quote(dir) + " on purpose, " + how_to_share;
 }
 
 // The canonical directory a path's file is in, for the shared_dirs comparison.
@@ -84,7 +83,7 @@ OwnedFile locate(const std::string& path, const SharedDirs& shared, Located& at)
     at.canonical = canonical_dir(at.dirfd, at.dir);
     at.shared = shared.covers(at.canonical);
   }
-  out.refusal = refuse_dir(at.dir, at.st, ::getuid(), at.shared, shared.offered);
+  out.refusal = refuse_dir(at.dir, at.st, ::getuid(), at.shared, shared.how_to_share);
   return out;
 }
 
@@ -102,7 +101,7 @@ std::string follow_link(const Located& at, const std::string& path, std::string&
   if (!ours(link.st_uid, me) || !ours(at.st.st_uid, me) || !dir_only_theirs) {
     refusal = shell_quote(path) + " is a symbolic link owned by " + user_name(link.st_uid) + " in " +
               shell_quote(at.dir) + " (mode " + octal_mode(at.st.st_mode) +
-              "), where another user could have put it: edashim does not follow it (name the file itself)";
+              "), where another user could have put it: not followed (name the file itself)";
     return "";
   }
   char target[4096];
@@ -162,7 +161,7 @@ OwnedFile open_at_depth(const std::string& path, FileUse use, const SharedDirs& 
   // Appending to a device or a pipe (log = "/dev/null", a FIFO a collector reads) loses nothing of
   // the user's and is never rotated; reading one could block a run, so only append accepts it.
   bool stream = use == FileUse::append && (S_ISCHR(out.st.st_mode) || S_ISFIFO(out.st.st_mode));
-  out.refusal = stream ? "" : refuse_file(path, out.st, ::getuid(), at.shared, shared.offered);
+  out.refusal = stream ? "" : refuse_file(path, out.st, ::getuid(), at.shared, shared.how_to_share);
   if (!out.refusal.empty()) {
     ::close(fd);
     return out;
@@ -195,34 +194,34 @@ std::string user_name(uid_t uid) {
   return f.empty() ? "uid " + id : f[0] + " (uid " + id + ")";
 }
 
-std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, bool offer) {
+std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, const std::string& how_to_share) {
   std::string q = shell_quote(path);
-  if (!S_ISREG(st.st_mode)) return q + " is not a regular file: edashim reads and appends only to regular files";
+  if (!S_ISREG(st.st_mode)) return q + " is not a regular file: only regular files are read or appended to";
   if (st.st_nlink != 1)
     return q + " has " + std::to_string(st.st_nlink) +
            " hard links: another name could be another user's way to it (copy it to a file of its own)";
   if (shared) return "";
   if (!ours(st.st_uid, me))
     return q + " is owned by " + user_name(st.st_uid) + ", not by you (mode " + octal_mode(st.st_mode) +
-           "): another user decides what it says; " + shared_hint(dirname(path), offer);
+           "): another user decides what it says; " + shared_hint(dirname(path), how_to_share);
   if (st.st_mode & (S_IWGRP | S_IWOTH))
     return q + " is writable by " + ((st.st_mode & S_IWOTH) ? "others" : "its group") + " (owner " + user_name(st.st_uid) +
-           ", mode " + octal_mode(st.st_mode) + "): fix with chmod go-w " + q + ", or " + shared_hint(dirname(path), offer);
+           ", mode " + octal_mode(st.st_mode) + "): fix with chmod go-w " + q + ", or " + shared_hint(dirname(path), how_to_share);
   return "";
 }
 
-std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared, bool offer) {
+std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared, const std::string& how_to_share) {
   std::string q = shell_quote(dir);
   if (!S_ISDIR(st.st_mode)) return q + " is not a directory";
   if (shared) return "";
   bool sticky = st.st_mode & S_ISVTX;
   if (!ours(st.st_uid, me))
     return "directory " + q + " is owned by " + user_name(st.st_uid) + ", not by you (mode " + octal_mode(st.st_mode) +
-           "): its owner can replace any file in it; " + shared_hint(dir, offer);
+           "): its owner can replace any file in it; " + shared_hint(dir, how_to_share);
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky)
     return "directory " + q + " is writable by " + ((st.st_mode & S_IWOTH) ? "others" : "its group") + " (owner " +
            user_name(st.st_uid) + ", mode " + octal_mode(st.st_mode) + "), who can replace any file in it: fix with " +
-           "chmod go-w " + q + ", or " + shared_hint(dir, offer);
+           "chmod go-w " + q + ", or " + shared_hint(dir, how_to_share);
   return "";
 }
 
@@ -277,11 +276,11 @@ std::string check_owned_dir(const std::string& dir, const SharedDirs& shared, bo
     if (::stat(up.c_str(), &parent) != 0 || !ours(st.st_uid, ::getuid()) || !ours(parent.st_uid, ::getuid()) ||
         (parent.st_mode & (S_IWGRP | S_IWOTH)))
       return shell_quote(dir) + " is a symbolic link owned by " + user_name(st.st_uid) + " in " + shell_quote(up) +
-             ", where another user could have put it: edashim does not follow it (name the directory itself)";
+             ", where another user could have put it: not followed (name the directory itself)";
     if (::stat(dir.c_str(), &st) != 0) return "cannot use directory " + shell_quote(dir) + ": " + std::strerror(errno);
   }
   std::string canonical = real_path(dir).value_or(dir);
-  return refuse_dir(dir, st, ::getuid(), shared.covers(canonical), shared.offered);
+  return refuse_dir(dir, st, ::getuid(), shared.covers(canonical), shared.how_to_share);
 }
 
 std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mode_t mode) {

@@ -26,11 +26,12 @@ namespace util {
 // canonical path is one of them or below one of them.
 struct SharedDirs {
   std::vector<std::string> dirs;
-  // Whether a refusal may suggest shared_dirs: not for the config files and stores that list
-  // is read from, or that must stay the user's alone (the trust store, learned.toml).
-  bool offered = true;
+  // What lets the user accept a shared directory, said after "if other users share DIR on
+  // purpose, " (the caller's words: its setting and file). Empty: the file must be the user's
+  // alone (the config files that list is read from, the trust store, learned.toml).
+  std::string how_to_share;
   bool covers(const std::string& canonical_dir) const;
-  static SharedDirs none() { return {{}, false}; }
+  static SharedDirs none() { return {}; }
 };
 
 // What the caller wants of the file.
@@ -80,9 +81,11 @@ std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mod
 
 // The rule applied to stat results already in hand (pure: unit-testable without files).
 // `what` names the thing in the message ("file", "directory"); `path` is quoted in it.
-// `offer`: the refusal suggests shared_dirs (SharedDirs::offered).
-std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, bool offer = true);
-std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared, bool offer = true);
+// `how_to_share`: SharedDirs::how_to_share, said in the refusal when not empty.
+std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared,
+                        const std::string& how_to_share = "");
+std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared,
+                       const std::string& how_to_share = "");
 
 // `uid` as "alice (uid 1001)", or "uid 1001" when it has no passwd entry.
 std::string user_name(uid_t uid);

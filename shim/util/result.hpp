@@ -1,5 +1,5 @@
 #pragma once
-// The one way a function says it failed (issue 27): a Result<T> holds the value or an Error
+// The one way a function says it failed: a Result<T> holds the value or an Error
 // carrying the reason, ready for the message the user reads (which file, which line, what is
 // wrong, what would be right). Modelled on std::expected (C++23; this project builds as C++20)
 // and ccache's tl::expected use. Status is a Result with no value: Ok or the reason.

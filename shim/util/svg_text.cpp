@@ -1,5 +1,6 @@
 #include "util/svg_text.hpp"
 
+#include <cstdio>
 #include <cmath>
 
 #include "util/strings.hpp"
@@ -27,6 +28,12 @@ std::string xml_text(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string svg_coord(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
 std::vector<double> nice_ticks(double lo, double hi, int target) {

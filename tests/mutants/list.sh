@@ -402,8 +402,8 @@ mutant watcher-start-not-told shim/run/exec_watch.cpp \
 
 # --- a run's peak virtual size is its tree's (runlog/tree_peak.cpp; issue 38 item 1) ---
 mutant bench-child-runs-peak-left-out shim/bench/runner.cpp \
-  '    rec.vm_peak_kb = tree.fold(rec);' \
-  '    tree.fold(rec);' \
+  '  rec.vm_peak_kb = tree.fold(rec);' \
+  '  tree.fold(rec);' \
   '^(e2e_bench: test_bench_peak_virtual_size_includes_child_runs)$'
 mutant report-child-runs-peak-left-out shim/commands/report.cpp \
   '    if (peak == rec.vm_peak_kb) return agg.add(rec);' \

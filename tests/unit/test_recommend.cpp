@@ -8,6 +8,7 @@
 
 #include "bench/outputs_record.hpp"
 #include "config_fixture.hpp"
+#include "util/toml_nesting.hpp"
 #include "learn/config_edit.hpp"
 #include "learn/learned.hpp"
 #include "learn/recommend.hpp"
@@ -618,16 +619,22 @@ TEST_CASE("Recommend --write: a header line inside a multi-line string is not wr
 }
 
 TEST_CASE("TOML nesting guard: a key of many parts or deep brackets is refused before toml++ sees it", "[recommend][issue24]") {
-  CHECK(learn::toml_nesting_problem("[tool.yosys.mimalloc]\na = 1.5\nb = [[1, 2], {c.d = 3}]\n", 16) == "");
+  CHECK(util::toml_nesting_problem("[tool.yosys.mimalloc]\na = 1.5\nb = [[1, 2], {c.d = 3}]\n", 16) == "");
   // Dots and brackets inside strings and comments do not count.
-  CHECK(learn::toml_nesting_problem("a = \"" + std::string(100, '.') + "[[[[\"\n# ....................\n"
+  CHECK(util::toml_nesting_problem("a = \"" + std::string(100, '.') + "[[[[\"\n# ....................\n"
                                     "b = '''\n" + std::string(100, '.') + "\n'''\nc = \"\"\"x\\\"\"\"" + std::string(40, '.') + "\"\"\"\n", 16) == "");
   std::string dotted = "a";
   for (int i = 0; i < 300000; ++i) dotted += ".a";
-  CHECK(learn::toml_nesting_problem("ok = 1\n" + dotted + " = 1\n", 16) == "line 2: a key of more than 16 dotted parts");
-  CHECK(learn::toml_nesting_problem("x = " + std::string(100, '[') + std::string(100, ']') + "\n", 16) ==
+  CHECK(util::toml_nesting_problem("ok = 1\n" + dotted + " = 1\n", 16) == "line 2: a key of more than 16 dotted parts");
+  CHECK(util::toml_nesting_problem("x = " + std::string(100, '[') + std::string(100, ']') + "\n", 16) ==
         "line 1: nested more than 16 levels deep");
-  CHECK(learn::toml_nesting_problem("x = " + std::string(17, '{'), 16) != "");
+  CHECK(util::toml_nesting_problem("x = " + std::string(17, '{'), 16) != "");
+  // A backslash at a line's end in a multi-line basic string continues the string: the dots on
+  // the next line are the string's, and the line after still counts (the user's config and
+  // learned.toml once disagreed here).
+  auto continued = util::toml_too_deep("a = \"\"\"x \\\n" + std::string(40, '.') + "\n\"\"\"\n" + dotted + " = 1\n", 16);
+  REQUIRE(continued);
+  CHECK(continued->line == 4);
 
   // learned.toml: refused with the file and line, no crash (the 300000-part key once made every run exit 139).
   std::string error;
