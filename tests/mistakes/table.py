@@ -55,8 +55,8 @@ def place(src, dst):
 
 def install(binary, home):
     """edashim as install.sh leaves it for one user: ~/.local/{bin,lib/edashim,share/edashim}, a
-    yosys link in the shim directory. Copies, not links to the build tree: edashim finds its
-    files (and its default shim directory) from where it runs."""
+    yosys link in the shim directory. Hard links or copies, not symlinks to the build tree:
+    edashim finds its files (and its default shim directory) from where its binary is."""
     bindir = os.path.dirname(binary)
     local = os.path.join(home, ".local")
     for d in ("bin", "lib/edashim/shims", "share/edashim"):
@@ -104,20 +104,34 @@ def said(case, out, err):
     return err_lines, out_lines
 
 
+def run(command, cwd, env):
+    """(status, stdout, stderr); status None after TIMEOUT, when the command's whole process
+    group is killed: nothing of a case outlives it."""
+    p = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        out, err = p.communicate()
+        return None, out, err
+
+
 def run_case(case, binary, root, n):
     sandbox = os.path.join(root, f"case-{n}")
     home = os.path.join(sandbox, "home")
     install(binary, home)
     env, cwd = sandbox_env(home), os.path.join(home, "work")
-    run = lambda command: subprocess.run(["bash", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                         capture_output=True, text=True, errors="replace", timeout=TIMEOUT)
     problems = []
-    if "setup" in case and (r := run(case["setup"])).returncode != 0:
-        problems.append(f"the setup failed (status {r.returncode}): {r.stderr.strip()}")
-    r = run(case["command"])
-    err_lines, out_lines = said(case, stable(r.stdout, sandbox, home), stable(r.stderr, sandbox, home))
+    if "setup" in case and (setup := run(case["setup"], cwd, env))[0] != 0:
+        problems.append(f"the setup failed (status {setup[0]}): {setup[2].strip()}")
+    status, out, err = run(case["command"], cwd, env)
+    if status is None:
+        problems.append(f"still running after {TIMEOUT} s (killed): a case must be quick")
+    err_lines, out_lines = said(case, stable(out, sandbox, home), stable(err, sandbox, home))
     shutil.rmtree(sandbox)
-    return r.returncode, err_lines, out_lines, problems
+    return status, err_lines, out_lines, problems
 
 
 def broken_rules(case, status, err_lines, out_lines):
