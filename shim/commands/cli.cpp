@@ -77,7 +77,8 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub,
     // The usual cause with bench and tune: the tool's own options read as ours.
     if ((sub == "bench" || sub == "tune") && !dashes && unexplained)
       std::fprintf(stderr, "edashim %s: put -- before the tool's command, so that its options stay its own: "
-                           "edashim %s -p baseline -p jemalloc -- TOOL ARGS...\n", sub.c_str(), sub.c_str());
+                           "edashim %s %s -- TOOL ARGS...\n", sub.c_str(), sub.c_str(),
+                   sub == "tune" ? "--option mimalloc.eager_commit_delay=0,4" : "-p baseline -p jemalloc");
   }
   return code == 0 ? 0 : 2;
 }

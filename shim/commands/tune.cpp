@@ -318,7 +318,7 @@ util::Status check_step(Tune& t, std::size_t i, const bench::Budget& budget) {
 std::string without_candidate_files(const std::string& error, const std::string& dir) {
   // The directory is matched as text, never made part of the pattern: TMPDIR may hold
   // anything, '(' or '+' included.
-  static const std::regex candidate_file("^/candidate-[0-9]+\\.toml(:[0-9]+)?: ");
+  static const std::regex candidate_file("^/candidate-[0-9]+\\.toml(:[0-9]+)*: ");
   std::string named;
   for (std::size_t at = 0; at < error.size();) {
     std::size_t hit = error.find(dir + "/candidate-", at);
