@@ -1,5 +1,7 @@
 #include "alloc/registry.hpp"
 
+#include <algorithm>
+
 #include <cctype>
 
 #include "alloc/option_rules.hpp"
@@ -107,9 +109,22 @@ std::optional<std::string_view> debian_package(std::string_view name) {
   return f->debian_package;
 }
 
+namespace {
+// What an option's name may hold to be encoded at all: a name the option rules allow always
+// does; anything else ('=', a separator, NUL) would make another variable or another option.
+bool encodable(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  });
+}
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> encode_options(
-    const Family& family, const std::vector<std::pair<std::string, OptionValue>>& options) {
+    const Family& family, const std::vector<std::pair<std::string, OptionValue>>& given) {
   std::vector<std::pair<std::string, std::string>> out;
+  std::vector<std::pair<std::string, OptionValue>> options;
+  for (const auto& o : given)
+    if (encodable(o.first)) options.push_back(o);
   if (options.empty()) return out;
   if (family.encoding == Encoding::kVariablePerOption) {
     for (const auto& [name, value] : options) {

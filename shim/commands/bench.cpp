@@ -342,6 +342,13 @@ int run_bench(Options& o) {
   }
   // Everything is checked before the first run: a usage error runs nothing and writes nothing.
   std::string error = bench::check_exports(o.exports);
+  // --adopt writes only a win with identical outputs over the current choice: what cannot give
+  // one is said before the first run, not after all of them.
+  if (error.empty() && o.adopt && spec.arms.size() < 2)
+    error = "--adopt: one arm only, nothing to judge it against: put the current choice first, -p current -p PROFILE";
+  if (error.empty() && o.adopt && !spec.compare)
+    error = "--adopt writes only a winner whose outputs are those of the current choice: add --compare-outputs "
+            "(the files the command writes; bare: stdout)";
   if (error.empty()) error = check_farm_options(o.farm, spec, "bench");
   if (error.empty() && o.farm.executor != "local" && !(spec.setup + spec.prepare + spec.cleanup).empty())
     error = "--setup, --prepare and --cleanup are for a local bench: a farm's tasks do not run them";

@@ -61,8 +61,27 @@ std::string option_hint(CLI::App& app, const std::string& sub, const std::string
 // codes, 105-115, would read as "killed by a signal" to some scripts). `dashes`: the command
 // line had `--` (what follows it was never parsed as ours).
 int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub, bool dashes) {
-  int code = app.exit(e);
-  if (code != 0 && !sub.empty() && dynamic_cast<const CLI::ExtrasError*>(&e)) {
+  if (e.get_exit_code() == 0) return app.exit(e) == 0 ? 0 : 2;  // --help, --version: printed as asked
+  // Said as every other word of edashim's: who speaks, what is wrong (CLI11's words), then the
+  // hints, then where the options are listed.
+  bool top = sub.empty() || sub[0] == '-';
+  std::string who = top ? "edashim" : "edashim " + sub;
+  std::string what = e.what();
+  if (top && dynamic_cast<const CLI::RequiredError*>(&e)) {
+    // The first word is an option edashim does not have (--verison): CLI11 only says that a
+    // subcommand is required.
+    auto near = util::nearest(sub, {"--help", "--version"});
+    what = "unknown option " + sub + (near ? "; did you mean " + *near + "?" : "");
+  } else if (!top && dynamic_cast<const CLI::RequiredError*>(&e)) {
+    // A command of commands (shims) given none, or one it lacks: name the ones it has.
+    std::vector<std::string> names;
+    for (const auto* cmd : app.get_subcommands({}))
+      if (cmd->get_name() == sub)
+        for (const auto* c : cmd->get_subcommands({})) names.push_back(c->get_name());
+    if (!names.empty()) what = "which one: " + util::join(names, ", ") + "?";
+  }
+  std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str());
+  if (!top && dynamic_cast<const CLI::ExtrasError*>(&e)) {
     // CLI11 names them after the message's colon, separated by spaces.
     std::string what = e.what();
     auto colon = what.find(": ");
@@ -80,7 +99,8 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub,
                            "edashim %s %s -- TOOL ARGS...\n", sub.c_str(), sub.c_str(),
                    sub == "tune" ? "--option mimalloc.eager_commit_delay=0,4" : "-p baseline -p jemalloc");
   }
-  return code == 0 ? 0 : 2;
+  std::fprintf(stderr, "%s: see %s --help for its options\n", who.c_str(), who.c_str());
+  return 2;
 }
 
 // The top-level help's examples, one per subcommand worth knowing first.

@@ -584,12 +584,20 @@ Subcommand add_tune_command(CLI::App& app) {
   cmd->add_option("--option", o->option_texts, "FAMILY.OPTION=V1,V2,...; several: swept one after another (coordinate search)")
       ->required();
   cmd->add_option("--allocator", o->allocator, "Allocator to tune (default: the first option's family)");
+  // CLI::PositiveNumber would print its range's upper end, a 300-digit number.
+  const CLI::Validator ratio(
+      [](std::string& v) {
+        char* end = nullptr;
+        double d = std::strtod(v.c_str(), &end);
+        return end != v.c_str() && *end == 0 && d > 0 && std::isfinite(d) ? std::string() : "a ratio above 0, such as 1.10, not " + v;
+      },
+      "RATIO > 0");
   cmd->add_option("--max-rss-ratio", o->max_rss_ratio,
                   "Peak-RSS budget relative to baseline (no budget given: 1.05 x the current setting's peak RSS)")
-      ->check(CLI::PositiveNumber);
+      ->check(ratio);
   cmd->add_option("--max-vm-ratio", o->max_vm_ratio,
                   "Peak-virtual-size budget (largest VmPeak over the processes, from the probe) relative to baseline")
-      ->check(CLI::PositiveNumber);
+      ->check(ratio);
   add_spec_options(cmd, o->spec);
   add_farm_options(cmd, o->farm);
   cmd->add_option("--plot", o->plot, "Write an SVG of the trade-off (wall vs peak memory, both / baseline)");

@@ -651,8 +651,16 @@ test_report_splits_plain_runs_by_allocator_and_counts_killed_runs_apart() {
 
 test_bench_adopt_writes_a_clear_winner_into_the_config_and_the_next_run_uses_it() {
   tool=(sh -c 'case "$LD_PRELOAD" in *jemalloc*) sleep 0.05;; *) sleep 0.4;; esac; exec "$0" touch 48' "$SB/real/mytool")
-  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --adopt -- "${tool[@]}" > out.txt 2> err.txt || fail "bench: $(cat err.txt)"
-  expect_contains "$(cat err.txt)" "--adopt: nothing written: jemalloc is faster. Its outputs were not compared" "no adopt unchecked"
+  # Without --compare-outputs, or with one arm, --adopt could write nothing: said before any run.
+  rc=0
+  "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --adopt -- sh -c "echo run >> '$SB/count'" > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "--adopt without --compare-outputs: a usage error"
+  expect_contains "$(cat err.txt)" "--adopt writes only a winner whose outputs are those of the current choice: add --compare-outputs" "why"
+  rc=0
+  "$BIN" bench -p current -n 10 -w 0 --compare-outputs --adopt -- sh -c "echo run >> '$SB/count'" > out.txt 2> err.txt || rc=$?
+  expect_eq "$rc" 2 "--adopt with one arm: a usage error"
+  expect_contains "$(cat err.txt)" "--adopt: one arm only, nothing to judge it against" "why"
+  [ ! -e "$SB/count" ] || fail "ran $(wc -l < "$SB/count") runs before refusing"
   [ ! -e "$XDG_CONFIG_HOME/edashim/config.toml" ] || fail "written without comparing outputs"
   "$BIN" bench -p baseline -p jemalloc -n 10 -w 0 --compare-outputs --adopt -- "${tool[@]}" > out.txt 2> err.txt \
     || fail "bench: $(cat err.txt)"

@@ -139,6 +139,11 @@ TEST_CASE("Registry: options are encoded as each family reads them", "[alloc][re
   CHECK(encode("glibc", tunables) == glibc);
   CHECK(encode("glibc_fallback", tunables) == glibc);
   CHECK(encode("jemalloc", {}).empty());
+  // A name no option rule allows is never encoded: '=' would make another variable, ',' or ':'
+  // another option (the environment fuzzer found "MIMALLOC_]\\=..." set beside an [env] unset).
+  CHECK(encode("mimalloc", {{"verbose=1", OptionValue(true)}, {"show_stats", OptionValue(true)}}) ==
+        Vars{{"MIMALLOC_SHOW_STATS", "1"}});
+  CHECK(encode("jemalloc", {{"narenas:1,x", OptionValue(int64_t(4))}}).empty());
   // Only mimalloc's variables must come first (2.0 reads only the first 256 entries).
   for (const auto& f : alloc::families()) CHECK(f.goes_first == (f.name == "mimalloc"));
 }
