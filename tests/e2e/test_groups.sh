@@ -41,6 +41,10 @@ test_1_timeout_ends_a_real_yosys_and_its_shell_child() {
       expect_eq "$(( ms < 12000 ))" 1 "$mode, timeout -s $s: the pipeline ended after ${ms} ms"
     done
   done
+  # A killed tool told nothing: in place its line is written once the kernel has its status,
+  # after the pipeline ended. Waited for, or it lands in a sandbox already removed (and makes it
+  # again). Supervised, a SIGKILLed edashim writes none.
+  if supervised; then wait_lines 1 "the TERM run's line"; else wait_lines 2 "the two killed runs' lines"; fi
 }
 
 test_1_kill_0_under_setsid_ends_the_tools_children() {
