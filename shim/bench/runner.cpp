@@ -40,6 +40,19 @@ constexpr uint64_t kWarmupSalt = 0x5741524dULL;  // warm-up rounds' shuffle: not
 std::atomic<bool> g_interrupted{false};
 void on_interrupt(int) { g_interrupted = true; }
 
+// The runs under way, for Session::signal_runs: one slot per worker thread at most (--jobs is
+// capped far below this; a run that finds no free slot is only not signalled).
+std::atomic<pid_t> g_running[256];
+static_assert(std::atomic<pid_t>::is_always_lock_free, "read from a signal handler");
+
+std::atomic<pid_t>* hold_slot(pid_t pid) {
+  for (auto& slot : g_running) {
+    pid_t free = 0;
+    if (slot.compare_exchange_strong(free, pid)) return &slot;
+  }
+  return nullptr;
+}
+
 bool on_tmpfs(const std::string& dir) {
   struct statfs s;
   return ::statfs(dir.c_str(), &s) == 0 && long(s.f_type) == kTmpfsMagic;
@@ -176,6 +189,12 @@ std::string run_shell(const std::string& command, const std::string& dir, const 
   int rc = ::posix_spawn(&pid, "/bin/sh", &fa, nullptr, argv.data(), envp.data());
   ::posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return std::string("cannot start /bin/sh: ") + std::strerror(rc);
+  // The slot is let go before the run is reaped: its pid cannot be another process's yet.
+  std::atomic<pid_t>* slot = hold_slot(pid);
+  siginfo_t ended;
+  while (::waitid(P_PID, id_t(pid), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  if (slot) slot->store(0);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -408,6 +427,11 @@ Session::~Session() {
   if (!impl_->fresh.empty()) util::remove_tree(impl_->fresh);
 }
 
+void Session::signal_runs(int sig) noexcept {
+  for (auto& slot : g_running)
+    if (pid_t pid = slot.load(); pid > 0) ::kill(pid, sig);
+}
+
 const std::vector<std::size_t>& Session::env_bytes() const { return impl_->env_bytes; }
 const std::string& Session::work_dir() const { return impl_->work; }
 
@@ -495,6 +519,12 @@ ArmRun Session::execute(const Job& job, std::string* log_line) {
     if (!s.fresh.empty()) util::remove_tree(workdir);
     return r;
   }
+  // The slot is let go before the run is reaped: its pid cannot be another process's yet.
+  std::atomic<pid_t>* slot = hold_slot(pid);
+  siginfo_t ended;
+  while (::waitid(P_PID, id_t(pid), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  if (slot) slot->store(0);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

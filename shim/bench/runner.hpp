@@ -61,6 +61,10 @@ class Session {
   ArmRun execute(const Job& job, std::string* log_line = nullptr);
   const std::vector<std::size_t>& env_bytes() const;  // per arm, after padding
   const std::string& work_dir() const;                 // the session's own directory (removed with it)
+  // Sends `sig` to every run under way (async-signal-safe: a signal handler's). A farm task
+  // told to end passes it on, and its runs end now rather than when their tools would have,
+  // so the session can remove its directories before the task dies.
+  static void signal_runs(int sig) noexcept;
 
  private:
   struct Impl;

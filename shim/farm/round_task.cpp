@@ -20,17 +20,20 @@
 namespace farm {
 namespace {
 
-// On SIGTERM (scancel, a time limit, a preemption) the round's file says so before the task
-// dies: collect then lists the round as partial with the reason, not just "missing".
+// On SIGTERM (scancel, a time limit, a preemption) the round's file says so at once: collect
+// then lists the round as partial with the reason, not just "missing". The run under way is
+// told too; once it has ended, its session's directories are removed and the task dies of the
+// signal, as it would have directly (GNU parallel and Slurm report it so).
 int g_part_fd = -1;
+volatile sig_atomic_t g_terminated = 0;
 char g_term_line[] =
     "{\"error\":\"the task was terminated (SIGTERM: scancel, a time limit or preemption)\",\"terminated\":true}\n";
 
-void on_term(int sig) {
-  if (g_part_fd >= 0 && ::write(g_part_fd, g_term_line, sizeof g_term_line - 1) < 0) {
+void on_term(int) {
+  if (!g_terminated && g_part_fd >= 0 && ::write(g_part_fd, g_term_line, sizeof g_term_line - 1) < 0) {
   }
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
+  g_terminated = 1;
+  bench::Session::signal_runs(SIGTERM);
 }
 
 bool append(int fd, const std::string& line) {
@@ -110,6 +113,7 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   }
   auto fail = [&](const std::string& message) {
     append(fd, error_line(message));
+    g_part_fd = -1;
     ::close(fd);
     err << "edashim bench round: round " << round << ": " << message << "\n";
     return 1;
@@ -121,25 +125,32 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   if (::chdir(e->cwd.c_str()) != 0)
     return fail("cannot enter the command's directory " + e->cwd + " on this node: " + std::strerror(errno) +
                 " (it must be on storage every node shares)");
-  auto checked = bench::check(e->spec, preview, error);
-  if (!checked) return fail(error);
-  auto session = bench::Session::open(e->spec, *checked, error);
-  if (!session) return fail(error);
-
   g_part_fd = fd;
   struct sigaction sa {};
   sa.sa_handler = on_term;
   ::sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
+  auto checked = bench::check(e->spec, preview, error);
+  if (!checked) return fail(error);
+  auto session = bench::Session::open(e->spec, *checked, error);
+  if (!session) return fail(error);
 
   const std::vector<bench::Job> jobs = bench::round_jobs(e->spec, round);
   for (const auto& job : jobs) {
+    if (g_terminated) break;
     std::string line;
     RoundRun r{session->execute(job, &line), job.warmup};
     r.run.round = round;
+    if (g_terminated) break;  // a run cut short by the signal is not a measurement
     if (!append(fd, run_line(r, line))) return fail("cannot write " + part + ": " + std::strerror(errno));
   }
   g_part_fd = -1;
+  if (g_terminated) {
+    session.reset();
+    ::close(fd);
+    ::signal(SIGTERM, SIG_DFL);
+    ::raise(SIGTERM);
+  }
   ::signal(SIGTERM, SIG_DFL);
   bool synced = ::fsync(fd) == 0 || errno == EINVAL;
   ::close(fd);

@@ -26,9 +26,9 @@ std::string octal_mode(mode_t mode) {
 bool ours(uid_t owner, uid_t me) { return owner == me || owner == 0; }
 
 // What lets the user accept a shared place: one sentence, the same in every refusal.
-std::string shared_hint(const std::string& dir, const std::string& how_to_share) {
+std::string shared_hint(const std::string& dir, std::string_view how_to_share) {
   if (how_to_share.empty()) return "it must be yours alone";
-  return "if other users share " + shell_quote(dir) + " on purpose, " + how_to_share;
+  return "if other users share " + shell_quote(dir) + " on purpose, " + std::string(how_to_share);
 }
 
 // The canonical directory a path's file is in, for the shared_dirs comparison.
@@ -194,7 +194,7 @@ std::string user_name(uid_t uid) {
   return f.empty() ? "uid " + id : f[0] + " (uid " + id + ")";
 }
 
-std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, const std::string& how_to_share) {
+std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared, std::string_view how_to_share) {
   std::string q = shell_quote(path);
   if (!S_ISREG(st.st_mode)) return q + " is not a regular file: only regular files are read or appended to";
   if (st.st_nlink != 1)
@@ -210,7 +210,7 @@ std::string refuse_file(const std::string& path, const struct stat& st, uid_t me
   return "";
 }
 
-std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared, const std::string& how_to_share) {
+std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared, std::string_view how_to_share) {
   std::string q = shell_quote(dir);
   if (!S_ISDIR(st.st_mode)) return q + " is not a directory";
   if (shared) return "";

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace util {
@@ -28,8 +29,9 @@ struct SharedDirs {
   std::vector<std::string> dirs;
   // What lets the user accept a shared directory, said after "if other users share DIR on
   // purpose, " (the caller's words: its setting and file). Empty: the file must be the user's
-  // alone (the config files that list is read from, the trust store, learned.toml).
-  std::string how_to_share;
+  // alone (the config files that list is read from, the trust store, learned.toml). Words that
+  // live as long as the program (a literal): a run builds this on its way to the tool.
+  std::string_view how_to_share;
   bool covers(const std::string& canonical_dir) const;
   static SharedDirs none() { return {}; }
 };
@@ -83,9 +85,9 @@ std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mod
 // `what` names the thing in the message ("file", "directory"); `path` is quoted in it.
 // `how_to_share`: SharedDirs::how_to_share, said in the refusal when not empty.
 std::string refuse_file(const std::string& path, const struct stat& st, uid_t me, bool shared,
-                        const std::string& how_to_share = "");
+                        std::string_view how_to_share = "");
 std::string refuse_dir(const std::string& dir, const struct stat& st, uid_t me, bool shared,
-                       const std::string& how_to_share = "");
+                       std::string_view how_to_share = "");
 
 // `uid` as "alice (uid 1001)", or "uid 1001" when it has no passwd entry.
 std::string user_name(uid_t uid);

@@ -134,7 +134,9 @@ print(len(lines), sorted({l['bench']['experiment'][:5] for l in lines}), sorted(
 
 test_parallel_a_killed_task_is_partial_and_resubmit_completes_it() {
   need_parallel
-  "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --executor parallel --dir "$SB/pexp" \
+  # The tasks' temporary directories in a place of the test's own, to see that none is left.
+  mkdir "$SB/tmp"
+  TMPDIR=$SB/tmp "$BIN" bench -p baseline -p jemalloc -n 2 --warmup 0 --executor parallel --dir "$SB/pexp" \
     -- sh -c 'sleep 2' 2> submit.err
   wait_for "$SB/pexp/rounds/r000000.part" '"round":0'
   pkill -TERM -f "bench round --fingerprint [0-9a-f]* $SB/pexp 0\$"
@@ -142,6 +144,7 @@ test_parallel_a_killed_task_is_partial_and_resubmit_completes_it() {
   timeout 120 "$BIN" bench collect "$SB/pexp" --wait > out.txt 2> collect.err
   rc=$?
   set -e
+  expect_eq "$(cd "$SB/tmp" && echo edashim-bench-*)" 'edashim-bench-*' "the killed task's directories are removed"
   expect_eq "$rc" 3 "one round unfinished"
   expect_contains "$(cat collect.err)" "2 rounds: 1 done, 1 partial" "states"
   expect_contains "$(cat collect.err)" "round 1 (task 0): partial" "the killed round"

@@ -653,6 +653,10 @@ test_a_privilege_drop_below_a_root_run_gets_no_preload_it_cannot_open() {
   via=$("$priv/edashim" run -- /usr/sbin/runuser -u nobody -- sh -c 'echo "[$LD_PRELOAD]"; yosys -q -p "log hello"' 2>&1) ||
     fail "through edashim run: $via"
   expect_eq "$via" "$direct" "runuser to nobody: the same, and nothing of edashim's left in LD_PRELOAD"
+  direct=$(su -s /bin/sh nobody -c 'echo "[$LD_PRELOAD]"; yosys -q -p "log hello"' 2>&1) || fail "directly: $direct"
+  via=$("$priv/edashim" run -- su -s /bin/sh nobody -c 'echo "[$LD_PRELOAD]"; yosys -q -p "log hello"' 2>&1) ||
+    fail "through edashim run: $via"
+  expect_eq "$via" "$direct" "su to nobody: the same"
 }
 
 run_suite "$@"

@@ -97,6 +97,9 @@ test_2_a_tools_kill_0_reaches_the_calling_script_and_make() {
   done
   expect_eq "$(cat "$SB/script.plain")" $'script rc=143 \nmake stopped 1 other recipe finished 0' "directly (the test itself)"
   expect_eq "$(cat "$SB/script.shim")" "$(cat "$SB/script.plain")" "through edashim"
+  # k0 killed itself with its group: in place its line is written once the kernel has its status,
+  # after the caller's wait returned. Waited for, or it lands in a sandbox already removed.
+  wait_lines 2 "the two k0 runs' lines"
 }
 
 # --- 3. setsid() answers as directly ---

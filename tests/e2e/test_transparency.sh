@@ -94,11 +94,15 @@ test_a_tool_built_with_a_sanitizer_gets_no_preload_and_preflight_says_why() {
   gcc -O1 -fsanitize=address -static-libasan "$SRC/tests/helpers/helper_tool.c" -o "$SB/real/asanstatic"
   shim asantool asanstatic
   printf 'allocator = "jemalloc"\n' > .edashim.toml
+  local n=0
   for t in asantool asanstatic; do
     rc=0; want=$(direct $t env LD_PRELOAD 2>&1) || rc=$?
     expect_eq "$want $rc" "LD_PRELOAD=(unset) 0" "$t directly (the test itself)"
     rc=0; got=$($t env LD_PRELOAD 2>/dev/null) || rc=$?
     expect_eq "$got $rc" "$want $rc" "$t through edashim: nothing preloaded, same status"
+    # Nothing preloaded, so no probe tells of the end: in place the line comes from the kernel's
+    # end, a moment after the caller's wait returned.
+    wait_lines $((n += 1)) "$t's line"
     expect_eq "$(last_log "$LOG" 'j["preflight"]["blocker"]')" sanitizer "$t: the log says why"
     expect_contains "$("$BIN" explain $t)" "is built with a sanitizer" "$t: explain says why"
   done
