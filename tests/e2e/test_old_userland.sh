@@ -89,7 +89,8 @@ unpack_tarball() {
 
 # What runs inside the mount namespace: mounts, links made while the tree is still writable (as
 # the CAD group does once), the tree made read-only, then each way of running yosys as the
-# chroot's user. Writes D.*, L.*, R.* (stdout, stderr, status, yosys' stat) into the user's work
+# chroot's user, and last through the links on a node whose allocator is where a site config
+# says (S). Writes D.*, L.*, R.*, S.* (stdout, stderr, status, yosys' stat) into the user's work
 # directory.
 write_inside() {
   cat > "$SB/inside.sh" <<'SH'
@@ -119,6 +120,14 @@ for way in D L R; do
   as_alice "$path" "${run}yosys -q -p 'synth -top counter; abc; tee -q -o stat.$way.txt stat' counter.v > $way.out 2> $way.err; echo \$? > $way.st"
   as_alice "$path" "${run}yosys -q -p 'log hello' > $way.hello.out 2> $way.hello.err; echo \$? > $way.hello.st"
 done
+# A node where the allocator is in none of the usual directories (a tools tree's own build,
+# EPEL's in a site prefix): the site's /etc/edashim/config.toml names the directory.
+mkdir -p "$root/opt/site/alloc/lib" "$root/etc/edashim" &&
+  mv "$root/usr/lib/x86_64-linux-gnu/libjemalloc.so.2" "$root/opt/site/alloc/lib/" || exit 16
+printf 'library_dirs = ["/opt/site/alloc/lib"]\n' > "$root/etc/edashim/config.toml" || exit 17
+way=S path=$links
+as_alice "$path" "yosys -q -p 'synth -top counter; abc; tee -q -o stat.$way.txt stat' counter.v > $way.out 2> $way.err; echo \$? > $way.st"
+as_alice "$path" "yosys -q -p 'log hello' > $way.hello.out 2> $way.hello.err; echo \$? > $way.hello.st"
 SH
 }
 
@@ -144,7 +153,7 @@ test_a_debian_11_node_runs_the_tarball_read_only_with_its_own_yosys_and_jemalloc
   grep -q " $root" /proc/self/mountinfo && fail "a mount under $root outlived the namespace"
   local w=$root/home/alice/work way
   expect_eq "$(cat "$w/D.st") $(cat "$w/D.hello.st")" "0 0" "yosys directly in the chroot"
-  for way in L R; do
+  for way in L R S; do
     expect_eq "$(cat "$w/$way.st")" "$(cat "$w/D.st")" "$way: status"
     expect_eq "$(cat "$w/$way.out")" "$(cat "$w/D.out")" "$way: stdout"
     expect_eq "$(cat "$w/$way.err")" "$(cat "$w/D.err")" "$way: stderr (no ld.so line)"
@@ -159,11 +168,13 @@ test_a_debian_11_node_runs_the_tarball_read_only_with_its_own_yosys_and_jemalloc
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
 yosys = [r for r in runs if r["tool"] == "yosys"]
-assert len(yosys) == 4, f"{len(yosys)} yosys runs logged, expected 4"
-for r in yosys:
+assert len(yosys) == 6, f"{len(yosys)} yosys runs logged, expected 6"
+for i, r in enumerate(yosys):
     a = r["allocator"]
     assert a["requested"] == "jemalloc", a
-    assert a["library"] == "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", a
+    # The last two ran where the site config names /opt/site/alloc/lib, where alone it is.
+    want = "/opt/site/alloc/lib/libjemalloc.so.2" if i >= 4 else "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+    assert a["library"] == want, (want, a)
     assert r.get("allocator_verified") is True, (r.get("allocator_verified"), r.get("processes"), r.get("not_applied"))
     assert r["exit_code"] == 0, r["exit_code"]
 print("    %d yosys runs: jemalloc %s, verified in %s processes" % (
