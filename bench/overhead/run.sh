@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Launcher overhead: `true` started a few hundred times each way, interleaved, median time per
-# invocation. Usage: bench/overhead/run.sh BUILD_DIR [ROUNDS]   (cmake target: bench-overhead)
+# invocation. Usage: bench/overhead/run.sh BUILD_DIR [ROUNDS [OTHER_BUILD_DIR]]
+# (cmake target: bench-overhead). OTHER_BUILD_DIR, an older build (a worktree of another commit),
+# adds its full run with the probe on as one more arm, measured in the same rounds.
 set -euo pipefail
 build=$(cd "${1:?build directory}" && pwd)
 rounds=${2:-400}
+other=${3:+$(cd "$3" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 edashim=$build/shim/edashim
 work=$(mktemp -d /tmp/edashim-overhead-XXXXXX)
@@ -16,7 +19,8 @@ cc -O2 -o "$work/driver" "$here/driver.c"
 # the last reboot: written back and dropped, so the warm-up runs read it from disk. Pages left
 # by a compiler or linker that just wrote the file made exec ~0.2 ms slower here, which
 # flattered whichever side was built longer ago.
-python3 - "$edashim" "$work/exec_only" "$work/fork_wait" "$build/shim/libedashim_probe.so" <<'PY'
+python3 - "$edashim" "$work/exec_only" "$work/fork_wait" "$build/shim/libedashim_probe.so" \
+  ${other:+"$other/shim/edashim" "$other/shim/libedashim_probe.so"} <<'PY'
 import os, sys
 for f in sys.argv[1:]:
     if os.path.exists(f):
@@ -24,6 +28,12 @@ for f in sys.argv[1:]:
 PY
 mkdir -p "$work/shims" "$work/project" "$work/home"
 ln -s "$edashim" "$work/shims/true"
+other_arm=()
+if [ -n "$other" ]; then
+  mkdir -p "$work/other"
+  ln -s "$other/shim/edashim" "$work/other/true"
+  other_arm=("$other (another build): the same with the probe on|PATH=$work/other:/usr/bin:/bin;EDASHIM_ALLOCATOR=mimalloc;EDASHIM_PROFILE=$here/probe_on.toml|$work/other/true")
+fi
 # A project profile with scratch and logging on; the allocator per arm comes from the environment.
 printf 'allocator = "system"\nscratch = true\n' > "$work/project/.edashim.toml"
 # probe = false is the user's own setting (an untrusted project file may not turn the probe off).
@@ -51,7 +61,7 @@ mimalloc=$(ls /usr/lib/*/libmimalloc.so.2 | head -1)
   "edashim: the same with the probe on|EDASHIM_ALLOCATOR=mimalloc;EDASHIM_PROFILE=$here/probe_on.toml|$work/shims/true" \
   "edashim supervised (bench, tune, supervise = true): the same with the probe on|EDASHIM_SUPERVISE=1;EDASHIM_ALLOCATOR=mimalloc;EDASHIM_PROFILE=$here/probe_on.toml|$work/shims/true" \
   "direct with mimalloc preloaded (the allocator's own cost)|LD_PRELOAD=$mimalloc|$true_bin" \
-  > "$work/raw.tsv"
+  "${other_arm[@]}" > "$work/raw.tsv"
 
 direct=$(awk -F'\t' 'NR==1 {print $2}' "$work/raw.tsv")
 echo "| variant | median µs | p5 | p95 | over direct µs |"

@@ -150,6 +150,39 @@ std::string current_dir() {
 
 // The command as every run gives it: a relative tool path made absolute (runs may start in a
 // fresh directory), an absolute --fresh-copy input replaced by its copy.
+// Runs `self` with `args` and `env` in `workdir`, its stdout and stderr to the two files, and
+// waits for it (its wait status in `status`); 0, or posix_spawn's error. While it runs, it is
+// one of the runs Session::signal_runs reaches.
+int spawn_and_wait(const std::string& self, std::vector<std::string>& args, std::vector<std::string>& env,
+                   const std::string& workdir, const std::string& out_path, const std::string& err_path, int& status) {
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  // The child's 0, 1 and 2 are opened by the spawn itself: no descriptor of ours exists for
+  // it to inherit, whatever other threads have open (theirs are all close-on-exec).
+  posix_spawn_file_actions_t fa;
+  ::posix_spawn_file_actions_init(&fa);
+  ::posix_spawn_file_actions_addchdir_np(&fa, workdir.c_str());
+  ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return rc;
+  // The slot is let go before the run is reaped: its pid cannot be another process's yet.
+  std::atomic<pid_t>* slot = hold_slot(pid);
+  siginfo_t ended;
+  while (::waitid(P_PID, id_t(pid), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  if (slot) slot->store(0);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return 0;
+}
+
 std::vector<std::string> run_command(const Spec& spec, const std::string& cwd) {
   std::vector<std::string> command = spec.command;
   if (command.empty()) return command;
@@ -496,37 +529,13 @@ ArmRun Session::execute(const Job& job, std::string* log_line) {
   for (const auto& a : selection_args(spec.arms[std::size_t(job.arm)].profile)) args.push_back(a);
   args.push_back("--");
   args.insert(args.end(), s.command.begin(), s.command.end());
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
   std::string out_path = rundir + "/stdout", err_path = rundir + "/stderr";
-  // The child's 0, 1 and 2 are opened by the spawn itself: no descriptor of ours exists for
-  // it to inherit, whatever other threads have open (theirs are all close-on-exec).
-  posix_spawn_file_actions_t fa;
-  ::posix_spawn_file_actions_init(&fa);
-  ::posix_spawn_file_actions_addchdir_np(&fa, workdir.c_str());
-  ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  ::posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, s.self.c_str(), &fa, nullptr, argv.data(), envp.data());
-  ::posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
+  int status = 0;
+  if (int rc = spawn_and_wait(s.self, args, env, workdir, out_path, err_path, status); rc != 0) {
     r.failure = "cannot start " + s.self + " in " + workdir + ": " + std::strerror(rc);
     util::remove_tree(rundir);
     if (!s.fresh.empty()) util::remove_tree(workdir);
     return r;
-  }
-  // The slot is let go before the run is reaped: its pid cannot be another process's yet.
-  std::atomic<pid_t>* slot = hold_slot(pid);
-  siginfo_t ended;
-  while (::waitid(P_PID, id_t(pid), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
-  }
-  if (slot) slot->store(0);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::vector<std::string> lines;
   runlog::RunRecord& rec = r.record;

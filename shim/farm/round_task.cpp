@@ -61,6 +61,20 @@ void set_aside(const std::string& dir, int round) {
   }
 }
 
+// The round's runs, a line each in its file (`fd`), until a SIGTERM; false when a line cannot be
+// written (errno says why).
+bool run_jobs(bench::Session& session, const std::vector<bench::Job>& jobs, int round, int fd) {
+  for (const auto& job : jobs) {
+    if (g_terminated) break;
+    std::string line;
+    RoundRun r{session.execute(job, &line), job.warmup};
+    r.run.round = round;
+    if (g_terminated) break;  // a run cut short by the signal is not a measurement
+    if (!append(fd, run_line(r, line))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string task_name() {
@@ -135,15 +149,8 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   auto session = bench::Session::open(e->spec, *checked, error);
   if (!session) return fail(error);
 
-  const std::vector<bench::Job> jobs = bench::round_jobs(e->spec, round);
-  for (const auto& job : jobs) {
-    if (g_terminated) break;
-    std::string line;
-    RoundRun r{session->execute(job, &line), job.warmup};
-    r.run.round = round;
-    if (g_terminated) break;  // a run cut short by the signal is not a measurement
-    if (!append(fd, run_line(r, line))) return fail("cannot write " + part + ": " + std::strerror(errno));
-  }
+  if (!run_jobs(*session, bench::round_jobs(e->spec, round), round, fd))
+    return fail("cannot write " + part + ": " + std::strerror(errno));
   g_part_fd = -1;
   if (g_terminated) {
     session.reset();

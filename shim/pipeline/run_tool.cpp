@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <set>
+#include <utility>
 
 #include "pipeline/explore.hpp"
 #include "pipeline/plan.hpp"
@@ -85,10 +86,10 @@ bool has_own_profile(const Invocation& inv, const std::vector<std::string>& env)
   return std::find(tools.begin(), tools.end(), inv.tool) != tools.end();
 }
 
-util::Status write_log_line(const Plan& plan, const std::string& line) {
+util::Status write_log_line(const Plan& plan, const std::string& line, int opened = -1) {
   const auto& s = plan.loaded.settings;
   return runlog::append_line(plan.log_path, line, {s.log_max_bytes.value, s.log_keep.value},
-                             config::shared_dirs(s.shared_dirs.value));
+                             config::shared_dirs(s.shared_dirs.value), opened);
 }
 
 // The untrusted project files with something to say that this session has heard about already
@@ -218,8 +219,8 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
 }
 
 // What a run says when its line could not be written ("" when it was).
-std::string log_failure(const Plan& plan, const std::string& line) {
-  auto written = write_log_line(plan, line);
+std::string log_failure(const Plan& plan, const std::string& line, int opened = -1) {
+  auto written = write_log_line(plan, line, opened);
   if (written) return "";
   return "edashim: run log not written (" + written.error() +
          "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.\n";
@@ -367,6 +368,7 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
   run::InPlace watch;
   // The watcher reads these after the exec, where this frame left them (run/exec_watch.cpp).
   util::JsonWriter record;
+  int log_fd = -1;
   run::WatchJobs jobs;
   if (logging || removing) {
     // The notice needs the probe's library in the tool (preloaded with anything edashim
@@ -381,15 +383,21 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
       // Named "edashim" alone: no search for the tool by name or by its arguments finds it.
       run::take_own_name({"edashim"});
       for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
-      if (logging) write_start(record, plan, setup, started);
+      if (logging) {
+        write_start(record, plan, setup, started);
+        log_fd = runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value));
+      }
     };
+    // The scratch is gone before the caller's wait returns, as directly there is none; the
+    // probe's directory (edashim's own) is removed once nobody waits.
     jobs.finish = [&](const run::Ending& end) -> std::string {
-      std::string probe_records = run::read_and_remove_probe_file(probe);
+      std::string probe_records = run::read_probe_file(probe);
       if (removing) setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
       if (!logging) return "";
       write_end_in_place(record, plan, setup, end, probe_records);
-      return log_failure(plan, record.str());
+      return log_failure(plan, record.str(), std::exchange(log_fd, -1));
     };
+    jobs.after = [&] { run::remove_probe_file(probe); };
     if (int err = watch.start(jobs, probe.lock_fd, t0); err != 0) {
       run::Outcome refused = started;
       refused.pid = -1;

@@ -246,6 +246,7 @@ __attribute__((destructor)) static void edashim_probe_exit(void) {
  * death by a signal, exit_group called directly, or a static program tells nothing: the
  * watcher then has the status from the kernel (a pidfd), after the caller has reaped it. */
 #include <poll.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -324,6 +325,10 @@ static void let_go_of_scratch_lock(void) {
   g_hold_fd = -1;
 }
 
+/* How long the tool's end looks for the watcher's answer before it sleeps: about what the
+ * watcher takes to write the line (docs/overhead.md). */
+enum { kAnswerSpinNs = 150 * 1000 };
+
 static void tell_watcher(int wait_status) {
   if (!g_notice.armed || getpid() != g_notice.pid) return;
   g_notice.armed = 0;  /* once: _exit from an on_exit handler must not tell twice */
@@ -358,13 +363,27 @@ static void tell_watcher(int wait_status) {
   to.sun_family = AF_UNIX;
   memcpy(to.sun_path, g_notice.socket, sizeof to.sun_path);
   if (connect(fd, (struct sockaddr*)&to, sizeof to) == 0 && send(fd, l.buf, l.len, MSG_NOSIGNAL) == (ssize_t)l.len) {
-    /* Bounded: a watcher that is gone or stuck costs the tool's exit at most 2 s. */
+    /* Bounded: a watcher that is gone or stuck costs the tool's exit at most 2 s. The first
+     * moments are spent looking, not sleeping: the answer usually comes within them, and a task
+     * that sleeps is woken late (on a VM, by an interrupt its host has to deliver). */
     struct pollfd p = {fd, POLLIN, 0};
     char answer[1024];
     ssize_t n = 0;
     int r;
-    do r = poll(&p, 1, 2000);
-    while (r < 0 && errno == EINTR);
+    struct timespec spin;
+    clock_gettime(CLOCK_MONOTONIC, &spin);
+    long long until = (long long)spin.tv_sec * 1000000000LL + spin.tv_nsec + kAnswerSpinNs;
+    for (;;) {
+      r = poll(&p, 1, 0);
+      if (r != 0 && !(r < 0 && errno == EINTR)) break;
+      clock_gettime(CLOCK_MONOTONIC, &spin);
+      if ((long long)spin.tv_sec * 1000000000LL + spin.tv_nsec >= until) break;
+      sched_yield();
+    }
+    if (r <= 0) {
+      do r = poll(&p, 1, 2000);
+      while (r < 0 && errno == EINTR);
+    }
     if (r == 1) n = recv(fd, answer, sizeof answer, 0);
     /* Anything but "ok" is what edashim would have said on stderr (the log not written). */
     if (n > 0 && !(n == 2 && answer[0] == 'o' && answer[1] == 'k')) {

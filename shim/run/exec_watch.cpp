@@ -387,6 +387,7 @@ void InPlace::watch(const WatchJobs& jobs, std::optional<OwnUsage> own, long lon
     ::close(w.conn);
   }
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
+  if (jobs.after) jobs.after();
   ::_exit(0);
 }
 

@@ -59,10 +59,13 @@ bool pidfd_available();
 // The watcher's side, run in the watcher after it started: `first` (housekeeping and the start
 // of the line, off the tool's path), then, once the tool has ended, `finish` (the rest of the
 // line, written; returns what edashim would say on stderr, "" for nothing), whose text reaches
-// the tool's stderr through the notice's answer when there was a notice.
+// the tool's stderr through the notice's answer when there was a notice; then `after`, what
+// nobody waits for (removing directories), once the tool's process is gone: a tool that told
+// waits for the answer, and its caller for the tool.
 struct WatchJobs {
   std::function<void()> first;
   std::function<std::string(const Ending&)> finish;
+  std::function<void()> after;
 };
 
 // One exec in place.

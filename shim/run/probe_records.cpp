@@ -134,11 +134,19 @@ ProbeFile make_probe_file(const std::string& base) {
 }
 
 std::string read_and_remove_probe_file(const ProbeFile& f) {
-  if (f.file.empty()) return "";
-  std::string text = util::read_file(f.file, 64 << 20).value_or("");
+  std::string text = read_probe_file(f);
+  remove_probe_file(f);
+  return text;
+}
+
+std::string read_probe_file(const ProbeFile& f) {
+  return f.file.empty() ? std::string() : util::read_file(f.file, 64 << 20).value_or("");
+}
+
+void remove_probe_file(const ProbeFile& f) {
+  if (f.file.empty()) return;
   util::remove_tree(f.dir);
   if (f.lock_fd >= 0) ::close(f.lock_fd);  // after the removal: no sweep can take it half-deleted
-  return text;
 }
 
 }  // namespace run

@@ -51,5 +51,8 @@ struct ProbeFile {
 };
 ProbeFile make_probe_file(const std::string& base);
 std::string read_and_remove_probe_file(const ProbeFile& f);
+// The same in two steps: the records, and (once nothing waits for the run) the directory.
+std::string read_probe_file(const ProbeFile& f);
+void remove_probe_file(const ProbeFile& f);
 
 }  // namespace run

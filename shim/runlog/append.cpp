@@ -34,13 +34,17 @@ void rotate(const std::string& path, int64_t keep) {
 // Gives up only when the file is replaced at least 100 times AND for more than 5 s: a writer
 // starved of CPU among many concurrent ones can lose the race to a rotation 100 times in a
 // row (flock is not fair), and a run must not lose its line for that.
-util::Result<int> open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st) {
+util::Result<int> open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st, int opened) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (int attempt = 0; attempt < 100 || std::chrono::steady_clock::now() < give_up; ++attempt) {
-    // Creates the directory (0700) on the first run; refuses what another user could have planted.
-    auto file = util::open_owned(path, util::FileUse::append, shared, 0600);
-    if (!file.ok()) return util::fail(file.why());
-    int fd = file.fd;
+    int fd = opened;
+    opened = -1;
+    if (fd < 0) {
+      // Creates the directory (0700) on the first run; refuses what another user could have planted.
+      auto file = util::open_owned(path, util::FileUse::append, shared, 0600);
+      if (!file.ok()) return util::fail(file.why());
+      fd = file.fd;
+    }
     while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
     }
     struct stat now;
@@ -53,11 +57,15 @@ util::Result<int> open_locked(const std::string& path, const util::SharedDirs& s
 
 }  // namespace
 
+int open_ahead(const std::string& path, const util::SharedDirs& shared) {
+  return util::open_owned(path, util::FileUse::append, shared, 0600).fd;
+}
+
 util::Status append_line(const std::string& path, const std::string& line, const Limits& limits,
-                         const util::SharedDirs& shared) {
+                         const util::SharedDirs& shared, int opened) {
   std::string data = line + "\n";
   struct stat st;
-  auto locked = open_locked(path, shared, st);
+  auto locked = open_locked(path, shared, st, opened);
   if (!locked) return std::move(locked).take_error();
   int fd = *locked;
   // Only a regular file is rotated: EDASHIM_LOG=/dev/stdout must never rename a device.
@@ -65,7 +73,7 @@ util::Status append_line(const std::string& path, const std::string& line, const
       st.st_size + off_t(data.size()) > off_t(limits.max_bytes)) {
     rotate(path, limits.keep);
     // Our lock is on the renamed file; writers waiting for it will see that and reopen.
-    auto next = open_locked(path, shared, st);
+    auto next = open_locked(path, shared, st, -1);
     ::close(fd);
     if (!next) return std::move(next).take_error();
     fd = *next;

@@ -158,6 +158,14 @@ mutant runlog-rotated-file-written shim/runlog/append.cpp \
   'now.st_dev == st.st_dev && now.st_ino == st.st_ino)' \
   'true)' \
   '^unit:Run log|^e2e_load: test_rotation'
+mutant runlog-opened-ahead-taken-as-is shim/runlog/append.cpp \
+  'int fd = opened;' \
+  'int fd = opened; if (fd >= 0) { while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {} ::fstat(fd, &st); return fd; }' \
+  '^unit:Run log: a log opened ahead'
+mutant farm-task-dies-with-its-directories shim/farm/round_task.cpp \
+  'g_terminated = 1;' \
+  'g_terminated = 1; ::signal(SIGTERM, SIG_DFL); ::raise(SIGTERM);' \
+  '^e2e_farm: test_parallel_a_killed'
 mutant runlog-empty-log-rotated shim/runlog/append.cpp \
   'S_ISREG(st.st_mode) && st.st_size > 0 &&' \
   'S_ISREG(st.st_mode) &&' \
