@@ -93,6 +93,19 @@ std::string real_tool(const std::string& name, const tool::SelfIdentity& self) {
   return tool::resolve(name, path_env(), self).path;
 }
 
+// The programs on PATH by name, for a "did you mean" (the links' own directory left out).
+std::vector<std::string> names_on_path(const std::string& links_dir) {
+  std::vector<std::string> names;
+  for (const auto& dir : util::split(path_env(), ':')) {
+    if (dir.empty() || util::real_path(dir) == util::real_path(links_dir)) continue;
+    std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+    if (!d) continue;
+    while (auto* e = ::readdir(d.get()))
+      if (e->d_name[0] != '.') names.emplace_back(e->d_name);
+  }
+  return names;
+}
+
 int add(const Options& o, const tool::SelfIdentity& self) {
   // Links point to the shim, even when this command runs as edashim-cli.
   const std::string& exe = paths::layout().shim;
@@ -150,10 +163,15 @@ int add(const Options& o, const tool::SelfIdentity& self) {
       status = 1;
       continue;
     }
-    if (real.empty())
-      std::printf("linked %s (no real %s on PATH yet: until one is installed, running it says \"command not found\")\n",
-                  name.c_str(), name.c_str());
-    else
+    if (real.empty()) {
+      // Allowed (a shared tree's links for tools its nodes have), but a typo must not look linked.
+      auto near = util::nearest(name, names_on_path(o.dir));
+      std::printf("linked %s\n", name.c_str());
+      std::fprintf(stderr,
+                   "edashim shims: warning: no %s on PATH%s: until one is installed, running %s says \"command not found\". "
+                   "A mistake? edashim shims remove %s\n",
+                   name.c_str(), near ? (" (did you mean " + *near + "?)").c_str() : "", name.c_str(), name.c_str());
+    } else
       std::printf("linked %s -> edashim -> %s\n", name.c_str(), real.c_str());
   }
   return status;

@@ -88,6 +88,13 @@ int trust(const std::string& file_arg, TrustAction action) {
                  (read.refused.empty() ? "cannot read it: " + read.why : read.refused).c_str());
     return 1;
   }
+  // Trusting what no run can read would say "trusted" and leave every run saying it is broken.
+  if (action == TrustAction::trust)
+    if (auto broken = config::syntax_problem(key, read.content)) {
+      std::fprintf(stderr, "edashim: not trusted: %s (every run would say so and ignore the file); fix it, then trust it\n",
+                   broken->str().c_str());
+      return 1;
+    }
   // One decision per file: recording one takes back the other.
   auto& record = action == TrustAction::ignore ? ignored : trusted;
   auto& other = action == TrustAction::ignore ? trusted : ignored;

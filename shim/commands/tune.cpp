@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "alloc/registry.hpp"
 #include "bench/analysis.hpp"
 #include "bench/runner.hpp"
 #include "bench/svg.hpp"
@@ -281,6 +282,19 @@ util::Status check_request(const Options& o) {
     if (auto writable = check_destination(option, path); !writable) return writable;
   if (auto bad = check_farm_options(o.farm, o.spec, "tune"); !bad.empty()) return util::fail(bad);
   if (o.farm.executor != "local" && !(o.spec.setup + o.spec.prepare + o.spec.cleanup).empty()) return util::fail(kLocalOnly);
+  return util::Ok{};
+}
+
+// Every option swept must be the tuned allocator's: another's does nothing in its runs (a
+// jemalloc option on mimalloc's), and a sweep of it would only measure noise.
+util::Status check_one_allocator(const std::vector<bench::TuneOption>& options, const std::string& allocator,
+                                 bool from_first_option) {
+  for (const auto& opt : options)
+    if (alloc::options_family_of(allocator) != opt.family)
+      return util::fail("--option " + opt.family + "." + opt.key + " is " + opt.family + "'s, and the runs use " +
+                        allocator + (from_first_option ? " (the first option's)" : " (--allocator " + allocator + ")") +
+                        ": it would change nothing in them. Tune one allocator at a time: " +
+                        (from_first_option ? "" : "drop --allocator or ") + "give only " + allocator + "'s options");
   return util::Ok{};
 }
 
@@ -560,6 +574,10 @@ int run_tune(Options& o) {
   }
   Tune t{o, std::move(*options), "", *dir};
   t.allocator = o.allocator.empty() ? allocator_for_family(t.options.front().family) : o.allocator;
+  if (auto same = check_one_allocator(t.options, t.allocator, o.allocator.empty()); !same) {
+    util::remove_tree(t.dir);
+    return usage(same.error());
+  }
   Sweep sweep;
   sweep.budget = budget_of(o);
   if (auto checked = check_every_step(t, sweep.budget); !checked) {

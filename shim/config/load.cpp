@@ -74,6 +74,30 @@ struct ParsedFile {
   toml::table table;
 };
 
+// The text as a TOML table, or the problem that stops it (and a word for the file's note).
+std::optional<toml::table> parse_text(const std::string& path, const std::string& content, Problem& problem,
+                                      std::string& note) {
+  if (content.find('\0') != std::string::npos) {
+    note = "contains a NUL byte";
+    problem = {path, 0, 0, "contains a NUL byte: not a TOML file", true};
+    return std::nullopt;
+  }
+  // toml++ nests values at most 256 deep itself: keys and table names get the same limit.
+  if (auto deep = util::toml_too_deep(content, 256)) {
+    note = "nested too deeply";
+    problem = {path, deep->line, 0, deep->what + ": nested too deeply", true};
+    return std::nullopt;
+  }
+  try {
+    return toml::parse(without_comment_lines(content), path);
+  } catch (const toml::parse_error& e) {
+    note = "TOML syntax error";
+    problem = {path, int(e.source().begin.line), int(e.source().begin.column),
+               "TOML syntax error: " + std::string(e.description()), true};
+    return std::nullopt;
+  }
+}
+
 std::optional<ParsedFile> parse(const std::string& path, const std::optional<std::string>& content,
                                 std::vector<Problem>& problems, std::string& note) {
   if (!content) {
@@ -81,25 +105,13 @@ std::optional<ParsedFile> parse(const std::string& path, const std::optional<std
     problems.push_back({path, 0, 0, "cannot read this config file (or it is larger than 1 MiB)", true});
     return std::nullopt;
   }
-  if (content->find('\0') != std::string::npos) {
-    note = "contains a NUL byte";
-    problems.push_back({path, 0, 0, "contains a NUL byte: not a TOML file", true});
+  Problem problem;
+  auto table = parse_text(path, *content, problem, note);
+  if (!table) {
+    problems.push_back(std::move(problem));
     return std::nullopt;
   }
-  // toml++ nests values at most 256 deep itself: keys and table names get the same limit.
-  if (auto deep = util::toml_too_deep(*content, 256)) {
-    note = "nested too deeply";
-    problems.push_back({path, deep->line, 0, deep->what + ": nested too deeply", true});
-    return std::nullopt;
-  }
-  try {
-    return ParsedFile{*content, toml::parse(without_comment_lines(*content), path)};
-  } catch (const toml::parse_error& e) {
-    note = "TOML syntax error";
-    problems.push_back({path, int(e.source().begin.line), int(e.source().begin.column),
-                        "TOML syntax error: " + std::string(e.description()), true});
-    return std::nullopt;
-  }
+  return ParsedFile{*content, std::move(*table)};
 }
 
 // The learned layer: between the user's file and project files, only with adopt on. Which
@@ -540,5 +552,12 @@ void Loader::apply_chosen_profile() {
 }  // namespace
 
 Loaded load(const LoadRequest& req) { return Loader(req).load(); }
+
+std::optional<Problem> syntax_problem(const std::string& path, const std::string& content) {
+  Problem problem;
+  std::string note;
+  if (parse_text(path, content, problem, note)) return std::nullopt;
+  return problem;
+}
 
 }  // namespace config

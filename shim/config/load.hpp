@@ -96,6 +96,10 @@ inline constexpr const char* kUntrustedMistake = " (ignored: this file is not tr
 
 Loaded load(const LoadRequest& request);
 
+// Why a config file's text is not TOML, as a run would report it (its line and column);
+// nullopt when it parses. What the file's keys say is not looked at.
+std::optional<Problem> syntax_problem(const std::string& path, const std::string& content);
+
 // The .edashim.toml candidates for `cwd`, root first; the walk stops at a filesystem boundary
 // or at a directory owned by someone other than the user or root.
 std::vector<std::string> project_files(const std::string& cwd, std::string* stopped_because = nullptr);

@@ -221,6 +221,8 @@ def render(results):
             reasons.setdefault(case["known"], []).append(f"{case['mistake']} ({case['heading']})")
     for why, rows in reasons.items():
         out.append(f"- {cell(why[:1].upper() + why[1:])}. Rows: {'; '.join(cell(r) for r in rows)}.")
+    if not reasons:
+        out.append("None today: every row keeps the rules.")
     return "\n".join(out) + "\n"
 
 
