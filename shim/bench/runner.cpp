@@ -193,9 +193,11 @@ std::vector<std::string> run_command(const Spec& spec, const std::string& cwd) {
   return command;
 }
 
-std::string tail_line(const std::string& path) {
+// The file's last line (cut at 200 characters), or `when_empty`.
+std::string tail_line(const std::string& path, const char* when_empty) {
   auto text = util::read_file(path, 1 << 20).value_or("");
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.empty()) return when_empty;
   auto nl = text.rfind('\n');
   std::string last = nl == std::string::npos ? text : text.substr(nl + 1);
   return last.size() > 200 ? last.substr(0, 200) + "..." : last;
@@ -234,7 +236,7 @@ std::string run_shell(const std::string& command, const std::string& dir, const 
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
   std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                         : "exit status " + std::to_string(WEXITSTATUS(status));
-  return why + ": " + tail_line(log);
+  return why + ": " + tail_line(log, "no output");
 }
 
 
@@ -266,7 +268,7 @@ bool read_run_tree(const std::string& log, std::vector<std::string>& lines, runl
 std::string run_failure(const runlog::RunRecord& rec, int status, const std::string& err_path) {
   std::string why = rec.signal ? "killed by signal " + std::to_string(*rec.signal)
                                : "exit status " + std::to_string(rec.exit_code.value_or(WEXITSTATUS(status)));
-  return why + ": " + tail_line(err_path);
+  return why + ": " + tail_line(err_path, "nothing on stderr");
 }
 
 // --show-output: a finished run's stdout and stderr, copied to ours whole (runs at the same time
@@ -540,7 +542,7 @@ ArmRun Session::execute(const Job& job, std::string* log_line) {
   std::vector<std::string> lines;
   runlog::RunRecord& rec = r.record;
   if (!read_run_tree(rundir + "/log.jsonl", lines, rec)) {
-    r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path);
+    r.failure = "no run record (edashim did not run the tool): " + tail_line(err_path, "nothing on stderr");
   } else {
     const std::string& line = lines.back();
     r.ok = rec.ok() && WIFEXITED(status) && WEXITSTATUS(status) == 0;

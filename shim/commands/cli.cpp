@@ -17,6 +17,7 @@
 #include "commands/shims.hpp"
 #include "commands/trust_cmd.hpp"
 #include "commands/tune.hpp"
+#include "tool/resolve.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -128,7 +129,10 @@ bool known_command(const CLI::App& app, const std::string& first) {
   std::vector<std::string> names;
   for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
   if (std::find(names.begin(), names.end(), first) != names.end()) return true;
-  std::fprintf(stderr, "%s\n", unknown_command(first, names).c_str());
+  const char* path = std::getenv("PATH");
+  bool a_program = first.find('/') == std::string::npos &&
+                   !tool::resolve(first, path ? path : "", tool::SelfIdentity::current(nullptr)).path.empty();
+  std::fprintf(stderr, "%s\n", unknown_command(first, names, a_program).c_str());
   return false;
 }
 

@@ -53,9 +53,12 @@ std::string plain_relations(const std::vector<std::string>& needs, const std::ve
   return parts.empty() ? "" : "(" + util::join(parts, "; ") + ")";
 }
 
-std::string unknown_command(const std::string& word, const std::vector<std::string>& commands) {
+std::string unknown_command(const std::string& word, const std::vector<std::string>& commands, bool a_program) {
   std::string s = "edashim: unknown command '" + util::printable(word) + "'";
-  if (auto near = util::nearest(word, commands)) s += "; did you mean '" + *near + "'?";
+  if (auto near = util::nearest(word, commands)) return s + "; did you mean '" + *near + "'? (edashim --help lists them)";
+  if (a_program)
+    return s + "; to run " + util::printable(word) + " through edashim: edashim run -- " + util::printable(word) +
+           " ... (edashim --help lists the commands)";
   return s + " (edashim --help lists them)";
 }
 

@@ -21,7 +21,8 @@ std::string plain_relations(const std::vector<std::string>& needs, const std::ve
 
 // The message for a first word that is no subcommand: "edashim: unknown command 'reprot'; did
 // you mean 'report'?" (without the question when nothing is near), naming `edashim --help`.
-std::string unknown_command(const std::string& word, const std::vector<std::string>& commands);
+// `a_program`: `word` names a program on PATH (a tool's name where the subcommand goes).
+std::string unknown_command(const std::string& word, const std::vector<std::string>& commands, bool a_program = false);
 
 // CLI11's formatter with the option column in plain words (plain_type, plain_relations), and
 // the tool in the usage line of the commands that take one after their options (run, explain).

@@ -144,10 +144,28 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
   out.learned = std::move(layer);
 }
 
-// The named profiles a run could select: "system" (glibc's malloc), the shipped and the user's
-// profile files, and the [profile.X] sections of the files read. Checked by name first (a stat
-// each, on every run of a user who explores); the directories are listed only for a name that
-// is not there, to say what would be right.
+// Every named profile a run could select, sorted: "system" (glibc's malloc), the shipped and the
+// user's profile files, and `sections` (the [profile.X] of the files read). Lists directories:
+// only for a name that is not there, to say what would be right.
+std::vector<std::string> profile_names(const LoadRequest& req, std::vector<std::string> sections) {
+  std::vector<std::string> known = std::move(sections);
+  known.push_back("system");
+  for (const auto& dir : {req.shipped_dir + "/named", req.user_profiles_dir}) {
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (auto* e = ::readdir(d)) {
+        std::string name = e->d_name;
+        if (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0) known.push_back(name.substr(0, name.size() - 5));
+      }
+      ::closedir(d);
+    }
+  }
+  std::sort(known.begin(), known.end());
+  known.erase(std::unique(known.begin(), known.end()), known.end());
+  return known;
+}
+
+// The named profiles explore_profiles mentions, checked by name first (a stat each, on every
+// run of a user who explores).
 void check_profile_mentions(const std::vector<ProfileMention>& mentions, const LoadRequest& req,
                             std::vector<std::string> known, std::vector<Problem>& problems) {
   const std::vector<std::string> dirs{req.shipped_dir + "/named", req.user_profiles_dir};
@@ -160,18 +178,7 @@ void check_profile_mentions(const std::vector<ProfileMention>& mentions, const L
     if (exists(m.name)) continue;
     if (!listed) {
       listed = true;
-      known.push_back("system");
-      for (const auto& dir : dirs) {
-        if (DIR* d = ::opendir(dir.c_str())) {
-          while (auto* e = ::readdir(d)) {
-            std::string name = e->d_name;
-            if (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0) known.push_back(name.substr(0, name.size() - 5));
-          }
-          ::closedir(d);
-        }
-      }
-      std::sort(known.begin(), known.end());
-      known.erase(std::unique(known.begin(), known.end()), known.end());
+      known = profile_names(req, std::move(known));
     }
     auto near = util::nearest(m.name, known);
     problems.push_back({m.file, m.line, m.column,
@@ -544,9 +551,13 @@ void Loader::apply_chosen_profile() {
     }
   }
   for (auto& [f, table] : profile_sections_) apply_profile_section(f, table, req_, out_);
-  if (!found)
+  if (!found) {
+    auto near = util::nearest(chosen.profile, profile_names(req_, section_names_));
     out_.problems.push_back({chosen.profile_origin, 0, 0,
-                             "no profile named '" + chosen.profile + "' (see `edashim profiles` for the list)", true});
+                             "no profile named '" + chosen.profile + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
+                                 " (see `edashim profiles` for the list)",
+                             true});
+  }
 }
 
 }  // namespace

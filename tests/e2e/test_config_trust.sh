@@ -47,14 +47,22 @@ test_a_config_error_runs_plain_with_one_line_and_a_log_line() {
 }
 
 test_a_toml_syntax_error_is_logged_with_its_line() {
-  printf 'allocator = "jemalloc"\n[env\nX = "1"\n' > .edashim.toml
-  "$BIN" trust 2> /dev/null || fail "trust"
+  local broken='allocator = "jemalloc"\n[env\nX = "1"\n'
+  # A project file that does not parse is not trusted: every run would ignore it. Said with where.
+  printf "$broken" > .edashim.toml
+  rc=0; "$BIN" trust 2> trust.err || rc=$?
+  expect_eq "$rc" 1 "trust refuses it"
+  expect_contains "$(cat trust.err)" "$SB/work/.edashim.toml:2:" "and says where it breaks"
+  rm .edashim.toml
+  # A run reports it with its line, once, and logs it (the user's own file: always read).
+  local user=$XDG_CONFIG_HOME/edashim/config.toml
+  mkdir -p "$(dirname "$user")" && printf "$broken" > "$user"
   rc=0
   mytool exit 3 2> err.txt || rc=$?
   expect_eq "$rc" 3 "the tool's status"
   expect_eq "$(grep -c '^edashim:' err.txt)" 1 "one line on stderr ($(cat err.txt))"
-  expect_contains "$(cat err.txt)" "$SB/work/.edashim.toml:2:" "file:line"
-  expect_eq "$(last_log "$LOG" 'j["config_error"].split(": ")[0].rsplit(":", 2)[0]')" "$SB/work/.edashim.toml" "logged"
+  expect_contains "$(cat err.txt)" "$user:2:" "file:line"
+  expect_eq "$(last_log "$LOG" 'j["config_error"].split(": ")[0].rsplit(":", 2)[0]')" "$user" "logged"
   expect_contains "$(last_log "$LOG" 'j["config_error"]')" "TOML syntax error" "what is wrong"
 }
 

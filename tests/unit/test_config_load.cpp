@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,6 +71,11 @@ TEST_CASE("An unknown profile name is an error naming the profile", "[config]") 
   auto loaded = config::load(r);
   CHECK(loaded.has_errors());
   CHECK(mentions(loaded, "EDASHIM_PROFILE: error: no profile named 'fastest'"));
+  // A typo of a profile there is: the nearest name (a shipped profile, here the user's own).
+  std::filesystem::create_directories(r.user_profiles_dir);
+  std::ofstream(r.user_profiles_dir + "/fastest.toml") << "allocator = \"jemalloc\"\n";
+  r.chosen.profile = "fastets";
+  CHECK(mentions(config::load(r), "no profile named 'fastets'; did you mean 'fastest'?"));
 }
 
 TEST_CASE("A profile given as a path is loaded as a layer", "[config]") {

@@ -26,4 +26,8 @@ TEST_CASE("Help: a mistyped subcommand is named with the nearest one", "[cli][he
   CHECK(commands::unknown_command("bnech", names).find("did you mean 'bench'?") != std::string::npos);
   // Nothing near: no guess.
   CHECK(commands::unknown_command("frobnicate", names) == "edashim: unknown command 'frobnicate' (edashim --help lists them)");
+  // A program's name where the subcommand goes: how to run it through edashim.
+  CHECK(commands::unknown_command("yosys", names, true) ==
+        "edashim: unknown command 'yosys'; to run yosys through edashim: edashim run -- yosys ... "
+        "(edashim --help lists the commands)");
 }
