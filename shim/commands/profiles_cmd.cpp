@@ -1,6 +1,5 @@
 #include "commands/profiles_cmd.hpp"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,13 +19,7 @@ namespace {
 
 // NAME.toml files in a directory.
 void add_files(const std::string& dir, std::map<std::string, std::string>& out) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return;
-  while (auto* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name.size() > 5 && name.substr(name.size() - 5) == ".toml") out[name.substr(0, name.size() - 5)] = dir + "/" + name;
-  }
-  ::closedir(d);
+  for (auto& [name, path] : util::toml_files_in(dir)) out[name] = path;
 }
 
 // [profile.NAME] sections of a config file (a broken file is skipped; `explain` reports it).

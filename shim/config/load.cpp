@@ -1,7 +1,6 @@
 #include "config/load.hpp"
 #include "util/toml_nesting.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,15 +149,8 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
 std::vector<std::string> profile_names(const LoadRequest& req, std::vector<std::string> sections) {
   std::vector<std::string> known = std::move(sections);
   known.push_back("system");
-  for (const auto& dir : {req.shipped_dir + "/named", req.user_profiles_dir}) {
-    if (DIR* d = ::opendir(dir.c_str())) {
-      while (auto* e = ::readdir(d)) {
-        std::string name = e->d_name;
-        if (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0) known.push_back(name.substr(0, name.size() - 5));
-      }
-      ::closedir(d);
-    }
-  }
+  for (const auto& dir : {req.shipped_dir + "/named", req.user_profiles_dir})
+    for (const auto& [name, path] : util::toml_files_in(dir)) known.push_back(name);
   std::sort(known.begin(), known.end());
   known.erase(std::unique(known.begin(), known.end()), known.end());
   return known;

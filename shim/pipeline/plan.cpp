@@ -1,6 +1,5 @@
 #include "pipeline/plan.hpp"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -181,10 +180,7 @@ void check_options(Plan& plan) {
 // hook routes through edashim, by file name.
 std::vector<std::string> routed_tools(const std::string& shipped_dir) {
   std::vector<std::string> names;
-  if (DIR* d = ::opendir((shipped_dir + "/defaults").c_str())) {
-    while (dirent* e = ::readdir(d)) names.push_back(e->d_name);
-    ::closedir(d);
-  }
+  for (const auto& [name, path] : util::toml_files_in(shipped_dir + "/defaults")) names.push_back(name + ".toml");
   return tool_names_of_profiles(names);
 }
 

@@ -2,6 +2,7 @@
 
 #include "util/strings.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/file.h>
@@ -115,6 +116,18 @@ bool is_regular_executable(const std::string& path) {
 bool is_directory(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::map<std::string, std::string> toml_files_in(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (auto* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name.size() > 5 && name.ends_with(".toml")) out[std::string(name.substr(0, name.size() - 5))] = dir + "/" + e->d_name;
+  }
+  ::closedir(d);
+  return out;
 }
 
 bool exists(const std::string& path) {

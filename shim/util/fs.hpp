@@ -2,6 +2,7 @@
 // Filesystem helpers: thin, errno-free wrappers over common system calls.
 #include <sys/types.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ bool starts_with_hashbang(const char* path);
 
 bool is_regular_executable(const std::string& path);
 bool is_directory(const std::string& path);
+
+// Every NAME.toml in `dir`: NAME -> its path, sorted by name (none when `dir` cannot be read).
+std::map<std::string, std::string> toml_files_in(const std::string& dir);
 bool exists(const std::string& path);
 
 // mkdir -p; true when the directory exists afterwards.
