@@ -150,10 +150,10 @@ std::string current_dir() {
 
 // The command as every run gives it: a relative tool path made absolute (runs may start in a
 // fresh directory), an absolute --fresh-copy input replaced by its copy.
-// Runs `self` with `args` and `env` in `workdir`, its stdout and stderr to the two files, and
-// waits for it (its wait status in `status`); 0, or posix_spawn's error. While it runs, it is
-// one of the runs Session::signal_runs reaches.
-int spawn_and_wait(const std::string& self, std::vector<std::string>& args, std::vector<std::string>& env,
+// Runs `program` with `args` and `env` in `workdir`, stdin /dev/null, its stdout and stderr to
+// the two files (stderr with stdout when `err_path` is empty), and waits for it (its wait status
+// in `status`); 0, or posix_spawn's error. While it runs, Session::signal_runs reaches it.
+int spawn_and_wait(const std::string& program, std::vector<std::string> args, std::vector<std::string> env,
                    const std::string& workdir, const std::string& out_path, const std::string& err_path, int& status) {
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
@@ -167,9 +167,12 @@ int spawn_and_wait(const std::string& self, std::vector<std::string>& args, std:
   ::posix_spawn_file_actions_addchdir_np(&fa, workdir.c_str());
   ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   ::posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  ::posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (err_path.empty())
+    ::posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  else
+    ::posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), envp.data());
+  int rc = ::posix_spawn(&pid, program.c_str(), &fa, nullptr, argv.data(), envp.data());
   ::posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return rc;
   // The slot is let go before the run is reaped: its pid cannot be another process's yet.
@@ -207,32 +210,9 @@ std::string tail_line(const std::string& path, const char* when_empty) {
 // "" when it exited 0, else what happened with the log's last line.
 std::string run_shell(const std::string& command, const std::string& dir, const std::vector<std::string>& env,
                       const std::string& log) {
-  std::vector<std::string> args{"/bin/sh", "-c", command};
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> e = env;
-  for (auto& kv : e) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  ::posix_spawn_file_actions_init(&fa);
-  ::posix_spawn_file_actions_addchdir_np(&fa, dir.c_str());
-  ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  ::posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, "/bin/sh", &fa, nullptr, argv.data(), envp.data());
-  ::posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return std::string("cannot start /bin/sh: ") + std::strerror(rc);
-  // The slot is let go before the run is reaped: its pid cannot be another process's yet.
-  std::atomic<pid_t>* slot = hold_slot(pid);
-  siginfo_t ended;
-  while (::waitid(P_PID, id_t(pid), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
-  }
-  if (slot) slot->store(0);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  if (int rc = spawn_and_wait("/bin/sh", {"/bin/sh", "-c", command}, env, dir, log, "", status); rc != 0)
+    return std::string("cannot start /bin/sh: ") + std::strerror(rc);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
   std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                         : "exit status " + std::to_string(WEXITSTATUS(status));
@@ -533,7 +513,7 @@ ArmRun Session::execute(const Job& job, std::string* log_line) {
   args.insert(args.end(), s.command.begin(), s.command.end());
   std::string out_path = rundir + "/stdout", err_path = rundir + "/stderr";
   int status = 0;
-  if (int rc = spawn_and_wait(s.self, args, env, workdir, out_path, err_path, status); rc != 0) {
+  if (int rc = spawn_and_wait(s.self, std::move(args), std::move(env), workdir, out_path, err_path, status); rc != 0) {
     r.failure = "cannot start " + s.self + " in " + workdir + ": " + std::strerror(rc);
     util::remove_tree(rundir);
     if (!s.fresh.empty()) util::remove_tree(workdir);
