@@ -385,7 +385,7 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
       for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
       if (logging) {
         write_start(record, plan, setup, started);
-        log_fd = runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value));
+        if (log_fd < 0) log_fd = runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value));
       }
     };
     // The scratch is gone before the caller's wait returns, as directly there is none; the
@@ -398,7 +398,11 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
       return log_failure(plan, record.str(), std::exchange(log_fd, -1));
     };
     jobs.after = [&] { run::remove_probe_file(probe); };
-    if (int err = watch.start(jobs, probe.lock_fd, t0); err != 0) {
+    // A log that is one of this process's descriptors (EDASHIM_LOG=/dev/stderr) is opened here and
+    // handed to the watcher: its own stderr is /dev/null.
+    if (logging && runlog::names_own_descriptor(plan.log_path))
+      log_fd = runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value));
+    if (int err = watch.start(jobs, probe.lock_fd, t0, log_fd); err != 0) {
       run::Outcome refused = started;
       refused.pid = -1;
       refused.exec_errno = err;

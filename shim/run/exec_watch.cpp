@@ -250,7 +250,7 @@ namespace {
 struct Start {
   InPlace* watch;
   const WatchJobs* jobs;
-  int pidfd, listen_fd, pipe_r, keep;
+  int pidfd, listen_fd, pipe_r, keep, keep_too;
   long long start_ns;
   char* stack;      // the watcher's: kWatcherStack bytes
   bool started;     // set by the middle process: the watcher is on its way
@@ -272,8 +272,8 @@ struct BeforeExec {
 [[gnu::no_sanitize("address", "undefined"), gnu::noinline]] bool until_exec(const Start& s, BeforeExec& out) {
   ::prctl(PR_SET_NAME, "edashim");
   ::setsid();
-  int keep[4] = {s.pidfd, s.listen_fd, s.pipe_r, s.keep};
-  for (int i = 1; i < 4; ++i)
+  int keep[5] = {s.pidfd, s.listen_fd, s.pipe_r, s.keep, s.keep_too};
+  for (int i = 1; i < 5; ++i)
     for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) {
       int t = keep[j];
       keep[j] = keep[j - 1];
@@ -335,11 +335,11 @@ struct BeforeExec {
 }
 }  // namespace
 
-int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns) {
+int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns, int keep_too) {
   void* stack = ::mmap(nullptr, kWatcherStack, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return errno;
-  Start s{this, &jobs, pidfd_, listen_fd_, pipe_r_, keep, start_ns, static_cast<char*>(stack), false};
+  Start s{this, &jobs, pidfd_, listen_fd_, pipe_r_, keep, keep_too, start_ns, static_cast<char*>(stack), false};
   alignas(16) char middle_stack[16384];
   // Both start with every signal blocked; edashim's own mask comes back at once.
   sigset_t all, old;

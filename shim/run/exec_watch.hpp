@@ -76,9 +76,10 @@ class InPlace {
   // pidfd; a socket that cannot be made only means no notice.
   bool prepare(const std::string& socket_path);
   // Starts the watcher (a double clone: its parent exits at once and is reaped here, so the tool
-  // has no child of edashim's). Descriptors the watcher keeps besides its own: `keep` (-1: none).
+  // has no child of edashim's). Descriptors the watcher keeps besides its own: `keep` and
+  // `keep_too` (-1: none).
   // Returns 0, or the clone's errno.
-  int start(const WatchJobs& jobs, int keep, long long start_ns);
+  int start(const WatchJobs& jobs, int keep, long long start_ns, int keep_too = -1);
   // The watcher's life once the exec is done (`own`: edashim's use before it, from the pipe).
   // Never returns.
   [[noreturn]] void watch(const WatchJobs& jobs, std::optional<OwnUsage> own, long long start_ns);

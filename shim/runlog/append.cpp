@@ -47,8 +47,11 @@ util::Result<int> open_locked(const std::string& path, const util::SharedDirs& s
     }
     while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
     }
+    // A descriptor of the process (/dev/stderr) is what it was when opened: the same path in
+    // another process (a watcher) names another file.
     struct stat now;
-    if (::fstat(fd, &st) == 0 && ::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+    if (::fstat(fd, &st) == 0 && (names_own_descriptor(path) || (::stat(path.c_str(), &now) == 0 &&
+                                                                  now.st_dev == st.st_dev && now.st_ino == st.st_ino)))
       return fd;
     ::close(fd);  // rotated under us: open the new file
   }
@@ -56,6 +59,12 @@ util::Result<int> open_locked(const std::string& path, const util::SharedDirs& s
 }
 
 }  // namespace
+
+bool names_own_descriptor(const std::string& path) {
+  for (const char* p : {"/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/", "/proc/thread-self/"})
+    if (path.starts_with(p)) return true;
+  return path == "/dev/tty";
+}
 
 int open_ahead(const std::string& path, const util::SharedDirs& shared) {
   return util::open_owned(path, util::FileUse::append, shared, 0600).fd;
@@ -68,8 +77,9 @@ util::Status append_line(const std::string& path, const std::string& line, const
   auto locked = open_locked(path, shared, st, opened);
   if (!locked) return std::move(locked).take_error();
   int fd = *locked;
-  // Only a regular file is rotated: EDASHIM_LOG=/dev/stdout must never rename a device.
-  if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+  // Only a regular file at a path of its own is rotated: EDASHIM_LOG=/dev/stdout must never
+  // rename a device, nor /dev/stderr itself when it leads to a file (2> err.txt).
+  if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 && !names_own_descriptor(path) &&
       st.st_size + off_t(data.size()) > off_t(limits.max_bytes)) {
     rotate(path, limits.keep);
     // Our lock is on the renamed file; writers waiting for it will see that and reopen.

@@ -29,6 +29,10 @@ struct Limits {
 util::Status append_line(const std::string& path, const std::string& line, const Limits& limits = {},
                          const util::SharedDirs& shared = {}, int opened = -1);
 
+// A path that names a file of the process opening it (/dev/stderr, /dev/fd/N, /proc/self/...,
+// /dev/tty): another process, such as a watcher with its own descriptors, opens something else.
+bool names_own_descriptor(const std::string& path);
+
 // Opens the log under the owned-file rule ahead of its line, so that the line's own moment
 // costs only the lock and the write. -1 when it cannot (append_line then says why).
 int open_ahead(const std::string& path, const util::SharedDirs& shared = {});

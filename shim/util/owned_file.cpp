@@ -134,6 +134,10 @@ OwnedFile open_at_depth(const std::string& path, FileUse use, const SharedDirs& 
   int flags = O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
   flags |= use == FileUse::read ? O_RDONLY : (O_WRONLY | O_APPEND | O_CREAT);
   int fd = ::openat(at.dirfd, at.base.c_str(), flags, use == FileUse::append && at.shared ? (create_mode | 0060) : create_mode);
+  // One of this process's own descriptors (/dev/stderr leads here): a link no one else can
+  // have put there, to what may be a pipe, which has no path to follow.
+  if (fd < 0 && errno == ELOOP && (at.dir == "/proc/self/fd" || at.dir == "/dev/fd"))
+    fd = ::openat(at.dirfd, at.base.c_str(), flags & ~O_NOFOLLOW);
   // ELOOP: a link (O_NOFOLLOW). EACCES can be one too: fs.protected_symlinks refuses another
   // user's link in a sticky directory before O_NOFOLLOW is looked at; say what it is.
   struct stat lst;

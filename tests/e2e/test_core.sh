@@ -285,6 +285,21 @@ assert runs == sorted("run-%d" % i for i in range(1, 49)), runs
 PY
 }
 
+test_a_log_on_the_callers_stderr_or_stdout_gets_every_line() {
+  # EDASHIM_LOG=/dev/stderr names the run's own descriptor: in place, the watcher's own is
+  # /dev/null, so edashim opens it before the exec. A pipe, a file and stdout, in both modes.
+  local mode out
+  for mode in 0 1; do
+    out=$(EDASHIM_SUPERVISE=$mode EDASHIM_LOG=/dev/stderr mytool exit 0 2>&1 > /dev/null | cat)
+    expect_contains "$out" '"tool":"mytool"' "supervise=$mode: the line on stderr, a pipe"
+    EDASHIM_SUPERVISE=$mode EDASHIM_LOG=/dev/stderr mytool exit 0 2> "err.$mode"
+    expect_contains "$(cat "err.$mode")" '"tool":"mytool"' "supervise=$mode: the line on stderr, a file"
+    out=$(EDASHIM_SUPERVISE=$mode EDASHIM_LOG=/dev/stdout mytool exit 0)
+    expect_contains "$out" '"tool":"mytool"' "supervise=$mode: the line on stdout"
+  done
+  [ -e /dev/stderr ] && [ -e /dev/stdout ] || fail "a run renamed /dev/stderr or /dev/stdout"
+}
+
 test_unwritable_log_warns_and_the_tool_result_stands() {
   rc=0; err=$(EDASHIM_LOG=/proc/nonexistent/x.jsonl mytool exit 4 2>&1) || rc=$?
   expect_eq "$rc" 4 "the tool's status"
