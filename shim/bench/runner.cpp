@@ -148,8 +148,6 @@ std::string current_dir() {
   return ::getcwd(buf, sizeof buf) ? buf : ".";
 }
 
-// The command as every run gives it: a relative tool path made absolute (runs may start in a
-// fresh directory), an absolute --fresh-copy input replaced by its copy.
 // Runs `program` with `args` and `env` in `workdir`, stdin /dev/null, its stdout and stderr to
 // the two files (stderr with stdout when `err_path` is empty), and waits for it (its wait status
 // in `status`); 0, or posix_spawn's error. While it runs, Session::signal_runs reaches it.
@@ -186,6 +184,8 @@ int spawn_and_wait(const std::string& program, std::vector<std::string> args, st
   return 0;
 }
 
+// The command as every run gives it: a relative tool path made absolute (runs may start in a
+// fresh directory), an absolute --fresh-copy input replaced by its copy.
 std::vector<std::string> run_command(const Spec& spec, const std::string& cwd) {
   std::vector<std::string> command = spec.command;
   if (command.empty()) return command;
