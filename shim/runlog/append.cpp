@@ -61,9 +61,9 @@ util::Result<int> open_locked(const std::string& path, const util::SharedDirs& s
 }  // namespace
 
 bool names_own_descriptor(const std::string& path) {
-  for (const char* p : {"/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/", "/proc/thread-self/"})
-    if (path.starts_with(p)) return true;
-  return path == "/dev/tty";
+  for (const char* dir : {"/dev/fd/", "/proc/self/", "/proc/thread-self/"})
+    if (path.starts_with(dir)) return true;
+  return path == "/dev/stdin" || path == "/dev/stdout" || path == "/dev/stderr" || path == "/dev/tty";
 }
 
 int open_ahead(const std::string& path, const util::SharedDirs& shared) {

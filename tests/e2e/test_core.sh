@@ -297,7 +297,6 @@ test_a_log_on_the_callers_stderr_or_stdout_gets_every_line() {
     out=$(EDASHIM_SUPERVISE=$mode EDASHIM_LOG=/dev/stdout mytool exit 0)
     expect_contains "$out" '"tool":"mytool"' "supervise=$mode: the line on stdout"
   done
-  [ -e /dev/stderr ] && [ -e /dev/stdout ] || fail "a run renamed /dev/stderr or /dev/stdout"
 }
 
 test_unwritable_log_warns_and_the_tool_result_stands() {

@@ -204,6 +204,15 @@ TEST_CASE("Run log: a log opened ahead of its line writes where the log is when 
   CHECK(runlog::open_ahead(log + "/x") < 0);  // under a file
 }
 
+TEST_CASE("Run log: a path that names the process's own descriptor is told apart", "[hardening][runlog]") {
+  // Opened before the exec in place (the watcher's own are /dev/null), never rotated (a 2> file
+  // behind /dev/stderr would have had /dev/stderr renamed), not checked against the path again.
+  for (const char* own : {"/dev/stderr", "/dev/stdout", "/dev/fd/7", "/proc/self/fd/2", "/dev/tty"})
+    CHECK(runlog::names_own_descriptor(own));
+  for (const char* file : {"/dev/null", "/tmp/runs.jsonl", "/dev/stderr-log/runs.jsonl", "/proc/1/fd/2", "/dev/ttyS0"})
+    CHECK_FALSE(runlog::names_own_descriptor(file));
+}
+
 TEST_CASE("Run log: concurrent writers across rotations: every line whole, none lost", "[hardening][runlog]") {
   TempDir t;
   std::string log = t.path + "/runs.jsonl";
