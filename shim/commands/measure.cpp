@@ -1,6 +1,5 @@
 #include "commands/measure.hpp"
 
-#include <algorithm>
 #include <unistd.h>
 
 extern char** environ;
@@ -51,12 +50,8 @@ bench::ArmPreview preview_arm(const std::string& profile, const std::vector<std:
     if (!known.count(profile)) {
       std::vector<std::string> names;
       for (const auto& [name, where] : known) names.push_back(name);
-      // bench's own names (baseline, current) too, where the loader's guess had none of them.
-      auto near = util::nearest(profile, names);
-      bool guessed = std::any_of(p.errors.begin(), p.errors.end(),
-                                 [](const std::string& e) { return e.find("did you mean") != std::string::npos; });
-      std::string list = "profiles here: " + util::join(names, ", ");
-      p.errors.push_back(near && !guessed ? "did you mean '" + *near + "'? (" + list + ")" : list);
+      // The loader's error names the nearest of these already.
+      p.errors.push_back("profiles here: " + util::join(names, ", "));
     }
   }
   if (plan.tool_path.empty()) p.errors.push_back(tool::not_found_message(inv.tool, plan.resolution));

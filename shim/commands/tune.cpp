@@ -566,6 +566,8 @@ int write_outputs(const Tune& t, const Sweep& sweep, const Ending& end) {
 int run_tune(Options& o) {
   auto options = parse_options(o.option_texts);
   if (!options) return usage(options.error());
+  std::string allocator = o.allocator.empty() ? allocator_for_family(options->front().family) : o.allocator;
+  if (auto same = check_one_allocator(*options, allocator, o.allocator.empty()); !same) return usage(same.error());
   if (auto request = check_request(o); !request) return usage(request.error());
   auto dir = make_work_dir();
   if (!dir) {
@@ -573,11 +575,7 @@ int run_tune(Options& o) {
     return 1;
   }
   Tune t{o, std::move(*options), "", *dir};
-  t.allocator = o.allocator.empty() ? allocator_for_family(t.options.front().family) : o.allocator;
-  if (auto same = check_one_allocator(t.options, t.allocator, o.allocator.empty()); !same) {
-    util::remove_tree(t.dir);
-    return usage(same.error());
-  }
+  t.allocator = allocator;
   Sweep sweep;
   sweep.budget = budget_of(o);
   if (auto checked = check_every_step(t, sweep.budget); !checked) {

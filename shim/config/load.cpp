@@ -146,10 +146,13 @@ void apply_learned(const LoadRequest& req, Loaded& out) {
 // Every named profile a run could select, sorted: "system" (glibc's malloc), the shipped and the
 // user's profile files, and `sections` (the [profile.X] of the files read). Lists directories:
 // only for a name that is not there, to say what would be right.
+// Where named profiles are files (NAME.toml): edashim's shipped ones, then the user's own.
+std::vector<std::string> profile_dirs(const LoadRequest& req) { return {req.shipped_dir + "/named", req.user_profiles_dir}; }
+
 std::vector<std::string> profile_names(const LoadRequest& req, std::vector<std::string> sections) {
   std::vector<std::string> known = std::move(sections);
   known.push_back("system");
-  for (const auto& dir : {req.shipped_dir + "/named", req.user_profiles_dir})
+  for (const auto& dir : profile_dirs(req))
     for (const auto& [name, path] : util::toml_files_in(dir)) known.push_back(name);
   std::sort(known.begin(), known.end());
   known.erase(std::unique(known.begin(), known.end()), known.end());
@@ -160,7 +163,7 @@ std::vector<std::string> profile_names(const LoadRequest& req, std::vector<std::
 // run of a user who explores).
 void check_profile_mentions(const std::vector<ProfileMention>& mentions, const LoadRequest& req,
                             std::vector<std::string> known, std::vector<Problem>& problems) {
-  const std::vector<std::string> dirs{req.shipped_dir + "/named", req.user_profiles_dir};
+  const std::vector<std::string> dirs = profile_dirs(req);
   auto exists = [&](const std::string& name) {
     if (name == "system" || std::find(known.begin(), known.end(), name) != known.end()) return true;
     return std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return util::exists(d + "/" + name + ".toml"); });
@@ -535,8 +538,8 @@ void Loader::apply_chosen_profile() {
     return;
   }
   bool found = !profile_sections_.empty();
-  for (const auto& path : {req_.shipped_dir + "/named/" + chosen.profile + ".toml",
-                           req_.user_profiles_dir + "/" + chosen.profile + ".toml"}) {
+  for (const auto& dir : profile_dirs(req_)) {
+    std::string path = dir + "/" + chosen.profile + ".toml";
     if (util::exists(path)) {
       consider(path, "profile", false);
       found = true;
