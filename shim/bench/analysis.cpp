@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "bench/command_tool.hpp"
 #include "bench/verdict.hpp"
 #include "report/aggregate.hpp"
 
@@ -391,6 +392,7 @@ void add_conditions(nlohmann::json& j, const Spec& spec, const BenchResult& o, c
   j["machine"] = o.machine;
   j["physical_cores"] = o.physical_cores;
   j["interrupted"] = o.interrupted;
+  j["load_average"] = {{"before", num(o.load_before)}, {"after", num(o.load_after)}};
   j["warnings"] = all_warnings(spec, o, arms);
   if (!o.rounds.empty()) {  // a farm's: every round's state; "round" counts from 1 as the runs' do
     auto& rounds = j["rounds"] = nlohmann::json::array();
@@ -410,10 +412,33 @@ nlohmann::json statistics_methods() {
                      "of rounds, of that median; p_faster: one-sided Wilcoxon signed-rank on the rounds' log "
                      "ratios, H1: the arm is faster, zero differences dropped, exact with <= 50 rounds and no "
                      "ties, else normal approximation with tie correction, no continuity correction"},
+          {"verdict", "each arm judged on the paired ratio and its ci95 with >= " + std::to_string(kVerdictMinPairs) +
+                          " rounds (p_faster: Wilcoxon), else on the median ratio and its bootstrap CI (p_faster: "
+                          "Mann-Whitney); clearly_faster: the CI's upper end below 1 and no failed run; winner: the "
+                          "clearly faster arm of lowest ratio"},
           {"by_node", "rounds grouped by host and by CPU model (from the runs' records; unknown: none named, "
                       "mixed: a round's runs named several); warning when two CPU models with >= 3 pairs "
                       "each differ by two-sided Mann-Whitney p < 0.05 on the log ratios and by more than 5% "
                       "in median ratio"}};
+}
+
+// What the summary decides, figure by figure: each arm's judged ratio (paired over rounds from
+// kVerdictMinPairs rounds, as the terminal table shows it), its CI and p, whether it is clearly
+// faster, and the winner. A reader of the file (the suite's pages, a CI job) takes these values
+// rather than judging again by a rule of its own.
+nlohmann::json verdict_json(const Verdict& v) {
+  nlohmann::json j;
+  auto& arms = j["arms"] = nlohmann::json::array();
+  for (const auto& a : v.arms)
+    arms.push_back({{"name", a.name},
+                    {"ratio", num(a.ratio)},
+                    {"ci95", a.ci ? nlohmann::json::array({num(a.ci->lo), num(a.ci->hi)}) : nlohmann::json(nullptr)},
+                    {"p_faster", num(a.p)},
+                    {"paired", a.paired},
+                    {"clearly_faster", a.clearly_faster}});
+  j["winner"] = v.winner ? nlohmann::json(v.arms[*v.winner - 1].name) : nlohmann::json(nullptr);
+  j["advice"] = v.advice;
+  return j;
 }
 
 // One run as measured, failed runs included with why.
@@ -488,7 +513,9 @@ std::string bench_json(const Spec& spec, const BenchResult& o, const std::vector
   j["results"] = hyperfine_results(spec, o, arms);
   auto note = vm_note(arms);
   j["peak_vm_note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
-  add_paired(j, analyse_paired(spec, o));
+  auto paired = analyse_paired(spec, o);
+  add_paired(j, paired);
+  j["verdict"] = verdict_json(decide(spec, arms, tool_name(spec.command), &paired));
   return j.dump(2);
 }
 

@@ -75,6 +75,7 @@ Verdict decide(const Spec& spec, const std::vector<ArmStats>& arms, const std::s
     speedup(ref, arms[a], av);
     Judged j = judged(arms, a, paired);
     av.paired = j.pairs > 0;
+    av.ratio = j.ratio, av.ci = j.ci, av.p = judged_p(arms, a, paired, j);
     av.clearly_faster = arms[a].failed == 0 && j.ci && j.ci->hi < 1;
     av.line = arm_line(ref, arms[a], av, j);
     if (av.clearly_faster && (!v.winner || j.ratio < best)) v.winner = a, best = j.ratio;

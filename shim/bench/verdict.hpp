@@ -19,6 +19,9 @@ struct ArmVerdict {
   double speedup = 0, speedup_sd = 0;  // first arm's mean / this arm's mean, with hyperfine's error propagation
   bool clearly_faster = false;         // the ratio's 95% CI lies below 1, and no run failed
   bool paired = false;                 // the ratio and CI are the paired ones (kVerdictMinPairs rounds or more)
+  double ratio = 1;                    // the judged ratio (Judged::ratio): below 1 is faster
+  std::optional<stats::Interval> ci;   // its 95% CI
+  double p = 0;                        // the p-value beside it (judged_p); NaN when there is none
   std::string line;                    // "jemalloc ran 1.11 ± 0.02 times faster than baseline (...)"
 };
 

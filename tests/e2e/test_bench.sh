@@ -751,4 +751,39 @@ test_bench_setup_prepare_and_cleanup_as_in_hyperfine() {
   expect_contains "$(cat err.txt)" "--setup failed, exit status 3" "says so"
 }
 
+# The suite's pages (bench/suite/run.sh, pages.py) show bench's own verdict, figure for figure:
+# the paired ratio, its CI and p, bold exactly where bench says clearly faster, its winner, and
+# the load around each workload's bench; and carry none of this machine's paths.
+test_suite_pages_show_benchs_paired_verdict_and_the_load() {
+  command -v z3 > /dev/null || skip "z3 not installed"
+  EDASHIM="$BIN" bash "$SRC/bench/suite/run.sh" -n 5 --warmup 0 --tools z3 --arms "baseline mimalloc" \
+    --out "$PWD/pages" > suite.out 2> suite.err || fail "suite: $(tail -5 suite.err)"
+  local summary=pages/summary.md
+  expect_contains "$(cat "$summary")" "| verdict | outputs | verified | load |" "a load column"
+  expect_contains "$(cat "$summary")" "Each ratio is paired" "says the ratios are paired"
+  for w in factor_bv48 square_of_sum_bv10; do
+    local row want
+    row=$(grep "| $w |" "$summary") || fail "no row for $w in $(cat "$summary")"
+    want=$(python3 - "pages/data/z3.$w.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+v = j["verdict"]["arms"][0]
+assert v["paired"], "5 rounds are paired"
+text = f"{v['ratio']:.2f} [{v['ci95'][0]:.2f}-{v['ci95'][1]:.2f}]"
+la = j["load_average"]
+print(("**" if v["clearly_faster"] else "") + text)
+print(j["verdict"]["winner"] or "no clear gain")
+print(f"{la['before']:.1f}-{la['after']:.1f}")
+PY
+) || fail "$w's JSON lacks bench's verdict or load"
+    local cell winner load
+    { read -r cell; read -r winner; read -r load; } <<< "$want"
+    expect_contains "$row" "| $cell" "$w: bench's judged ratio and CI, bold as bench decided"
+    [[ $cell == \*\** ]] || expect_not_contains "$row" "**" "$w: not bold where bench saw no clear gain"
+    expect_contains "$row" "| $winner |" "$w: bench's winner"
+    expect_contains "$row" "| $load |" "$w: the load around its bench"
+  done
+  expect_not_contains "$(cat pages/*.md pages/data/*)" "$PWD" "no path of this machine"
+}
+
 run_suite "$@"

@@ -646,6 +646,25 @@ TEST_CASE("Paired: an arm that gains on one CPU model only is warned about, with
   CHECK(j["by_node"]["cpus"][0]["cpu"] == "Model A");
   CHECK(j["by_node"]["cpus"][0]["arms"][0]["pairs"] == 6);
   CHECK(j["by_node"]["warnings"].size() == 1);
+  // The summary's decided figures, for a reader of the file (the suite's pages) not to judge
+  // again by a rule of its own: each arm on its paired figures, and the winner.
+  REQUIRE(j["verdict"]["arms"].size() == 2);
+  for (int a = 0; a < 2; ++a) {
+    CHECK(j["verdict"]["arms"][a]["name"] == j["paired"]["arms"][a]["name"]);
+    CHECK(j["verdict"]["arms"][a]["paired"] == true);
+    CHECK(j["verdict"]["arms"][a]["ratio"] == j["paired"]["arms"][a]["ratio"]);
+    CHECK(j["verdict"]["arms"][a]["ci95"] == j["paired"]["arms"][a]["ci95"]);
+    CHECK(j["verdict"]["arms"][a]["p_faster"] == j["paired"]["arms"][a]["wilcoxon"]["p_faster"]);
+  }
+  CHECK(j["verdict"]["arms"][0]["clearly_faster"] == false);  // 0.80x on one model, 1.01x on the other
+  CHECK(j["verdict"]["arms"][1]["clearly_faster"] == true);   // 0.90x on both
+  CHECK(j["verdict"]["winner"] == "even");
+  CHECK(j["load_average"]["before"].is_null());  // unknown: not read
+  auto loaded = two_models();
+  loaded.load_before = 0.25, loaded.load_after = 2.5;
+  auto jl = nlohmann::json::parse(bench::bench_json(spec, loaded, arms));
+  CHECK(jl["load_average"]["before"] == 0.25);
+  CHECK(jl["load_average"]["after"] == 2.5);
 }
 
 TEST_CASE("Paired: a round with a run missing or failed is left out of that arm's pairs and counted", "[bench][paired]") {
