@@ -320,8 +320,8 @@ void say_allocator(Report& r, const std::string& name, const pipeline::Plan& pla
 void gather(const pipeline::Plan& plan, Gathered& g) {
   const auto& s = plan.loaded.settings;
   for (const auto& f : plan.loaded.files)
-    if (f.used || f.kind == "project" || !f.note.empty())
-      g.files[f.path] = "[" + f.kind + "] " + (f.used ? "used" : "NOT used") + (f.note.empty() ? "" : ": " + f.note);
+    if (f.used || f.kind == config::FileKind::project || !f.note.empty())
+      g.files[f.path] = "[" + std::string(config::file_kind_name(f.kind)) + "] " + (f.used ? "used" : "NOT used") + (f.note.empty() ? "" : ": " + f.note);
   for (const auto& f : plan.loaded.untrusted_files) g.untrusted.insert(f);
   g.ignored.insert(plan.loaded.ignored_by_choice.begin(), plan.loaded.ignored_by_choice.end());
   if (!plan.log_path.empty()) g.logs.insert(plan.log_path);

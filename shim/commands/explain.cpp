@@ -32,8 +32,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   for (size_t i = 0; i < p.scripts.size(); ++i)
     std::printf("  %-20s %s: a #! script; the preload passes through its interpreter %s\n", i ? "" : "script",
                 p.scripts[i].c_str(), i + 1 < p.scripts.size() ? p.scripts[i + 1].c_str() : p.binary.c_str());
-  std::string kind = p.facts.kind;
-  if (kind == "dynamic") kind += ", loader " + p.facts.interpreter;
+  std::string kind(tool::kind_name(p.facts.kind));
+  if (p.facts.kind == tool::ExecKind::dynamic) kind += ", loader " + p.facts.interpreter;
   if (p.facts.glibc_static) kind += ", glibc";
   std::printf("  %-20s %s (%s)\n", "executable", p.binary.c_str(), kind.c_str());
   if (p.facts.defines_malloc) std::printf("  %-20s defines malloc itself\n", "");
@@ -42,9 +42,9 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   if (!p.secure.empty()) std::printf("  %-20s secure-execution mode: %s\n", "", p.secure.c_str());
   if (p.preload_reaches()) {
     std::printf("  %-20s reaches malloc%s\n", "preload", plan.allocator_library.empty() ? " (nothing to preload)" : "");
-  } else if (p.blocker == "address-space-limit") {
+  } else if (p.blocker == tool::Blocker::address_space_limit) {
     std::printf("  %-20s left out: %s\n", "preload", p.reason.c_str());
-  } else if (p.blocker == "foreign-loader") {
+  } else if (p.blocker == tool::Blocker::foreign_loader) {
     std::printf("  %-20s nothing preloaded: %s\n", "preload", p.reason.c_str());
   } else {
     std::printf("  %-20s CANNOT serve malloc: %s\n", "preload", p.reason.c_str());
@@ -52,7 +52,7 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   if (!p.linked_note.empty()) std::printf("  %-20s %s\n", "note", p.linked_note.c_str());
   // The figures behind this line are in docs/results.md (Static tools): on a static VPR glibc
   // tunables gave ~5%, a static rebuild with mimalloc 11%, a dynamic one with jemalloc 13%.
-  if (p.blocker == "static" || p.blocker == "static-pie")
+  if (tool::is_static(p.blocker))
     std::printf("  %-20s the allocator's gain needs a rebuild (glibc tunables give a few percent, an allocator\n"
                 "  %-20s 10-15%% on VPR: docs/results.md, Static tools): link it dynamically (then edashim\n"
                 "  %-20s preloads the allocator) or link an allocator in (mimalloc.o first on the link line)\n",
@@ -74,14 +74,14 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
   else if (!plan.probe_library.empty())
     std::printf("  %-20s on: each process records the object serving malloc; the run log gets \"processes\" and "
                 "\"allocator_verified\"%s\n",
-                "probe", p.blocker == "own-malloc" || p.blocker == "address-space-limit" || p.preload_reaches()
+                "probe", p.blocker == tool::Blocker::own_malloc || p.blocker == tool::Blocker::address_space_limit || p.preload_reaches()
                              ? "" : " (it cannot load here either)");
   else
     std::printf("  %-20s off (%s)\n", "probe",
                 !plan.loaded.settings.probe.value ? "probe = false"
-                : p.blocker == "sanitizer"        ? "nothing may load ahead of the sanitizer's runtime"
-                : p.blocker == "foreign-loader"   ? "it cannot load under this loader either"
-                : p.blocker == "static" || p.blocker == "static-pie"
+                : p.blocker == tool::Blocker::sanitizer        ? "nothing may load ahead of the sanitizer's runtime"
+                : p.blocker == tool::Blocker::foreign_loader   ? "it cannot load under this loader either"
+                : tool::is_static(p.blocker)
                     ? "a static program loads nothing, and would pass it on unseen to what it starts"
                 : probe_path_unsafe()
                     ? "its path holds a space or colon, which LD_PRELOAD cannot carry"
@@ -91,8 +91,8 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
               !plan.hook_library.empty()
                   ? "on: tools with a profile of their own started inside this run get it and their own log line; "
                     "programs under a loader edashim's libraries cannot load in get nothing of edashim's"
-              : p.blocker == "foreign-loader" ? "off: it cannot load under this loader either"
-              : p.blocker == "static" || p.blocker == "static-pie"
+              : p.blocker == tool::Blocker::foreign_loader ? "off: it cannot load under this loader either"
+              : tool::is_static(p.blocker)
                   ? "off: a static program loads nothing, and what it starts would inherit the hook unseen "
                     "(a musl program there would stop before main); tools below it are reached through their "
                     "links only"
@@ -143,7 +143,7 @@ void print_tool(const pipeline::Invocation& inv, const pipeline::Plan& plan) {
 void print_config_files(const config::Loaded& loaded) {
   std::printf("\nconfig files, lowest priority first:\n");
   for (const auto& f : loaded.files)
-    std::printf("  [%s] %s  %s%s%s\n", f.kind.c_str(), f.path.c_str(), f.used ? "used" : "NOT used",
+    std::printf("  [%s] %s  %s%s%s\n", config::file_kind_name(f.kind), f.path.c_str(), f.used ? "used" : "NOT used",
                 f.note.empty() ? "" : ": ", f.note.c_str());
   if (loaded.files.empty()) std::printf("  (none found)\n");
 }

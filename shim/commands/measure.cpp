@@ -59,7 +59,7 @@ bench::ArmPreview preview_arm(const std::string& profile, const std::vector<std:
   // As pipeline/plan.cpp decides it: without the probe a run has no VmPeak (peak virtual size).
   if (plan.probe_library.empty() && !plan.tool_path.empty())
     p.probe_off = !plan.loaded.settings.probe.value ? "probe = false (" + plan.loaded.settings.probe.origin.str() + ")"
-                  : plan.preflight.blocker == "sanitizer"
+                  : plan.preflight.blocker == tool::Blocker::sanitizer
                       ? "a sanitizer runtime must load first, so the probe is not preloaded"
                       : "libedashim_probe.so is not installed next to edashim";
   // The scratch directory's name has the length run/scratch.cpp gives it (the pid's digits may

@@ -394,9 +394,9 @@ void apply_table(FileContext& f, const toml::table& t, Settings& s, bool in_tool
                              true});
       continue;
     }
-    if (spec->own_config_only && f.kind != "user" && f.kind != "system") {
+    if (spec->own_config_only && f.kind != FileKind::user && f.kind != FileKind::system) {
       report(f, v, "'" + key + "' ignored: it " + spec->untrusted_why + ", so only your own config sets it (" +
-                       f.own_files + "), never a " + f.kind + " file", false);
+                       f.own_files + "), never a " + std::string(file_kind_name(f.kind)) + " file", false);
       continue;
     }
     // TOML allows "\u0000" in strings; every string here ends up in a C string (a path, an

@@ -29,7 +29,7 @@ struct ProfileMention {
 // One config file being applied.
 struct FileContext {
   std::string path;
-  std::string kind;        // shipped, system, user, project, profile
+  FileKind kind = FileKind::shipped;
   bool trusted = false;    // untrusted unless the loader knows better: a project file not in the trust store
   std::vector<Problem>* problems = nullptr;
   std::vector<std::string> ignored;  // what an untrusted file set that was ignored: "key (why; line N)"

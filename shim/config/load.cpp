@@ -381,7 +381,7 @@ class Loader {
   Loaded load();
 
  private:
-  void consider(const std::string& path, const std::string& kind, bool must_exist);
+  void consider(const std::string& path, FileKind kind, bool must_exist);
   bool readable(ConfigFile& file, ConsideredFile& cf);
   void apply_read_file(const ConfigFile& file, ConsideredFile& cf);
   void record_applied(const FileContext& f, const toml::table& root, ConsideredFile& cf);
@@ -403,14 +403,14 @@ class Loader {
 };
 
 Loaded Loader::load() {
-  consider(req_.shipped_dir + "/defaults/all.toml", "shipped", false);
-  if (!req_.tool.empty()) consider(req_.shipped_dir + "/defaults/" + req_.tool + ".toml", "shipped", false);
-  consider(req_.system_file, "system", false);
-  consider(req_.user_file, "user", false);
+  consider(req_.shipped_dir + "/defaults/all.toml", FileKind::shipped, false);
+  if (!req_.tool.empty()) consider(req_.shipped_dir + "/defaults/" + req_.tool + ".toml", FileKind::shipped, false);
+  consider(req_.system_file, FileKind::system, false);
+  consider(req_.user_file, FileKind::user, false);
   // Learned choices rank above the user's and the system's files (they are the user's, learned)
   // and below project files. adopt is read from the files so far: a project cannot turn it on.
   if (out_.settings.adopt.value && req_.read_learned && !req_.tool.empty()) apply_learned(req_, out_);
-  for (const auto& f : project_files(req_.cwd)) consider(f, "project", false);
+  for (const auto& f : project_files(req_.cwd)) consider(f, FileKind::project, false);
   if (!trust_problem_.empty()) out_.problems.push_back({req_.trust->path(), 0, 0, trust_problem_, false});
   if (!ignore_problem_.empty()) out_.problems.push_back({req_.ignore->path(), 0, 0, ignore_problem_, false});
   if (!req_.chosen.profile.empty()) apply_chosen_profile();
@@ -440,7 +440,7 @@ std::string Loader::profile_owner(const std::string& name) const {
   return "";
 }
 
-void Loader::consider(const std::string& path, const std::string& kind, bool must_exist) {
+void Loader::consider(const std::string& path, FileKind kind, bool must_exist) {
   auto file = read_config_file(path);
   if (!file.found) {
     if (must_exist) out_.problems.push_back({path, 0, 0, "profile file not found", true});
@@ -448,7 +448,7 @@ void Loader::consider(const std::string& path, const std::string& kind, bool mus
   }
   ConsideredFile cf{path, kind, false, ""};
   if (!readable(file, cf)) return;
-  if (kind == "project" && ignored_by_choice(req_, path, file.content, cf, out_, ignore_problem_)) return;
+  if (kind == FileKind::project && ignored_by_choice(req_, path, file.content, cf, out_, ignore_problem_)) return;
   apply_read_file(file, cf);
 }
 
@@ -457,7 +457,7 @@ bool Loader::readable(ConfigFile& file, ConsideredFile& cf) {
   // A project file that is not a regular file, or not the user's, is skipped with a word:
   // another user's FIFO at /tmp/.edashim.toml must not turn every run below /tmp plain. Where
   // anyone may leave one (foreign_in_foreign_dir), not even the word: only explain and doctor.
-  if (!file.refused.empty() && cf.kind == "project") {
+  if (!file.refused.empty() && cf.kind == FileKind::project) {
     if (auto quiet = foreign_file_note(cf.path, ::getuid()); !quiet.empty()) {
       cf.note = quiet;
       out_.files.push_back(cf);
@@ -480,7 +480,7 @@ bool Loader::readable(ConfigFile& file, ConsideredFile& cf) {
 
 void Loader::apply_read_file(const ConfigFile& file, ConsideredFile& cf) {
   const std::string& path = cf.path;
-  const bool project = cf.kind == "project";
+  const bool project = cf.kind == FileKind::project;
   std::vector<Problem> found;
   FileContext f{path, cf.kind, !project, &found, {}, &mentions_,
                 [this](const std::string& name) { return profile_owner(name); }, req_.user_file + " or " + req_.system_file};
@@ -516,7 +516,7 @@ void Loader::apply_read_file(const ConfigFile& file, ConsideredFile& cf) {
 // A file applied: listed as used, with what of it was ignored (untrusted), and its [profile.X]
 // sections known as the user's own when the file is.
 void Loader::record_applied(const FileContext& f, const toml::table& root, ConsideredFile& cf) {
-  if (auto* pt = root.get_as<toml::table>("profile"); pt && f.kind != "project")
+  if (auto* pt = root.get_as<toml::table>("profile"); pt && f.kind != FileKind::project)
     for (const auto& [name, _] : *pt) own_sections_.emplace_back(name.str());
   cf.used = true;
   if (!f.ignored.empty()) {
@@ -534,14 +534,14 @@ void Loader::apply_chosen_profile() {
   const auto& chosen = req_.chosen;
   if (chosen.profile.find('/') != std::string::npos) {
     // An explicit path chosen by the user: their own file, so trusted.
-    consider(chosen.profile, "profile", true);
+    consider(chosen.profile, FileKind::profile, true);
     return;
   }
   bool found = !profile_sections_.empty();
   for (const auto& dir : profile_dirs(req_)) {
     std::string path = dir + "/" + chosen.profile + ".toml";
     if (util::exists(path)) {
-      consider(path, "profile", false);
+      consider(path, FileKind::profile, false);
       found = true;
     }
   }

@@ -8,4 +8,15 @@ std::string Problem::str() const {
   return where + ": " + (error ? "error: " : "warning: ") + message;
 }
 
+const char* file_kind_name(FileKind k) {
+  switch (k) {
+    case FileKind::shipped: return "shipped";
+    case FileKind::system: return "system";
+    case FileKind::user: return "user";
+    case FileKind::project: return "project";
+    case FileKind::profile: return "profile";
+  }
+  return "?";
+}
+
 }  // namespace config

@@ -88,10 +88,15 @@ struct Problem {
   std::string str() const;
 };
 
+// Where a config file comes from, which decides what it may set: a project file (from the
+// directory tree, untrusted until trusted) least, the user's and the system's own files most.
+enum class FileKind { shipped, system, user, project, profile };
+const char* file_kind_name(FileKind k);  // "shipped", "system", ...: what explain and doctor print
+
 // A config file that was looked at, and what became of it.
 struct ConsideredFile {
   std::string path;
-  std::string kind;    // shipped, system, user, project, profile
+  FileKind kind = FileKind::shipped;
   bool used = false;
   std::string note;    // why not used, or what was ignored
 };

@@ -43,7 +43,7 @@ std::string why_not_explore(const Plan& plan, const std::vector<std::string>& en
   gate.candidates = s.explore_profiles.value.size();
   gate.explicit_choice = !plan.inv.chosen.profile_origin.empty() ? plan.inv.chosen.profile_origin : plan.inv.chosen.allocator_origin;
   gate.switch_value = run::lookup(env, "EDASHIM_EXPLORE");
-  gate.preflight_blocker = plan.preflight.blocker;
+  gate.preflight_blocker = tool::blocker_name(plan.preflight.blocker);
   gate.preloaded_by_caller = plan.preloaded_by_caller;
   gate.config_errors = plan.loaded.has_errors() || plan.tool_path.empty();
   gate.logged = !plan.log_path.empty();
@@ -70,7 +70,7 @@ bool maybe_explore(Plan& plan, const paths::Files& files, const std::vector<std:
     // A candidate that cannot run as itself here (its library missing, its profile broken, the
     // preload left out) would be logged as what it is not: passed over.
     if (candidate.loaded.has_errors() || candidate.tool_path.empty() || !candidate.allocator_note.empty() ||
-        !candidate.fallback_library.empty() || !candidate.preflight.blocker.empty())
+        !candidate.fallback_library.empty() || !candidate.preflight.preload_reaches())
       continue;
     if (arm_of(candidate) == current) continue;
     candidate.explored = candidates[i];

@@ -38,7 +38,7 @@ void check_address_space_limit(Plan& plan) {
   if (plan.allocator_library.empty() || !plan.preflight.preload_reaches() || ::getrlimit(RLIMIT_AS, &as) != 0 ||
       as.rlim_cur == RLIM_INFINITY)
     return;
-  plan.preflight.blocker = "address-space-limit";
+  plan.preflight.blocker = tool::Blocker::address_space_limit;
   plan.preflight.reason = "the address space is limited (ulimit -v " + std::to_string(as.rlim_cur / 1024) +
                           " KiB), and an allocator reserves more of it than glibc's malloc: with it the tool could "
                           "fail where it runs without edashim";
@@ -51,7 +51,7 @@ void check_loader(Plan& plan) {
   auto& p = plan.preflight;
   std::string target = p.binary.empty() ? plan.tool_path : p.binary;
   bool explicit_run = edh_is_loader_name(util::basename(target).c_str());
-  std::string loader = explicit_run ? target : p.facts.kind == "dynamic" ? p.facts.interpreter : "";
+  std::string loader = explicit_run ? target : p.facts.kind == tool::ExecKind::dynamic ? p.facts.interpreter : "";
   const char* sys = edh_system_loader();
   if (loader.empty() || (sys && loader == sys)) return;
   if (auto a = util::file_id(loader), b = sys ? util::file_id(sys) : std::nullopt; a && b && *a == *b) return;
@@ -65,7 +65,7 @@ void check_loader(Plan& plan) {
   if (loader.size() >= sizeof v.loader) return;
   loader.copy(v.loader, loader.size());
   if (edh_loads_there(v.loader, argv.data(), explicit_run, ours.c_str(), &v)) return;
-  p.blocker = "foreign-loader";
+  p.blocker = tool::Blocker::foreign_loader;
   p.reason = std::string("it is started by the loader ") + v.loader + ", and edashim's libraries need " + v.missing +
              " where that loader's libc has " + (v.has[0] ? v.has : "none") +
              ": nothing is preloaded, or the tool would stop before main";
@@ -79,8 +79,9 @@ void choose_fallback(Plan& plan) {
   plan.allocator_library.clear();
   // A sanitizer's malloc is its own, and under an address-space limit the tool runs as it
   // would without edashim: no tunables either.
-  const auto& blocker = plan.preflight.blocker;
-  if (blocker == "sanitizer" || blocker == "address-space-limit" || blocker == "foreign-loader") {
+  auto blocker = plan.preflight.blocker;
+  if (blocker == tool::Blocker::sanitizer || blocker == tool::Blocker::address_space_limit ||
+      blocker == tool::Blocker::foreign_loader) {
     plan.options_family.clear();
     return;
   }
@@ -106,34 +107,39 @@ void inspect_tool(Plan& plan, const std::vector<std::string>& env) {
     plan.preflight =
         tool::inspect(plan.tool_path, run::lookup(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"), fact_cache());
     if (plan.preflight.inspected) check_loader(plan);
-    if (plan.preflight.inspected && plan.preflight.blocker != "foreign-loader") check_address_space_limit(plan);
+    if (plan.preflight.inspected && plan.preflight.blocker != tool::Blocker::foreign_loader) check_address_space_limit(plan);
     choose_fallback(plan);
   }
   check_fallback_options(plan);
 }
 
 bool preloads_nothing_of_ours(const tool::Preflight& p) {
-  return p.blocker == "sanitizer" || p.blocker == "foreign-loader" || p.blocker == "static" || p.blocker == "static-pie";
+  return p.blocker == tool::Blocker::sanitizer || p.blocker == tool::Blocker::foreign_loader || tool::is_static(p.blocker);
 }
 
 std::string fallback_effect(const Plan& plan) {
   const auto& p = plan.preflight;
-  if (p.blocker == "static" || p.blocker == "static-pie")
-    return p.facts.glibc_static ? "its static glibc reads GLIBC_TUNABLES at start"
-                                : "it is not a static glibc program, so GLIBC_TUNABLES likely does nothing for it";
-  // Seen on Debian 12: a setuid-to-nobody static program run by root ignored mmap_threshold.
-  if (p.blocker == "secure-exec") return "glibc ignores malloc tunables in secure-execution mode: expect no effect on it";
-  if (p.blocker == "sanitizer") return "the sanitizer's runtime serves malloc";
-  if (p.blocker == "address-space-limit") return "glibc's malloc serves it, as without edashim";
-  if (p.blocker == "foreign-loader") return "it runs as it would without edashim";
-  if (p.blocker == "own-malloc") return "its own allocator serves malloc: the tunables reach only what still uses glibc's malloc";
+  switch (p.blocker) {
+    case tool::Blocker::static_exe:
+    case tool::Blocker::static_pie:
+      return p.facts.glibc_static ? "its static glibc reads GLIBC_TUNABLES at start"
+                                  : "it is not a static glibc program, so GLIBC_TUNABLES likely does nothing for it";
+    // Seen on Debian 12: a setuid-to-nobody static program run by root ignored mmap_threshold.
+    case tool::Blocker::secure_exec: return "glibc ignores malloc tunables in secure-execution mode: expect no effect on it";
+    case tool::Blocker::sanitizer: return "the sanitizer's runtime serves malloc";
+    case tool::Blocker::address_space_limit: return "glibc's malloc serves it, as without edashim";
+    case tool::Blocker::foreign_loader: return "it runs as it would without edashim";
+    case tool::Blocker::own_malloc:
+      return "its own allocator serves malloc: the tunables reach only what still uses glibc's malloc";
+    case tool::Blocker::none: break;
+  }
   return "";
 }
 
 std::string preflight_warning(const Plan& plan) {
   const auto& p = plan.preflight;
   // A limit of this run, not a property of the file: explain and the log say it, quietly.
-  if (!p.inspected || p.warned || p.blocker == "address-space-limit") return "";
+  if (!p.inspected || p.warned || p.blocker == tool::Blocker::address_space_limit) return "";
   std::string tool = plan.inv.tool;
   if (!plan.fallback_library.empty()) {
     std::string instead = plan.loaded.settings.options.count(plan.options_family)

@@ -28,13 +28,13 @@ runlog::PreflightFields preflight_fields(const Plan& plan, const run::EnvPlan& e
   f.path = p.path;
   f.scripts = p.scripts;
   f.binary = p.binary;
-  f.kind = p.facts.kind;
+  f.kind = tool::kind_name(p.facts.kind);
   f.own_malloc = p.facts.defines_malloc;
   f.linked_allocator = p.facts.linked_allocator_library;
   f.secure_exec = p.secure;
   f.glibc_static = p.facts.glibc_static;
   if (p.inspected) f.preload_reaches = p.preload_reaches();
-  f.blocker = p.blocker;
+  f.blocker = tool::blocker_name(p.blocker);
   f.reason = p.reason;
   f.note = p.linked_note;
   f.cached = p.cached;
@@ -73,8 +73,8 @@ void verification_fields(runlog::RunEnd& e, const Plan& plan, bool probed, const
                                  plan.preloaded_by_caller.empty() ? plan.allocator
                                                                   : alloc::allocator_of_library(plan.preloaded_by_caller),
                                  util::self_exe());
-  if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != "own-malloc" &&
-      p.blocker != "address-space-limit")
+  if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != tool::Blocker::own_malloc &&
+      p.blocker != tool::Blocker::address_space_limit)
     v.note += " (" + p.reason + "; the probe cannot load either)";
   e.allocator_verified = v.verified;
   e.verification = v.note;

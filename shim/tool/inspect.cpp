@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <utility>
 
 #include "alloc/allocators.hpp"
 #include "alloc/sanitizers.hpp"
@@ -17,10 +18,41 @@
 
 namespace tool {
 
+namespace {
+constexpr std::pair<ExecKind, std::string_view> kKindNames[] = {
+    {ExecKind::not_elf, "not-elf"},       {ExecKind::dynamic, "dynamic"}, {ExecKind::static_exe, "static"},
+    {ExecKind::static_pie, "static-pie"}, {ExecKind::script, "script"},
+};
+constexpr std::pair<Blocker, std::string_view> kBlockerNames[] = {
+    {Blocker::static_exe, "static"},   {Blocker::static_pie, "static-pie"},
+    {Blocker::secure_exec, "secure-exec"}, {Blocker::sanitizer, "sanitizer"},
+    {Blocker::own_malloc, "own-malloc"},   {Blocker::address_space_limit, "address-space-limit"},
+    {Blocker::foreign_loader, "foreign-loader"},
+};
+}  // namespace
+
+std::string_view kind_name(ExecKind k) {
+  for (const auto& [kind, word] : kKindNames)
+    if (kind == k) return word;
+  return "";
+}
+
+ExecKind kind_from_name(std::string_view word) {
+  for (const auto& [kind, w] : kKindNames)
+    if (w == word) return kind;
+  return ExecKind::unknown;
+}
+
+std::string_view blocker_name(Blocker b) {
+  for (const auto& [blocker, word] : kBlockerNames)
+    if (blocker == b) return word;
+  return "";
+}
+
 ExecFacts facts_from_image(std::string_view image) {
   ExecFacts f;
   if (image.substr(0, 2) == "#!") {
-    f.kind = "script";
+    f.kind = ExecKind::script;
     if (auto s = parse_shebang(image)) {
       f.interpreter = s->interpreter;
       f.interpreter_arg = s->arg;
@@ -29,13 +61,13 @@ ExecFacts facts_from_image(std::string_view image) {
   }
   auto info = elf::parse(image);
   if (!info) {
-    f.kind = "not-elf";
+    f.kind = ExecKind::not_elf;
     return f;
   }
   f.interpreter = info->interp;
-  if (info->has_interp) f.kind = "dynamic";
-  else f.kind = info->type == ET_DYN ? "static-pie" : "static";
-  if (f.kind == "dynamic") {
+  if (info->has_interp) f.kind = ExecKind::dynamic;
+  else f.kind = info->type == ET_DYN ? ExecKind::static_pie : ExecKind::static_exe;
+  if (f.kind == ExecKind::dynamic) {
     f.defines_malloc = elf::defines_function(image, "malloc");
     for (const auto& n : info->needed) {
       if (f.linked_allocator_library.empty() && alloc::is_allocator_library(n)) f.linked_allocator_library = n;
@@ -55,7 +87,7 @@ ExecFacts facts_from_image(std::string_view image) {
 }
 
 util::Facts to_cache(const ExecFacts& f) {
-  return {{"kind", f.kind},
+  return {{"kind", std::string(kind_name(f.kind))},
           {"interp", f.interpreter},
           {"interp_arg", f.interpreter_arg},
           {"own_malloc", f.defines_malloc ? "1" : "0"},
@@ -70,7 +102,7 @@ ExecFacts from_cache(const util::Facts& c) {
     return it == c.end() ? std::string() : it->second;
   };
   ExecFacts f;
-  f.kind = get("kind");
+  f.kind = kind_from_name(get("kind"));
   f.interpreter = get("interp");
   f.interpreter_arg = get("interp_arg");
   f.defines_malloc = get("own_malloc") == "1";
@@ -109,29 +141,29 @@ std::string secure_exec_reason(const Privileges& p, uint32_t ruid, uint32_t rgid
 }
 
 void decide(Preflight& p) {
-  p.blocker.clear();
+  p.blocker = Blocker::none;
   p.reason.clear();
   p.linked_note.clear();
   if (!p.inspected) return;
   const auto& f = p.facts;
   const std::string& b = p.binary;
-  if (f.kind == "static" || f.kind == "static-pie") {
-    p.blocker = f.kind;
-    p.reason = b + " is statically linked (" + f.kind + ", no PT_INTERP): ld.so never runs for it, so LD_PRELOAD "
+  if (f.kind == ExecKind::static_exe || f.kind == ExecKind::static_pie) {
+    p.blocker = f.kind == ExecKind::static_pie ? Blocker::static_pie : Blocker::static_exe;
+    p.reason = b + " is statically linked (" + std::string(kind_name(f.kind)) + ", no PT_INTERP): ld.so never runs for it, so LD_PRELOAD "
                "cannot reach its malloc";
   } else if (!f.sanitizer.empty()) {
-    p.blocker = "sanitizer";
+    p.blocker = Blocker::sanitizer;
     p.reason = b + " is built with a sanitizer (" + f.sanitizer + "): its runtime must be the first library loaded "
                "and serves malloc itself, so nothing is preloaded (neither an allocator nor the probe)";
   } else if (!p.secure.empty()) {
-    p.blocker = "secure-exec";
+    p.blocker = Blocker::secure_exec;
     p.reason = b + " runs in secure-execution mode (" + p.secure + "): ld.so ignores LD_PRELOAD paths for it";
   } else if (f.defines_malloc) {
-    p.blocker = "own-malloc";
+    p.blocker = Blocker::own_malloc;
     p.reason = b + " defines malloc itself (in its dynamic symbol table): its own allocator serves malloc, "
                "ahead of any preload";
   }
-  if (!f.linked_allocator_library.empty() && p.blocker.empty()) {
+  if (!f.linked_allocator_library.empty() && p.blocker == Blocker::none) {
     std::string family = alloc::allocator_of_library(f.linked_allocator_library);
     p.linked_note = b + " links " + f.linked_allocator_library + ": without a preload its malloc is " + family +
                     "'s, not glibc's; a preloaded allocator comes first and serves malloc, and " + family +
@@ -194,7 +226,7 @@ Preflight inspect(const std::string& path, const std::string& path_env, util::Fa
       cache.put(stamp, entry);
     }
     if (depth == 0) p.stamp = stamp;
-    if (facts.kind != "script") {
+    if (facts.kind != ExecKind::script) {
       p.binary = current;
       p.facts = facts;
       p.secure = secure_exec_reason(privileges_of(current, st), ::getuid(), ::getgid());

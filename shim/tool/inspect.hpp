@@ -12,9 +12,30 @@
 
 namespace tool {
 
+// What kind of file exec runs. Its word (kind_name) is what the run log's "kind" and the fact
+// cache hold; unknown (not inspected) has none.
+enum class ExecKind { unknown, not_elf, dynamic, static_exe, static_pie, script };
+std::string_view kind_name(ExecKind k);    // "", "not-elf", "dynamic", "static", "static-pie", "script"
+ExecKind kind_from_name(std::string_view word);  // unknown for a word it does not know
+
+// Why an LD_PRELOADed allocator does not serve the tool's malloc; none: it does. Its word
+// (blocker_name) is the run log's "blocker", which report and explain's readers know.
+enum class Blocker {
+  none,
+  static_exe,           // statically linked: ld.so never runs
+  static_pie,
+  secure_exec,          // AT_SECURE: ld.so ignores LD_PRELOAD paths
+  sanitizer,            // its runtime must load first and serves malloc
+  own_malloc,           // defines malloc itself, ahead of any preload
+  address_space_limit,  // set by the run's pre-flight (ulimit -v), not the file
+  foreign_loader,       // started by a loader our libraries cannot load under
+};
+std::string_view blocker_name(Blocker b);  // "" for none
+inline bool is_static(Blocker b) { return b == Blocker::static_exe || b == Blocker::static_pie; }
+
 // What an executable's bytes say (pure; remembered in the fact cache by file identity).
 struct ExecFacts {
-  std::string kind;                      // "dynamic", "static", "static-pie", "script", "not-elf"
+  ExecKind kind = ExecKind::unknown;
   std::string interpreter;               // PT_INTERP, or the #! interpreter of a script
   std::string interpreter_arg;           // scripts: the optional argument after the interpreter
   bool defines_malloc = false;           // a defined `malloc` in .dynsym: its own allocator wins
@@ -58,11 +79,10 @@ struct Preflight {
   bool warned = false;               // the one-line warning was already given for this file
   bool cached = false;               // everything came from the fact cache
   // The verdict.
-  std::string blocker;               // "", "static", "static-pie", "secure-exec", "sanitizer", "own-malloc",
-                                     // "address-space-limit" (set by the run's pre-flight, not the file)
+  Blocker blocker = Blocker::none;
   std::string reason;                // why LD_PRELOAD cannot serve malloc, in words
   std::string linked_note;           // an allocator linked in: what really serves malloc
-  bool preload_reaches() const { return blocker.empty(); }
+  bool preload_reaches() const { return blocker == Blocker::none; }
 };
 
 // Pure: fills the verdict from the facts.

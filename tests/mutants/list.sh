@@ -90,8 +90,8 @@ mutant keys-unknown-option-untrusted shim/config/keys.cpp \
   'if (false && !alloc::known_option(family, name)) {' \
   '^unit:(Keys|Load|Options|Config: allocator options)'
 mutant keys-own-config-only-from-project shim/config/keys.cpp \
-  'if (spec->own_config_only && f.kind != "user" && f.kind != "system") {' \
-  'if (spec->own_config_only && f.kind != "user" && f.kind != "system" && f.kind != "project") {' \
+  'if (spec->own_config_only && f.kind != FileKind::user && f.kind != FileKind::system) {' \
+  'if (spec->own_config_only && f.kind != FileKind::user && f.kind != FileKind::system && f.kind != FileKind::project) {' \
   '^unit:(Keys|Load|Config|Untrusted)|^e2e_shared_(files|farm|recommend)'
 mutant keys-pre-scan-misses shim/config/keys.cpp \
   'if (!untrusted_refusals(key, v).empty()) return true;' \
@@ -339,7 +339,7 @@ mutant warned-every-run shim/pipeline/run_tool.cpp \
   '!first_warning_in_session(dir, file, plan.flow.flow)) (void)0;' \
   '^e2e_config_trust: test_an_undecided'
 mutant ignored-file-applied shim/config/load.cpp \
-  '  if (kind == "project" && ignored_by_choice(req_, path, file.content, cf, out_, ignore_problem_)) return;' \
+  '  if (kind == FileKind::project && ignored_by_choice(req_, path, file.content, cf, out_, ignore_problem_)) return;' \
   '' \
   '^unit:Config: a project file the user chose|^e2e_config_trust: test_trust_ignore'
 

@@ -30,7 +30,7 @@ TEST_CASE("Layers: nearer files override farther ones, per-tool sections overrid
   CHECK(s.locale.value == "C.UTF-8");
   CHECK(s.probe.value == true);
   REQUIRE(loaded.files.size() == 5);
-  CHECK(loaded.files[0].kind == "shipped");
+  CHECK(loaded.files[0].kind == config::FileKind::shipped);
   CHECK(loaded.files[4].path == t.path + "/proj/sub/.edashim.toml");
 }
 

@@ -9,11 +9,11 @@
 #include "tool/inspect.hpp"
 
 TEST_CASE("Facts: each artefact gets its kind", "[inspect]") {
-  CHECK(tool::facts_from_image(proof_bytes("proof_dynamic")).kind == "dynamic");
-  CHECK(tool::facts_from_image(proof_bytes("proof_static")).kind == "static");
-  CHECK(tool::facts_from_image(proof_bytes("proof_static_pie")).kind == "static-pie");
-  CHECK(tool::facts_from_image("#!/bin/sh\necho hi\n").kind == "script");
-  CHECK(tool::facts_from_image("just text").kind == "not-elf");
+  CHECK(tool::facts_from_image(proof_bytes("proof_dynamic")).kind == tool::ExecKind::dynamic);
+  CHECK(tool::facts_from_image(proof_bytes("proof_static")).kind == tool::ExecKind::static_exe);
+  CHECK(tool::facts_from_image(proof_bytes("proof_static_pie")).kind == tool::ExecKind::static_pie);
+  CHECK(tool::facts_from_image("#!/bin/sh\necho hi\n").kind == tool::ExecKind::script);
+  CHECK(tool::facts_from_image("just text").kind == tool::ExecKind::not_elf);
 }
 
 TEST_CASE("Facts: static glibc reads GLIBC_TUNABLES, own malloc and linked allocators are seen", "[inspect]") {
@@ -76,19 +76,19 @@ TEST_CASE("Verdict: static first, then secure-execution, then the executable's o
   tool::Preflight p;
   p.inspected = true;
   p.binary = "/x/tool";
-  p.facts.kind = "dynamic";
+  p.facts.kind = tool::ExecKind::dynamic;
   tool::decide(p);
   CHECK(p.preload_reaches());
   p.facts.defines_malloc = true;
   tool::decide(p);
-  CHECK(p.blocker == "own-malloc");
+  CHECK(p.blocker == tool::Blocker::own_malloc);
   p.secure = "setuid to uid 1";
   tool::decide(p);
-  CHECK(p.blocker == "secure-exec");
+  CHECK(p.blocker == tool::Blocker::secure_exec);
   CHECK(p.reason.find("setuid to uid 1") != std::string::npos);
-  p.facts.kind = "static-pie";
+  p.facts.kind = tool::ExecKind::static_pie;
   tool::decide(p);
-  CHECK(p.blocker == "static-pie");
+  CHECK(p.blocker == tool::Blocker::static_pie);
   CHECK(p.reason.find("/x/tool") != std::string::npos);
 }
 
@@ -96,7 +96,7 @@ TEST_CASE("Verdict: a linked allocator is a note, not a blocker", "[inspect]") {
   tool::Preflight p;
   p.inspected = true;
   p.binary = "/x/vpr";
-  p.facts.kind = "dynamic";
+  p.facts.kind = tool::ExecKind::dynamic;
   p.facts.linked_allocator_library = "libtbbmalloc_proxy.so.2";
   tool::decide(p);
   CHECK(p.preload_reaches());
@@ -113,14 +113,14 @@ TEST_CASE("Inspect follows a script to its interpreter, through /usr/bin/env too
   REQUIRE(p.scripts.size() == 1);
   CHECK(p.scripts[0] == sh);
   CHECK(p.binary == "/bin/sh");
-  CHECK(p.facts.kind == "dynamic");
+  CHECK(p.facts.kind == tool::ExecKind::dynamic);
   CHECK(p.preload_reaches());
 
   auto env = dir.write("viaenv", "#!/usr/bin/env proof_static\n");
   auto q = tool::inspect(env, std::string(EDASHIM_PROOF_DIR), cache);
   REQUIRE(q.inspected);
   CHECK(q.binary == proof_artefact("proof_static"));
-  CHECK(q.blocker == "static");
+  CHECK(q.blocker == tool::Blocker::static_exe);
 }
 
 TEST_CASE("Inspect answers from the cache until the file changes", "[inspect]") {
@@ -130,7 +130,7 @@ TEST_CASE("Inspect answers from the cache until the file changes", "[inspect]") 
   REQUIRE(util::write_file_atomic(copy, proof_bytes("proof_own_malloc"), 0755));
   auto first = tool::inspect(copy, "", cache);
   CHECK_FALSE(first.cached);
-  CHECK(first.blocker == "own-malloc");
+  CHECK(first.blocker == tool::Blocker::own_malloc);
   CHECK_FALSE(first.warned);
   tool::mark_warned(first, cache);
 
@@ -138,7 +138,7 @@ TEST_CASE("Inspect answers from the cache until the file changes", "[inspect]") 
   auto second = tool::inspect(copy, "", again);
   CHECK(second.cached);
   CHECK(second.warned);
-  CHECK(second.blocker == "own-malloc");
+  CHECK(second.blocker == tool::Blocker::own_malloc);
 
   // A rebuilt tool: new contents at the same path are inspected (and warned about) afresh.
   REQUIRE(util::write_file_atomic(copy, proof_bytes("proof_static"), 0755));
@@ -146,7 +146,7 @@ TEST_CASE("Inspect answers from the cache until the file changes", "[inspect]") 
   auto third = tool::inspect(copy, "", third_cache);
   CHECK_FALSE(third.cached);
   CHECK_FALSE(third.warned);
-  CHECK(third.blocker == "static");
+  CHECK(third.blocker == tool::Blocker::static_exe);
 }
 
 TEST_CASE("A setuid copy owned by another user is secure-execution for us", "[inspect]") {
@@ -158,8 +158,27 @@ TEST_CASE("A setuid copy owned by another user is secure-execution for us", "[in
   REQUIRE(::chown(copy.c_str(), 65534, 65534) == 0);
   REQUIRE(::chmod(copy.c_str(), 04755) == 0);
   auto p = tool::inspect(copy, "", cache);
-  CHECK(p.blocker == "secure-exec");
+  CHECK(p.blocker == tool::Blocker::secure_exec);
   REQUIRE(::chown(copy.c_str(), 0, 0) == 0);  // chown clears the setuid bit
   REQUIRE(::chmod(copy.c_str(), 04755) == 0);
   CHECK(tool::inspect(copy, "", cache).preload_reaches());  // root running setuid-root
+}
+
+TEST_CASE("Kinds and blockers: each has the run log's word, and a kind's word reads back", "[inspect]") {
+  using tool::Blocker;
+  using tool::ExecKind;
+  for (auto k : {ExecKind::not_elf, ExecKind::dynamic, ExecKind::static_exe, ExecKind::static_pie, ExecKind::script})
+    CHECK(tool::kind_from_name(tool::kind_name(k)) == k);
+  CHECK(tool::kind_name(ExecKind::unknown).empty());  // the log's null
+  CHECK(tool::kind_from_name("elf64") == ExecKind::unknown);
+  // The words readers of the log (report, docs/configuration.md's schema) know.
+  std::vector<std::string> words;
+  for (auto b : {Blocker::static_exe, Blocker::static_pie, Blocker::secure_exec, Blocker::sanitizer, Blocker::own_malloc,
+                 Blocker::address_space_limit, Blocker::foreign_loader})
+    words.emplace_back(tool::blocker_name(b));
+  CHECK(words == std::vector<std::string>{"static", "static-pie", "secure-exec", "sanitizer", "own-malloc",
+                                          "address-space-limit", "foreign-loader"});
+  CHECK(tool::blocker_name(Blocker::none).empty());
+  CHECK(tool::is_static(Blocker::static_pie));
+  CHECK_FALSE(tool::is_static(Blocker::own_malloc));
 }

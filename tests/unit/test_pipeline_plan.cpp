@@ -123,7 +123,7 @@ TEST_CASE("Plan: a static tool gets glibc tunables instead of the preload, and s
   PlanFixture f;
   f.tool("yosys", "proof_static");
   auto p = f.plan("yosys");
-  CHECK(p.preflight.blocker == "static");
+  CHECK(p.preflight.blocker == tool::Blocker::static_exe);
   CHECK(p.allocator_library.empty());
   CHECK(p.fallback_library == std::string(kLibDir) + "/libjemalloc.so.2");
   CHECK(p.options_family == "glibc_fallback");  // the shipped all.toml has [glibc_fallback]
@@ -342,7 +342,7 @@ TEST_CASE("Explore: never with EDASHIM_EXPLORE=0, a chosen profile or allocator,
   CHECK_FALSE(pipeline::maybe_explore(preloaded, f.files, f.env({"LD_PRELOAD=" + jemalloc}), always));
   CHECK(pipeline::arm_of(preloaded) == "jemalloc");
   auto blocked = f.plan("staticyosys");
-  REQUIRE(blocked.preflight.blocker == "static");
+  REQUIRE(blocked.preflight.blocker == tool::Blocker::static_exe);
   CHECK(pipeline::arm_of(blocked) == "system");  // the preload could not work
   CHECK_FALSE(pipeline::maybe_explore(blocked, f.files, f.env(), always));
   f.t.write("user/config.toml", "explore_profiles = [\"mimalloc\"]\n");  // explore off by default
