@@ -150,7 +150,7 @@ def main():
     for tool, items in by_tool.items():
         for workload, j, _ in items:
             base = j["arms"][0]["wall_s"]["median"]
-            base_s = f"{base:.2f}" if base is not None else "failed"
+            base_s = f"{base:.3g}" if base is not None else "failed"  # 0.0046 s, not 0.00
             out, ver = checks(j)
             by_name = {a["name"]: a for a in j["arms"][1:]}
             lines.append(f"| [{tool}]({tool}.md) | {workload} | {base_s} | "

@@ -262,6 +262,10 @@ for t in "${present[@]}"; do
 done
 
 # One page per tool, then the summary across tools.
-python3 "$here/pages.py" "$work/index" "$out" "$machine" "bench/suite/run.sh -n $runs --warmup $warmup --arms \"$arms\"" \
-  "$root" "$workloads" "$work"
+# The command as the pages show it: what chose the workloads too, so that it can be run again.
+command="bench/suite/run.sh -n $runs --warmup $warmup --tools \"${tools}\" --arms \"$arms\""
+for v in VPR_CIRCUITS VPR_STUDY VPR_STUDY_SEARCH YICES_REGRESS YICES_BMC_DEPTH PIN_CPU; do
+  if [[ -n ${!v:-} ]]; then command="$v=\"${!v}\" $command"; fi
+done
+python3 "$here/pages.py" "$work/index" "$out" "$machine" "$command" "$root" "$workloads" "$work"
 echo "written: $out" >&2
