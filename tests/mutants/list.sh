@@ -177,8 +177,8 @@ mutant scratch-lock-not-inherited shim/run/scratch.cpp \
   'int high = ::fcntl(d.lock_fd, F_DUPFD_CLOEXEC, 64);' \
   '^unit:Scratch|^e2e_nothing_lost: test_a_daemon_the_tool_leaves'
 mutant scratch-locked-dir-swept shim/run/scratch.cpp \
-  'st.st_uid != ::getuid() || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {' \
-  'st.st_uid != ::getuid()) {' \
+  'st.st_uid != ::getuid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)' \
+  'st.st_uid != ::getuid())' \
   '^unit:Scratch'
 mutant scratch-created-exclusive shim/run/scratch.cpp \
   'if (::flock(fd, LOCK_SH | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};' \
@@ -189,10 +189,8 @@ mutant scratch-not-held-by-the-probe shim/probe/probe.c \
   '' \
   '^unit:Scratch: the probe'
 mutant scratch-sweep-leaves-read-only-trees shim/run/scratch.cpp \
-  '    if (fd < 0) continue;
-    remove_locked(path, fd);' \
-  '    if (fd < 0) continue;
-    util::remove_tree(path);' \
+  'if (util::Fd lock = try_lock(path)) remove_locked(path, lock.get());' \
+  'if (util::Fd lock = try_lock(path)) util::remove_tree(path);' \
   '^e2e_shared_scratch: test_a_read_only_tree'
 # (Not listed: make_locked_dir's still_there check. It closes a race with a concurrent sweep
 # between mkdtemp and flock that no test can open on demand.)
@@ -201,8 +199,8 @@ mutant scratch-kept-made-sweepable shim/run/scratch.cpp \
   'make_locked_dir(own, sweepable_prefix(::getuid()), error);' \
   '^unit:Scratch|^e2e_nothing_lost: test_a_kept_scratch_is_never_swept'
 mutant scratch-sweep-in-a-writable-base shim/run/scratch.cpp \
-  'if (::fstat(dir_fd, &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {' \
-  'if (::fstat(dir_fd, &st) != 0 || st.st_uid != uid) {' \
+  '::fstat(dir_fd.get(), &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)' \
+  '::fstat(dir_fd.get(), &st) != 0 || st.st_uid != uid)' \
   '^unit:Scratch'
 
 # --- owned-file rules (util/owned_file.cpp) ---
