@@ -96,7 +96,6 @@ LogCheck try_log(const std::string& path) {
   }
   int err = errno;
   if (fd) return c.writable = true, c;
-  }
   struct statvfs fs;
   if (::statvfs(dir.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY)) {
     c.read_only_fs = true;
@@ -113,9 +112,7 @@ LogCheck try_log(const std::string& path) {
 std::string owned_rule_refusal(const std::string& path, const util::SharedDirs& shared) {
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) {
-    auto f = util::open_owned(path, S_ISREG(st.st_mode) ? util::FileUse::read : util::FileUse::append, shared);
-    if (f.ok()) ::close(f.fd);
-    return f.refusal;
+    return util::open_owned(path, S_ISREG(st.st_mode) ? util::FileUse::read : util::FileUse::append, shared).refusal;
   }
   std::string dir = util::dirname(path);
   while (!util::exists(dir) && dir != "/" && dir != ".") dir = util::dirname(dir);

@@ -151,7 +151,7 @@ mutant outputs-record-same-as-first-ignored shim/bench/outputs_record.cpp \
 
 # --- run-log locking (runlog/append.cpp) ---
 mutant runlog-no-lock shim/runlog/append.cpp \
-  'while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {' \
+  'while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {' \
   'while (false) {' \
   '^unit:Run log|^e2e_(load|core): test_(64_concurrent|rotation_under|concurrent_runs)'
 mutant runlog-rotated-file-written shim/runlog/append.cpp \
@@ -159,8 +159,8 @@ mutant runlog-rotated-file-written shim/runlog/append.cpp \
   'true)' \
   '^unit:Run log|^e2e_load: test_rotation'
 mutant runlog-opened-ahead-taken-as-is shim/runlog/append.cpp \
-  'int fd = opened;' \
-  'int fd = opened; if (fd >= 0) { while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {} ::fstat(fd, &st); return fd; }' \
+  'util::Fd fd = std::move(opened);' \
+  'util::Fd fd = std::move(opened); if (fd) { while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {} ::fstat(fd.get(), &st); return fd; }' \
   '^unit:Run log: a log opened ahead'
 mutant farm-task-dies-with-its-directories shim/farm/round_task.cpp \
   'g_terminated = 1;' \
