@@ -21,8 +21,10 @@ std::string name(FuzzedDataProvider& p) {
   return p.ConsumeRandomLengthString(24);
 }
 
-// A variable name as config::load lets it through: non-empty, no '=' or NUL.
-bool valid(const std::string& n) { return !n.empty() && n.find('=') == std::string::npos && n.find('\0') == std::string::npos; }
+// A variable name as config::load lets it through: non-empty, no '=' or NUL, not edashim's own.
+bool valid(const std::string& n) {
+  return !n.empty() && n.find('=') == std::string::npos && n.find('\0') == std::string::npos && !n.starts_with("__EDASHIM_");
+}
 
 }  // namespace
 

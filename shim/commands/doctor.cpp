@@ -84,21 +84,18 @@ struct LogCheck {
 LogCheck try_log(const std::string& path) {
   LogCheck c;
   std::string dir = util::dirname(path);
-  int fd = -1;
+  util::Fd fd;
   if (util::exists(path)) {
-    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    fd.reset(::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
   } else {
     while (!util::exists(dir) && dir != "/" && dir != ".") dir = util::dirname(dir);
     if (!util::is_directory(dir)) return c.why = dir + " is not a directory", c;
     std::string trial = dir + "/.edashim-doctor-" + std::to_string(::getpid());
-    fd = ::open(trial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) ::unlink(trial.c_str());
+    fd.reset(::open(trial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (fd) ::unlink(trial.c_str());
   }
   int err = errno;
-  if (fd >= 0) {
-    ::close(fd);
-    return c.writable = true, c;
-  }
+  if (fd) return c.writable = true, c;
   struct statvfs fs;
   if (::statvfs(dir.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY)) {
     c.read_only_fs = true;
@@ -115,9 +112,7 @@ LogCheck try_log(const std::string& path) {
 std::string owned_rule_refusal(const std::string& path, const util::SharedDirs& shared) {
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) {
-    auto f = util::open_owned(path, S_ISREG(st.st_mode) ? util::FileUse::read : util::FileUse::append, shared);
-    if (f.ok()) ::close(f.fd);
-    return f.refusal;
+    return util::open_owned(path, S_ISREG(st.st_mode) ? util::FileUse::read : util::FileUse::append, shared).refusal;
   }
   std::string dir = util::dirname(path);
   while (!util::exists(dir) && dir != "/" && dir != ".") dir = util::dirname(dir);

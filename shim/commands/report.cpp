@@ -316,7 +316,7 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
                                    : file.refusal;
     return false;
   }
-  int fd = file.fd;
+  int fd = file.fd.get();  // closed when `file` goes
   // Large reads and in-place line splitting: no per-line allocation beyond the record's
   // reused buffers.
   std::string buf;
@@ -366,7 +366,6 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
     filled -= start;
     if (eof) break;
   }
-  ::close(fd);
   return ok;
 }
 

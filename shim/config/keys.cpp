@@ -213,6 +213,12 @@ void apply_env(FileContext& f, const std::string&, const toml::node& n, Settings
                        "\" is not a variable name (it must be non-empty, without '=' or NUL)");
       continue;
     }
+    // edashim sets these for each run (loop protection, the probe's records, the scratch): a
+    // value from a file would be overwritten, or would break what they are for.
+    if (name.starts_with("__EDASHIM_")) {
+      report(f, v, "[env] " + name + ": names beginning __EDASHIM_ are edashim's own, set for each run; remove the line");
+      continue;
+    }
     if (auto sv = v.value_exact<std::string>(); sv && has_nul(*sv)) report(f, v, "[env] " + name + " contains a NUL character (\\u0000)");
     else if (sv) s.env[name].set(*sv, vo);
     else if (auto bv = v.value_exact<bool>(); bv && !*bv) s.env[name].set(std::nullopt, vo);

@@ -140,8 +140,8 @@ bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) co
 // Read, change, write under the lock beside the store (it is replaced by a rename).
 template <class Change>
 bool TrustStore::modify(Change change, std::string& error) {
-  int lock = util::lock_beside(path_, error);
-  if (lock < 0) return false;
+  auto lock = util::lock_beside(path_, error);
+  if (!lock) return false;
   std::vector<Entry> entries;
   bool ok = read(entries, error);
   if (!ok && kind_ == Decision::trusted && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {
@@ -153,9 +153,7 @@ bool TrustStore::modify(Change change, std::string& error) {
     error = ok ? "" : "cannot set the old trust store aside as " + aside;
   }
   if (!ok) error = path_ + ": " + error;
-  ok = ok && change(entries, error) && write(entries, error);
-  ::close(lock);
-  return ok;
+  return ok && change(entries, error) && write(entries, error);
 }
 
 bool TrustStore::is_trusted(const std::string& file, const std::string& content, std::string* why) const {

@@ -217,8 +217,8 @@ std::string render_learned(const std::vector<Learned>& entries) {
 
 bool update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change, std::string& error,
                     bool start_over_if_broken) {
-  int lock = util::lock_beside(path, error);
-  if (lock < 0) return false;
+  auto lock = util::lock_beside(path, error);
+  if (!lock) return false;
   bool ok = false;
   std::vector<Learned> entries;
   // Under the rule runs read it by: a learned.toml runs would refuse (another user's, a link
@@ -241,7 +241,6 @@ bool update_learned(const std::string& path, const std::function<bool(std::vecto
   } else {
     error = text.why();
   }
-  ::close(lock);
   return ok;
 }
 

@@ -36,17 +36,16 @@ Layout layout_for(const std::string& self, const std::function<bool(const std::s
 
 std::string build_tree_profiles(const std::string& binary_dir) {
   std::string marker = binary_dir + "/edashim-build-tree";
-  int fd = ::open(marker.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return "";
+  util::Fd fd(::open(marker.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (!fd) return "";
   struct stat st;
   std::string text;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == ::getuid() || st.st_uid == 0) &&
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == ::getuid() || st.st_uid == 0) &&
       !(st.st_mode & (S_IWGRP | S_IWOTH)) && st.st_size < 4096) {
     char buf[4096];
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n > 0) text.assign(buf, size_t(n));
   }
-  ::close(fd);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   // One absolute path on one line, or nothing.
   if (text.empty() || text[0] != '/' || text.find('\n') != std::string::npos) return "";

@@ -110,21 +110,13 @@ bool first_warning_in_session(const std::string& dir, const std::string& file, c
   if (session.empty() || version.empty() || !util::make_dirs(dir, 0700)) return true;
   // The directory must be the user's own and private: anyone who could write it could silence
   // the warning by planting markers.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0) return true;
+  util::Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st;
-  if (::fstat(dfd, &st) != 0 || st.st_uid != ::getuid() || (st.st_mode & 022)) {
-    ::close(dfd);
-    return true;
-  }
+  if (!dfd || ::fstat(dfd.get(), &st) != 0 || st.st_uid != ::getuid() || (st.st_mode & 022)) return true;
   std::string name = warning_marker_name(file, version, session);
-  int fd = ::openat(dfd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  bool first = fd >= 0 || errno != EEXIST;
-  if (fd >= 0) {
-    ::close(fd);
-    sweep_old_markers(dfd);
-  }
-  ::close(dfd);
+  util::Fd marker(::openat(dfd.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  bool first = marker || errno != EEXIST;
+  if (marker) sweep_old_markers(dfd.get());
   return first;
 }
 

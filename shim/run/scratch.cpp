@@ -145,19 +145,18 @@ BaseCheck make_own_base(const std::string& own) {
   if (::mkdir(own.c_str(), 0700) != 0 && errno != EEXIST)
     return {"cannot create " + own + ": " + std::strerror(errno), "", false};
   // Through a descriptor that cannot be a link: the mode is set on what was checked.
-  int fd = ::open(own.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  util::Fd fd(::open(own.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st;
-  if (fd < 0 || ::fstat(fd, &st) != 0) {
+  if (!fd || ::fstat(fd.get(), &st) != 0) {
     int err = errno;
-    if (fd >= 0) ::close(fd);
+    fd.reset();
     if (::lstat(own.c_str(), &st) == 0)
       if (BaseCheck r = refuse_own_base(own, st, ::getuid()); !r.ok()) return r;
     return {own + ": " + std::strerror(err), "", false};
   }
   BaseCheck r = refuse_own_base(own, st, ::getuid());
-  if (r.ok() && (st.st_mode & 07777) != 0700 && ::fchmod(fd, 0700) != 0)
+  if (r.ok() && (st.st_mode & 07777) != 0700 && ::fchmod(fd.get(), 0700) != 0)
     r = {"cannot set " + own + " to mode 0700: " + std::strerror(errno), "", false};
-  ::close(fd);
   // What util::check_owned_dir would ask (ours, a directory, not a link, no one else can write
   // it) was answered on the descriptor above: a second walk by path would only repeat it.
   return r;
@@ -174,17 +173,14 @@ bool is_sweepable_name(const std::string& name, uid_t uid) {
 
 namespace {
 
-// The exclusive lock of an existing directory, without waiting: what removing it takes; -1 when
+// The exclusive lock of an existing directory, without waiting: what removing it takes; none when
 // any process holds it (shared: a process of its run) or it is not ours to take (a link, another
 // user's). Close-on-exec.
-int try_lock(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return -1;
+util::Fd try_lock(const std::string& path) {
+  util::Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || st.st_uid != ::getuid() || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    return -1;
-  }
+  if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_uid != ::getuid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
+    return util::Fd();
   return fd;
 }
 
@@ -323,36 +319,27 @@ void remove_locked(const std::string& dir, int lock_fd) {
 }  // namespace
 
 Removal remove_if_unlocked(const std::string& dir) {
-  int fd = try_lock(dir);
-  if (fd < 0) return util::is_directory(dir) ? Removal::in_use : Removal::gone;
-  remove_locked(dir, fd);
-  ::close(fd);
+  util::Fd lock = try_lock(dir);
+  if (!lock) return util::is_directory(dir) ? Removal::in_use : Removal::gone;
+  remove_locked(dir, lock.get());
   return Removal::removed;
 }
 
 void sweep_stale_scratch(const std::string& own) {
   uid_t uid = ::getuid();
-  int dir_fd = ::open(own.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dir_fd < 0) return;
+  util::Fd dir_fd(::open(own.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st;
-  if (::fstat(dir_fd, &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    ::close(dir_fd);
+  if (!dir_fd || ::fstat(dir_fd.get(), &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
     return;
-  }
-  DIR* d = ::fdopendir(dir_fd);
-  if (!d) {
-    ::close(dir_fd);
-    return;
-  }
+  DIR* d = ::fdopendir(dir_fd.get());
+  if (!d) return;
+  dir_fd.release();  // closedir closes it
   while (auto* e = ::readdir(d)) {
     std::string name = e->d_name;
     if (!is_sweepable_name(name, uid)) continue;
     std::string path = own + "/" + name;
     // Only what nobody locks: a live run (in any PID namespace) or a daemon it left holds it.
-    int fd = try_lock(path);
-    if (fd < 0) continue;
-    remove_locked(path, fd);
-    ::close(fd);
+    if (util::Fd lock = try_lock(path)) remove_locked(path, lock.get());
   }
   ::closedir(d);
 }

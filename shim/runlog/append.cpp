@@ -34,26 +34,26 @@ void rotate(const std::string& path, int64_t keep) {
 // Gives up only when the file is replaced at least 100 times AND for more than 5 s: a writer
 // starved of CPU among many concurrent ones can lose the race to a rotation 100 times in a
 // row (flock is not fair), and a run must not lose its line for that.
-util::Result<int> open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st, int opened) {
+util::Result<util::Fd> open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st,
+                                   util::Fd opened) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (int attempt = 0; attempt < 100 || std::chrono::steady_clock::now() < give_up; ++attempt) {
-    int fd = opened;
-    opened = -1;
-    if (fd < 0) {
+    util::Fd fd = std::move(opened);
+    if (!fd) {
       // Creates the directory (0700) on the first run; refuses what another user could have planted.
       auto file = util::open_owned(path, util::FileUse::append, shared, 0600);
       if (!file.ok()) return util::fail(file.why());
-      fd = file.fd;
+      fd = std::move(file.fd);
     }
-    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+    while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {
     }
     // A descriptor of the process (/dev/stderr) is what it was when opened: the same path in
     // another process (a watcher) names another file.
     struct stat now;
-    if (::fstat(fd, &st) == 0 && (names_own_descriptor(path) || (::stat(path.c_str(), &now) == 0 &&
-                                                                  now.st_dev == st.st_dev && now.st_ino == st.st_ino)))
+    if (::fstat(fd.get(), &st) == 0 && (names_own_descriptor(path) || (::stat(path.c_str(), &now) == 0 &&
+                                                                        now.st_dev == st.st_dev && now.st_ino == st.st_ino)))
       return fd;
-    ::close(fd);  // rotated under us: open the new file
+    // Rotated under us (fd closes as it goes): open the new file.
   }
   return util::fail("cannot lock " + path + ": it keeps being replaced");
 }
@@ -67,44 +67,44 @@ bool names_own_descriptor(const std::string& path) {
 }
 
 int open_ahead(const std::string& path, const util::SharedDirs& shared) {
-  return util::open_owned(path, util::FileUse::append, shared, 0600).fd;
+  return util::open_owned(path, util::FileUse::append, shared, 0600).fd.release();
 }
 
 util::Status append_line(const std::string& path, const std::string& line, const Limits& limits,
                          const util::SharedDirs& shared, int opened) {
   std::string data = line + "\n";
   struct stat st;
-  auto locked = open_locked(path, shared, st, opened);
+  auto locked = open_locked(path, shared, st, util::Fd(opened));
   if (!locked) return std::move(locked).take_error();
-  int fd = *locked;
+  util::Fd fd = std::move(*locked);
   // Only a regular file at a path of its own is rotated: EDASHIM_LOG=/dev/stdout must never
   // rename a device, nor /dev/stderr itself when it leads to a file (2> err.txt).
   if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 && !names_own_descriptor(path) &&
       st.st_size + off_t(data.size()) > off_t(limits.max_bytes)) {
     rotate(path, limits.keep);
     // Our lock is on the renamed file; writers waiting for it will see that and reopen.
-    auto next = open_locked(path, shared, st, -1);
-    ::close(fd);
+    auto next = open_locked(path, shared, st, util::Fd());
+    fd.reset();
     if (!next) return std::move(next).take_error();
-    fd = *next;
+    fd = std::move(*next);
   }
   // O_APPEND makes each write land at the end; the lock keeps a long line in one piece even
   // if the kernel splits the write.
   size_t done = 0;
   std::string error;
   while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       error = "cannot write " + path + ": " + std::strerror(n < 0 ? errno : ENOSPC);
       // Leave no partial line behind for readers.
-      if (done > 0 && ::ftruncate(fd, ::lseek(fd, 0, SEEK_END) - off_t(done)) != 0) {
+      if (done > 0 && ::ftruncate(fd.get(), ::lseek(fd.get(), 0, SEEK_END) - off_t(done)) != 0) {
       }
       break;
     }
     done += size_t(n);
   }
-  ::close(fd);  // releases the lock: no other descriptor shares this open file
+  fd.reset();  // releases the lock: no other descriptor shares this open file
   if (!error.empty()) return util::fail(error);
   return util::Ok{};
 }

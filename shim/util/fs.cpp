@@ -25,72 +25,64 @@ std::optional<FileId> file_id(const std::string& path) {
 }
 
 namespace {
-std::optional<std::string> read_all(int fd, size_t limit) {
+std::optional<std::string> read_all(const Fd& fd, size_t limit) {
   std::string out;
   char buf[65536];
   while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 || out.size() + size_t(n) > limit) {
-      ::close(fd);
-      return std::nullopt;
-    }
+    if (n < 0 || out.size() + size_t(n) > limit) return std::nullopt;
     if (n == 0) break;
     out.append(buf, size_t(n));
   }
-  ::close(fd);
   return out;
 }
 }  // namespace
 
 std::optional<std::string> read_file(const std::string& path, size_t limit) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
   return read_all(fd, limit);
 }
 
 std::optional<std::string> read_regular_file(const std::string& path, size_t limit) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return std::nullopt;
-  }
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   return read_all(fd, limit);
 }
 
-int lock_beside(const std::string& path, std::string& error) {
+Fd lock_beside(const std::string& path, std::string& error) {
   if (!make_dirs(dirname(path), 0700)) {
     error = "cannot create " + dirname(path) + ": " + std::strerror(errno);
-    return -1;
+    return Fd();
   }
   std::string lock_path = path + ".lock";
-  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
+  Fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!lock || ::flock(lock.get(), LOCK_EX) != 0) {
     error = "cannot lock " + lock_path + ": " + std::strerror(errno);
-    if (lock >= 0) ::close(lock);
-    return -1;
+    return Fd();
   }
   return lock;
 }
 
 bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return false;
+  Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+  if (!fd) return false;
   size_t done = 0;
   while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      ::close(fd);
+      fd.reset();
       ::unlink(tmp.c_str());
       return false;
     }
     done += size_t(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+  // close's own error counts here (a full disk on NFS shows only there), so it is called by hand.
+  if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
     return false;
   }
@@ -98,13 +90,12 @@ bool write_file_atomic(const std::string& path, const std::string& content, mode
 }
 
 bool starts_with_hashbang(const char* path) {
-  int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return false;
+  Fd fd(::open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd) return false;
   char head[2];
   ssize_t n;
-  do n = ::read(fd, head, sizeof head);
+  do n = ::read(fd.get(), head, sizeof head);
   while (n < 0 && errno == EINTR);
-  ::close(fd);
   return n == 2 && head[0] == '#' && head[1] == '!';
 }
 
@@ -145,12 +136,8 @@ bool make_dirs(const std::string& path, mode_t mode) {
 std::optional<std::string> real_path(const std::string& path) {
   // The kernel's name for an O_PATH descriptor: two path walks, where realpath(3) makes one
   // readlink per component (a dozen system calls for a path in a project tree).
-  int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
-  if (fd >= 0) {
-    auto real = fd_path(fd);
-    ::close(fd);
-    if (real) return real;
-  }
+  if (Fd fd(::open(path.c_str(), O_PATH | O_CLOEXEC)); fd)
+    if (auto real = fd_path(fd.get())) return real;
   char buf[PATH_MAX];
   if (!::realpath(path.c_str(), buf)) return std::nullopt;
   return std::string(buf);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "util/fd.hpp"
+
 namespace util {
 
 // Device and inode: what makes two paths the same file, through links of either kind.
@@ -29,8 +31,8 @@ std::optional<std::string> read_regular_file(const std::string& path, size_t lim
 bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode = 0644);
 // For a read-change-write of a file replaced by rename (write_file_atomic): an exclusive flock on
 // PATH.lock beside it (a lock on PATH itself would be on the old file after the rename), its
-// directory made first (0700). The descriptor to close when done, or -1 with `error` set.
-int lock_beside(const std::string& path, std::string& error);
+// directory made first (0700). The lock, held until it goes; none with `error` set.
+Fd lock_beside(const std::string& path, std::string& error);
 
 // True when the file at `path` begins with "#!" (a script the kernel runs through the
 // interpreter its first line names). Reads two bytes; never waits for a FIFO's writer.

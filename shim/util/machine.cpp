@@ -45,13 +45,12 @@ namespace {
 // The first 4 KiB of /proc/cpuinfo: the kernel formats only the first CPU's entry for it, and
 // the model name is in that entry.
 std::optional<std::string> read_cpu_model() {
-  int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  Fd fd(::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
   char buf[4096];
   ssize_t n;
-  do n = ::read(fd, buf, sizeof buf);
+  do n = ::read(fd.get(), buf, sizeof buf);
   while (n < 0 && errno == EINTR);
-  ::close(fd);
   if (n <= 0) return std::nullopt;
   return cpu_model_of_cpuinfo(std::string_view(buf, size_t(n)));
 }

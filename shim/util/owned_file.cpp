@@ -44,7 +44,7 @@ std::string absolute(const std::string& path) {
 }
 
 struct Located {
-  int dirfd = -1;
+  Fd dirfd;
   std::string dir;        // as given (for messages)
   std::string base;
   std::string canonical;  // the directory's canonical path
@@ -67,20 +67,20 @@ OwnedFile locate(const std::string& path, const SharedDirs& shared, Located& at)
     out.error = shell_quote(path) + " names no file";
     return out;
   }
-  at.dirfd = ::open(at.dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (at.dirfd < 0) {
+  at.dirfd.reset(::open(at.dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!at.dirfd) {
     if (errno == ENOENT || errno == ENOTDIR) out.absent = true;
     out.errnum = errno;
     out.error = "cannot open directory " + shell_quote(at.dir) + ": " + std::strerror(errno);
     return out;
   }
-  if (::fstat(at.dirfd, &at.st) != 0) {
+  if (::fstat(at.dirfd.get(), &at.st) != 0) {
     out.error = "cannot stat " + shell_quote(at.dir) + ": " + std::strerror(errno);
     return out;
   }
   // A readlink per file opened, on every run: only when there is a shared directory to compare.
   if (!shared.dirs.empty()) {
-    at.canonical = canonical_dir(at.dirfd, at.dir);
+    at.canonical = canonical_dir(at.dirfd.get(), at.dir);
     at.shared = shared.covers(at.canonical);
   }
   out.refusal = refuse_dir(at.dir, at.st, ::getuid(), at.shared, shared.how_to_share);
@@ -92,7 +92,7 @@ OwnedFile locate(const std::string& path, const SharedDirs& shared, Located& at)
 // the refusal set.
 std::string follow_link(const Located& at, const std::string& path, std::string& refusal) {
   struct stat link;
-  if (::fstatat(at.dirfd, at.base.c_str(), &link, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (::fstatat(at.dirfd.get(), at.base.c_str(), &link, AT_SYMLINK_NOFOLLOW) != 0) {
     refusal = shell_quote(path) + ": " + std::strerror(errno);
     return "";
   }
@@ -105,7 +105,7 @@ std::string follow_link(const Located& at, const std::string& path, std::string&
     return "";
   }
   char target[4096];
-  ssize_t n = ::readlinkat(at.dirfd, at.base.c_str(), target, sizeof target - 1);
+  ssize_t n = ::readlinkat(at.dirfd.get(), at.base.c_str(), target, sizeof target - 1);
   if (n <= 0) {
     refusal = shell_quote(path) + ": cannot read the link: " + std::strerror(errno);
     return "";
@@ -117,7 +117,7 @@ std::string follow_link(const Located& at, const std::string& path, std::string&
 OwnedFile open_at_depth(const std::string& path, FileUse use, const SharedDirs& shared, mode_t create_mode, int depth) {
   Located at;
   OwnedFile out = locate(path, shared, at);
-  if (at.dirfd < 0 && use == FileUse::append && out.absent) {
+  if (!at.dirfd && use == FileUse::append && out.absent) {
     // The first run: make the directory, 0700 (the rule then holds for it by construction).
     if (!make_dirs(dirname(absolute(path)), 0700)) {
       out.error = "cannot create " + shell_quote(dirname(absolute(path))) + ": " + std::strerror(errno);
@@ -126,56 +126,50 @@ OwnedFile open_at_depth(const std::string& path, FileUse use, const SharedDirs& 
     }
     out = locate(path, shared, at);
   }
-  if (at.dirfd < 0 || !out.refusal.empty()) {
-    if (at.dirfd >= 0) ::close(at.dirfd);
+  if (!at.dirfd || !out.refusal.empty()) {
     if (use == FileUse::append) out.absent = false;
     return out;
   }
   int flags = O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
   flags |= use == FileUse::read ? O_RDONLY : (O_WRONLY | O_APPEND | O_CREAT);
-  int fd = ::openat(at.dirfd, at.base.c_str(), flags, use == FileUse::append && at.shared ? (create_mode | 0060) : create_mode);
+  Fd fd(::openat(at.dirfd.get(), at.base.c_str(), flags, use == FileUse::append && at.shared ? (create_mode | 0060) : create_mode));
   // One of this process's own descriptors (/dev/stderr leads here): a link no one else can
   // have put there, to what may be a pipe, which has no path to follow.
-  if (fd < 0 && errno == ELOOP && (at.dir == "/proc/self/fd" || at.dir == "/dev/fd"))
-    fd = ::openat(at.dirfd, at.base.c_str(), flags & ~O_NOFOLLOW);
+  if (!fd && errno == ELOOP && (at.dir == "/proc/self/fd" || at.dir == "/dev/fd"))
+    fd.reset(::openat(at.dirfd.get(), at.base.c_str(), flags & ~O_NOFOLLOW));
   // ELOOP: a link (O_NOFOLLOW). EACCES can be one too: fs.protected_symlinks refuses another
   // user's link in a sticky directory before O_NOFOLLOW is looked at; say what it is.
   struct stat lst;
-  if (fd < 0 && (errno == ELOOP || errno == EACCES) &&
-      (errno == ELOOP || (::fstatat(at.dirfd, at.base.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode)))) {
+  if (!fd && (errno == ELOOP || errno == EACCES) &&
+      (errno == ELOOP || (::fstatat(at.dirfd.get(), at.base.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode)))) {
     std::string target = depth < kMaxLinks ? follow_link(at, path, out.refusal) : "";
     if (depth >= kMaxLinks) out.refusal = shell_quote(path) + ": more than 8 symbolic links in a row";
-    ::close(at.dirfd);
+    at.dirfd.reset();  // not held through the links followed
     if (target.empty()) return out;
     return open_at_depth(target, use, shared, create_mode, depth + 1);
   }
-  if (fd < 0) {
+  if (!fd) {
     out.absent = errno == ENOENT;
     out.errnum = errno;
     out.error = "cannot open " + shell_quote(path) + ": " + std::strerror(errno);
-    ::close(at.dirfd);
     return out;
   }
-  ::close(at.dirfd);
-  if (::fstat(fd, &out.st) != 0) {
+  at.dirfd.reset();
+  if (::fstat(fd.get(), &out.st) != 0) {
     out.error = "cannot stat " + shell_quote(path) + ": " + std::strerror(errno);
-    ::close(fd);
     return out;
   }
   // Appending to a device or a pipe (log = "/dev/null", a FIFO a collector reads) loses nothing of
   // the user's and is never rotated; reading one could block a run, so only append accepts it.
   bool stream = use == FileUse::append && (S_ISCHR(out.st.st_mode) || S_ISFIFO(out.st.st_mode));
   out.refusal = stream ? "" : refuse_file(path, out.st, ::getuid(), at.shared, shared.how_to_share);
-  if (!out.refusal.empty()) {
-    ::close(fd);
-    return out;
-  }
+  if (!out.refusal.empty()) return out;
   if (use == FileUse::read) {
     // Reading is not to block: O_NONBLOCK only served the open (a FIFO is refused above anyway).
-    int fl = ::fcntl(fd, F_GETFL);
-    if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    int fl = ::fcntl(fd.get(), F_GETFL);
+    if (fl >= 0) ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK);
   }
-  out.fd = fd;
+  out.fd = std::move(fd);
   return out;
 }
 
@@ -243,7 +237,7 @@ OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t l
     out.errnum = f.errnum;
     return out;
   }
-  out.real = fd_path(f.fd).value_or(path);
+  out.real = fd_path(f.fd.get()).value_or(path);
   out.st = f.st;
   if (size_t(f.st.st_size) > limit) {
     out.errnum = EFBIG;
@@ -251,7 +245,7 @@ OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t l
   } else {
     char buf[65536];
     while (true) {
-      ssize_t n = ::read(f.fd, buf, sizeof buf);
+      ssize_t n = ::read(f.fd.get(), buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 || out.content.size() + size_t(n) > limit) {
         out.errnum = n < 0 ? errno : EFBIG;
@@ -263,7 +257,6 @@ OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t l
       out.content.append(buf, size_t(n));
     }
   }
-  ::close(f.fd);
   return out;
 }
 

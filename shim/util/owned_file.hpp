@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/fd.hpp"
+
 namespace util {
 
 // Directories the user shares on purpose, canonical or not; a directory is covered when its
@@ -45,18 +47,18 @@ enum class FileUse {
 // An open file that passed the rule, or why not. `refusal` is one line for the user: the file,
 // its owner and mode, what is wrong and the setting or command that would make it acceptable.
 struct OwnedFile {
-  int fd = -1;
+  Fd fd;
   struct stat st {};
   bool absent = false;   // FileUse::read and no such file (nothing refused)
   std::string refusal;   // the rule refused it (fd is -1)
   std::string error;     // an I/O error (EACCES, EMFILE, ...) with strerror
   int errnum = 0;        // that error's errno
-  bool ok() const { return fd >= 0; }
+  bool ok() const { return bool(fd); }
   std::string why() const { return refusal.empty() ? error : refusal; }
 };
 
 // Opens `path` under the rule (O_CLOEXEC; O_NONBLOCK for reading, so a FIFO never hangs a run).
-// `create_mode` for FileUse::append (umask applies). The caller closes fd.
+// `create_mode` for FileUse::append (umask applies).
 OwnedFile open_owned(const std::string& path, FileUse use, const SharedDirs& shared, mode_t create_mode = 0600);
 
 // A whole file read under the rule, at most `limit` bytes (more is an error, not a cut).

@@ -151,7 +151,7 @@ mutant outputs-record-same-as-first-ignored shim/bench/outputs_record.cpp \
 
 # --- run-log locking (runlog/append.cpp) ---
 mutant runlog-no-lock shim/runlog/append.cpp \
-  'while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {' \
+  'while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {' \
   'while (false) {' \
   '^unit:Run log|^e2e_(load|core): test_(64_concurrent|rotation_under|concurrent_runs)'
 mutant runlog-rotated-file-written shim/runlog/append.cpp \
@@ -159,8 +159,8 @@ mutant runlog-rotated-file-written shim/runlog/append.cpp \
   'true)' \
   '^unit:Run log|^e2e_load: test_rotation'
 mutant runlog-opened-ahead-taken-as-is shim/runlog/append.cpp \
-  'int fd = opened;' \
-  'int fd = opened; if (fd >= 0) { while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {} ::fstat(fd, &st); return fd; }' \
+  'util::Fd fd = std::move(opened);' \
+  'util::Fd fd = std::move(opened); if (fd) { while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {} ::fstat(fd.get(), &st); return fd; }' \
   '^unit:Run log: a log opened ahead'
 mutant farm-task-dies-with-its-directories shim/farm/round_task.cpp \
   'g_terminated = 1;' \
@@ -177,8 +177,8 @@ mutant scratch-lock-not-inherited shim/run/scratch.cpp \
   'int high = ::fcntl(d.lock_fd, F_DUPFD_CLOEXEC, 64);' \
   '^unit:Scratch|^e2e_nothing_lost: test_a_daemon_the_tool_leaves'
 mutant scratch-locked-dir-swept shim/run/scratch.cpp \
-  'st.st_uid != ::getuid() || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {' \
-  'st.st_uid != ::getuid()) {' \
+  'st.st_uid != ::getuid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)' \
+  'st.st_uid != ::getuid())' \
   '^unit:Scratch'
 mutant scratch-created-exclusive shim/run/scratch.cpp \
   'if (::flock(fd, LOCK_SH | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};' \
@@ -189,10 +189,8 @@ mutant scratch-not-held-by-the-probe shim/probe/probe.c \
   '' \
   '^unit:Scratch: the probe'
 mutant scratch-sweep-leaves-read-only-trees shim/run/scratch.cpp \
-  '    if (fd < 0) continue;
-    remove_locked(path, fd);' \
-  '    if (fd < 0) continue;
-    util::remove_tree(path);' \
+  'if (util::Fd lock = try_lock(path)) remove_locked(path, lock.get());' \
+  'if (util::Fd lock = try_lock(path)) util::remove_tree(path);' \
   '^e2e_shared_scratch: test_a_read_only_tree'
 # (Not listed: make_locked_dir's still_there check. It closes a race with a concurrent sweep
 # between mkdtemp and flock that no test can open on demand.)
@@ -201,8 +199,8 @@ mutant scratch-kept-made-sweepable shim/run/scratch.cpp \
   'make_locked_dir(own, sweepable_prefix(::getuid()), error);' \
   '^unit:Scratch|^e2e_nothing_lost: test_a_kept_scratch_is_never_swept'
 mutant scratch-sweep-in-a-writable-base shim/run/scratch.cpp \
-  'if (::fstat(dir_fd, &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {' \
-  'if (::fstat(dir_fd, &st) != 0 || st.st_uid != uid) {' \
+  '::fstat(dir_fd.get(), &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)' \
+  '::fstat(dir_fd.get(), &st) != 0 || st.st_uid != uid)' \
   '^unit:Scratch'
 
 # --- owned-file rules (util/owned_file.cpp) ---

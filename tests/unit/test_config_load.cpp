@@ -167,6 +167,10 @@ TEST_CASE("[env] sets strings and unsets with false", "[config]") {
   t.write("user/config.toml", "[env]\nFOO = \"bar\"\nGONE = false\nBAD = 3\n");
   loaded = config::load(request_in(t));
   CHECK(mentions(loaded, "[env] BAD must be a string, or false to unset it"));
+  // edashim's own variables (found by fuzz_environment: an unset __EDASHIM_SCRATCH came back).
+  t.write("user/config.toml", "[env]\n__EDASHIM_SCRATCH = false\n");
+  loaded = config::load(request_in(t));
+  CHECK(mentions(loaded, "[env] __EDASHIM_SCRATCH: names beginning __EDASHIM_ are edashim's own, set for each run; remove the line"));
   CHECK(loaded.settings.env.empty());
 }
 
