@@ -120,7 +120,19 @@ test_a_kept_scratch_is_never_swept() {
 
 # --- Item 10: a daemon the tool leaves keeps its TMPDIR; a later run sweeps it once it ended.
 test_a_daemon_the_tool_leaves_writes_to_its_tmpdir_after_the_tool_exits_as_directly() {
+  daemon_writes_after_the_tool
+}
+
+# The same without the probe (probe = false; a static tool): the probe holds the scratch's lock
+# across the exec, and without it only the lock's descriptor the tool inherits does.
+test_a_daemon_the_tool_leaves_without_the_probe_writes_to_its_tmpdir_after_the_tool_exits() {
+  daemon_writes_after_the_tool 'probe = false'
+}
+
+# daemon_writes_after_the_tool [CONFIG LINE]
+daemon_writes_after_the_tool() {
   setup
+  user_config "${1:-}"
   mkdir -p "$SB/usertmp"
   EDASHIM=off TMPDIR=$SB/usertmp ftool late-tmp "$SB/direct.txt" 0.5
   wait_for "$SB/direct.txt" .

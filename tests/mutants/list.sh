@@ -20,21 +20,21 @@ mutant relay-kill-chld-dropped shim/run/relay.cpp \
 mutant relay-realtime-not-handled shim/run/relay.cpp \
   'if (sig != SIGKILL && sig != SIGSTOP && (sig < 32 || sig >= SIGRTMIN)) g_handled[g_handled_count++] = sig;' \
   'if (sig != SIGKILL && sig != SIGSTOP && sig < 32) g_handled[g_handled_count++] = sig;' \
-  '^e2e_signals: test_every_signal_to_edashims_pid_alone'
+  '^e2e_signals_supervised: test_every_signal_to_edashims_pid_alone'
 mutant relay-queued-value-lost shim/run/relay.cpp \
   'if (info->si_code < 0 && info->si_code != SI_TKILL) {' \
   'if (false) {' \
-  '^e2e_signals: test_repeated_signals'
+  '^e2e_signals_supervised: test_repeated_signals'
 mutant relay-sent-fault-kills-edashim shim/run/relay.cpp \
   'if (is_fault(sig) && info->si_code > 0) {' \
   'if (is_fault(sig)) {' \
-  '^e2e_signals: test_every_signal'
+  '^e2e_signals_supervised: test_every_signal'
 # (Not listed: merging a copy from another sender too. The kernel merges a pending standard
 # signal whoever sent the copy, so no test can tell it from the rule but by timing.)
 mutant relay-realtime-merged shim/run/relay.cpp \
   'if (sig < SIGRTMIN) merge_copies(sig, info);' \
   'merge_copies(sig, info);' \
-  '^e2e_signals: test_(repeated_signals|realtime_signals)'
+  '^e2e_signals_supervised: test_(repeated_signals|realtime_signals)'
 # (Issue 39.) Supervised only: run in place, edashim is the tool and relays nothing.
 mutant relay-stopped-tool-not-continued shim/run/relay.cpp \
   'if (is_stopped(tool)) ::kill(terminal >= 0 && tool_leads ? -tool : tool, SIGCONT);' \
@@ -45,7 +45,7 @@ mutant relay-stopped-tool-not-continued shim/run/relay.cpp \
 mutant launch-no-pdeathsig shim/run/launch.cpp \
   '::prctl(PR_SET_PDEATHSIG, SIGKILL);' \
   ';' \
-  '^e2e_(core|signals): test_sigkilled_edashim_takes_the_tool'
+  '^e2e_signals_supervised: test_sigkilled_edashim_takes_the_tool'
 # (Issue 39.) nohup's SIG_IGN lost: the supervised tool dies on hangup.
 mutant launch-ignored-signals-not-restored shim/run/launch.cpp \
   'if (relay::was_ignored(handled[i])) ::signal(handled[i], SIG_IGN);' \
@@ -67,7 +67,7 @@ mutant trust-hash-not-hex shim/config/trust.cpp \
   '^unit:Trust store'
 mutant trust-store-anyones shim/config/trust.cpp \
   'auto text = util::read_owned(path_, util::SharedDirs::none(), 4 << 20);' \
-  'auto text = util::read_owned(path_, util::SharedDirs{{"/"}, false}, 4 << 20);' \
+  'auto text = util::read_owned(path_, util::SharedDirs{{"/"}}, 4 << 20);' \
   '^unit:Trust|^e2e_hostile: test_a_directory_name_cannot_forge'
 mutant load-project-trusted-by-default shim/config/load.cpp \
   'FileContext f{path, cf.kind, !project, &found,' \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The mutation check (issue 27; not in CI): plants each small bug of tests/mutants/list.sh, one
+# The mutation check (issue 27; .ci/run runs it last): plants each small bug of tests/mutants/list.sh, one
 # at a time, in a scratch copy of the source tree, rebuilds only what the named tests need, runs
 # only those tests, and reports the bugs no test caught (survivors). A planted bug is exact text
 # replaced by other text: an entry whose text is no longer in its file (moved, reworded) is
