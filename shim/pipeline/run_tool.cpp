@@ -26,15 +26,12 @@
 #include "util/fs.hpp"
 #include "util/json_writer.hpp"
 #include "util/strings.hpp"
+#include "util/voice.hpp"
 
 namespace pipeline {
 namespace {
 
-void say(const std::string& text) {
-  std::string line = "edashim: " + text + "\n";
-  if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
-  }
-}
+void say(const std::string& text) { util::Voice("edashim").say(text); }
 
 // Runs the real tool with the environment untouched: EDASHIM=off, nested calls, and the
 // fallback when edashim's own configuration is broken, so that nobody's build stops on our account.

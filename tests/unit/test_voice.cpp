@@ -1,0 +1,13 @@
+#include <catch2/catch.hpp>
+
+#include "util/voice.hpp"
+
+TEST_CASE("Voice: each line of a text under the command's name", "[voice]") {
+  util::Voice voice("edashim report");
+  CHECK(voice.lines("no runs match") == "edashim report: no runs match\n");
+  CHECK(voice.lines("a\nb\n") == "edashim report: a\nedashim report: b\n");
+  CHECK(voice.lines("a\n\nb") == "edashim report: a\nedashim report: \nedashim report: b\n");
+  CHECK(voice.lines("") == "edashim report: \n");
+  CHECK(voice.fail("x", 2) == 2);
+  CHECK(voice.who() == "edashim report");
+}
