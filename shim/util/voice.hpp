@@ -1,7 +1,7 @@
 #pragma once
 // The one way a command speaks to its user on stderr: each line of a text as "WHO: line", the
 // whole text in one write(2), so that words of processes sharing the stream (a build's log, a
-// farm task's) do not interleave mid-line. WHO is the caller's ("edashim report"): util/ knows
+// farm task's) do not interleave mid-line. WHO is the caller's (a command's name): util/ knows
 // no product words. An error travels up as a util::Result to the command, which says its
 // reason here; nothing below a command writes to stderr on its own.
 #include <sstream>
