@@ -4,7 +4,6 @@
 
 #include "paths/layout.hpp"
 #include "pipeline/explore.hpp"
-#include "pipeline/preflight.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -61,10 +60,10 @@ void print_proof(const pipeline::Plan& plan, const run::EnvPlan& env) {
     auto tunables = run::lookup(env.env, "GLIBC_TUNABLES");
     std::printf("  %-20s %s is left out of LD_PRELOAD\n", "instead", plan.fallback_library.c_str());
     if (plan.options_family.empty())  // a sanitizer's malloc, or an address-space limit: nothing instead
-      std::printf("  %-20s nothing replaces it: %s\n", "", pipeline::fallback_effect(plan).c_str());
+      std::printf("  %-20s nothing replaces it: %s\n", "", plan.fallback_effect.c_str());
     else if (tunables)
-      std::printf("  %-20s GLIBC_TUNABLES=%s (%s): %s\n", "", tunables->c_str(), pipeline::fallback_source(plan).c_str(),
-                  pipeline::fallback_effect(plan).c_str());
+      std::printf("  %-20s GLIBC_TUNABLES=%s (%s): %s\n", "", tunables->c_str(), plan.fallback_source.c_str(),
+                  plan.fallback_effect.c_str());
     else
       std::printf("  %-20s no [glibc] or [glibc_fallback] options configured: nothing replaces it\n", "");
   }
@@ -187,7 +186,7 @@ void print_explore(const pipeline::Plan& plan, const std::vector<std::string>& e
   print_setting("explore", share, s.explore.origin);
   print_setting("  candidates", util::join(s.explore_profiles.value, ", "), s.explore_profiles.origin);
   std::string why = pipeline::why_not_explore(plan, env);
-  std::printf("  %-20s %s\n", "  this run", why.empty() ? ("may run a candidate instead of " + pipeline::arm_of(plan) +
+  std::printf("  %-20s %s\n", "  this run", why.empty() ? ("may run a candidate instead of " + plan.arm +
                                                             " (the log line's \"explore\" says when it does)").c_str()
                                                        : ("never explores: " + why).c_str());
 }

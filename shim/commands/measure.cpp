@@ -89,7 +89,7 @@ std::string current_arm(const std::vector<std::string>& command) {
   env.push_back("EDASHIM_EXPLORE=0");
   auto plan = pipeline::make_plan(inv, paths::Files::discover(), env);
   if (plan.loaded.has_errors() || plan.tool_path.empty()) return "";
-  return pipeline::arm_of(plan);
+  return plan.arm;
 }
 
 }  // namespace commands

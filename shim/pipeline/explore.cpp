@@ -4,9 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "alloc/allocators.hpp"
 #include "learn/explore.hpp"
-#include "util/fs.hpp"
 
 namespace pipeline {
 
@@ -16,24 +14,6 @@ uint64_t system_random() {
   struct timespec ts;
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t(ts.tv_nsec) << 20) ^ uint64_t(ts.tv_sec) ^ (uint64_t(::getpid()) << 44);
-}
-
-std::string arm_of(const Plan& plan) {
-  if (!plan.preloaded_by_caller.empty()) {
-    std::string family = alloc::allocator_of_library(plan.preloaded_by_caller);
-    return family.empty() ? util::basename(plan.preloaded_by_caller) : family;
-  }
-  if (!plan.fallback_library.empty()) return "system";  // the preload could not work
-  std::string family = "system";
-  if (!plan.allocator_library.empty()) {
-    family = alloc::allocator_of_library(plan.allocator_library);
-    if (family.empty()) family = util::basename(plan.allocator_library);
-  }
-  std::vector<std::pair<std::string, std::string>> options;
-  const auto& all = plan.loaded.settings.options;
-  if (auto it = all.find(plan.options_family); it != all.end())
-    for (const auto& [name, v] : it->second) options.emplace_back(name, alloc::render_option(v.value, true));
-  return learn::arm_name(family, options);
 }
 
 std::string why_not_explore(const Plan& plan, const std::vector<std::string>& env) {
@@ -53,7 +33,7 @@ std::string why_not_explore(const Plan& plan, const std::vector<std::string>& en
 bool maybe_explore(Plan& plan, const paths::Files& files, const std::vector<std::string>& env, const RandomSource& random) {
   if (!why_not_explore(plan, env).empty()) return false;
   if (!learn::draws_exploration(plan.loaded.settings.explore.value, random())) return false;
-  const std::string current = arm_of(plan);
+  const std::string current = plan.arm;
   const auto candidates = plan.loaded.settings.explore_profiles.value;
   for (size_t i : learn::candidate_order(candidates.size(), random())) {
     Invocation inv = plan.inv;
@@ -72,7 +52,7 @@ bool maybe_explore(Plan& plan, const paths::Files& files, const std::vector<std:
     if (candidate.loaded.has_errors() || candidate.tool_path.empty() || !candidate.allocator_note.empty() ||
         !candidate.fallback_library.empty() || !candidate.preflight.preload_reaches())
       continue;
-    if (arm_of(candidate) == current) continue;
+    if (candidate.arm == current) continue;
     candidate.explored = candidates[i];
     candidate.explored_instead_of = current;
     plan = std::move(candidate);

@@ -18,16 +18,12 @@ using RandomSource = std::function<uint64_t()>;
 // long before a tool runs; if not, the clock and pid stand in: a draw needs no secrecy).
 uint64_t system_random();
 
-// The canonical name of what `plan` runs (learn::arm_name): the allocator preloaded, or
-// "system", with the options applied to it; "system" when the pre-flight left the preload out.
-std::string arm_of(const Plan& plan);
-
 // Why `plan` cannot explore ("" when it may), from its settings, the environment and the pre-flight.
 std::string why_not_explore(const Plan& plan, const std::vector<std::string>& env);
 
 // Replaces `plan` with a candidate's when this run draws exploration; the candidate order is a
-// uniform draw among those whose arm differs from the current one (a candidate whose library
-// is missing or whose profile has errors is passed over). Returns true when it explores.
+// uniform draw among those whose arm (Plan::arm) differs from the current one (a candidate whose
+// library is missing or whose profile has errors is passed over). Returns true when it explores.
 bool maybe_explore(Plan& plan, const paths::Files& files, const std::vector<std::string>& env,
                    const RandomSource& random = system_random);
 

@@ -10,6 +10,7 @@
 #include "alloc/registry.hpp"
 #include "alloc/version.hpp"
 #include "config/log_path.hpp"
+#include "learn/explore.hpp"
 #include "paths/layout.hpp"
 #include "pipeline/learned_layer.hpp"
 #include "pipeline/preflight.hpp"
@@ -152,6 +153,8 @@ void choose_allocator(Plan& plan) {
 // 3b. An allocator the caller preloaded is their choice: none is added to it (two would stack).
 void respect_callers_preload(Plan& plan, const std::vector<std::string>& env) {
   plan.preloaded_by_caller = run::preloaded_allocator(env);
+  plan.allocator_to_find =
+      plan.preloaded_by_caller.empty() ? plan.allocator : alloc::allocator_of_library(plan.preloaded_by_caller);
   if (plan.preloaded_by_caller.empty()) return;
   plan.allocator_library.clear();
   plan.allocator_version.clear();
@@ -174,6 +177,29 @@ void check_options(Plan& plan) {
       it = theirs ? options.erase(it) : std::next(it);
     }
   }
+}
+
+// 5b. The arm (learn::arm_name) of what runs: the caller's allocator; "system" when the pre-flight
+// left the preload out; else the allocator preloaded (or "system") with the options applied to it,
+// those the check kept.
+void name_arm(Plan& plan) {
+  if (!plan.preloaded_by_caller.empty()) {
+    plan.arm = plan.allocator_to_find.empty() ? util::basename(plan.preloaded_by_caller) : plan.allocator_to_find;
+    return;
+  }
+  if (!plan.fallback_library.empty()) {
+    plan.arm = "system";
+    return;
+  }
+  // With a library preloaded, options_family is its family (choose_allocator): "" for one unknown.
+  std::string family = plan.allocator_library.empty() ? "system"
+                       : plan.options_family.empty()  ? util::basename(plan.allocator_library)
+                                                      : plan.options_family;
+  std::vector<std::pair<std::string, std::string>> options;
+  const auto& all = plan.loaded.settings.options;
+  if (auto it = all.find(plan.options_family); it != all.end())
+    for (const auto& [name, v] : it->second) options.emplace_back(name, alloc::render_option(v.value, true));
+  plan.arm = learn::arm_name(family, options);
 }
 
 // The tools with a shipped profile of their own (defaults/NAME.toml but all.toml): what the exec
@@ -272,6 +298,8 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   respect_callers_preload(plan, env);
   inspect_tool(plan, env);  // 4. may drop the allocator for glibc tunables: before the options check
   check_options(plan);
+  describe_fallback(plan);  // from the options the check kept
+  name_arm(plan);
   choose_destinations(plan, files, env);
   auto mode = run_mode(plan.loaded.settings.supervise, run::pidfd_available());
   plan.supervise = mode.supervise;

@@ -40,8 +40,16 @@ struct Plan {
   tool::Preflight preflight;       // what the tool's file lets a preload do (pipeline/preflight.hpp)
   std::string preloaded_by_caller; // an allocator (or sanitizer) in the caller's own LD_PRELOAD: the
                                    // caller chose it, so edashim adds no allocator or options
+  std::string allocator_to_find;   // the allocator the probe must find serving malloc: `allocator`, or the
+                                   // family of preloaded_by_caller ("" when it is no allocator edashim knows)
   std::string fallback_library;    // not empty: this allocator could not be preloaded (preflight.reason
                                    // says why) and options_family names the glibc tunables used instead
+  std::string fallback_source;     // with fallback_library: where those tunables come from ("[glibc] from
+                                   // FILE"; "" when none is configured)
+  std::string fallback_effect;     // with fallback_library: what the tunables can do for this tool
+  std::string arm;                 // what runs, by learn::arm_name: the allocator preloaded (the caller's, or
+                                   // "system") with the options applied to it; "system" when the pre-flight
+                                   // left the preload out. The log's "arm", bench's and exploration's
   std::string explored;            // not empty: this run explores, with this candidate of explore_profiles
   std::string explored_instead_of; // the arm the run would have run (pipeline/explore.hpp)
   run::FlowIdentity flow;          // this run's id, its flow and parent run (run/flow_id.hpp)

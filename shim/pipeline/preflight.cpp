@@ -20,13 +20,6 @@ util::FactCache& fact_cache() {
   return cache;
 }
 
-std::string fallback_source(const Plan& plan) {
-  const auto& opts = plan.loaded.settings.options;
-  auto it = opts.find(plan.options_family);
-  if (it == opts.end() || it->second.empty()) return "";
-  return "[" + plan.options_family + "] from " + it->second.begin()->second.origin.file;
-}
-
 namespace {
 // A finite address-space limit (ulimit -v) is sized for the tool as it runs without edashim:
 // every allocator reserves more address space than glibc at start (measured with Debian 12's
@@ -117,6 +110,16 @@ bool preloads_nothing_of_ours(const tool::Preflight& p) {
   return p.blocker == tool::Blocker::sanitizer || p.blocker == tool::Blocker::foreign_loader || tool::is_static(p.blocker);
 }
 
+namespace {
+// Where the options that replace the allocator came from.
+std::string fallback_source(const Plan& plan) {
+  const auto& opts = plan.loaded.settings.options;
+  auto it = opts.find(plan.options_family);
+  if (it == opts.end() || it->second.empty()) return "";
+  return "[" + plan.options_family + "] from " + it->second.begin()->second.origin.file;
+}
+
+// What the tunables can do for this tool when they replace the allocator.
 std::string fallback_effect(const Plan& plan) {
   const auto& p = plan.preflight;
   switch (p.blocker) {
@@ -135,6 +138,13 @@ std::string fallback_effect(const Plan& plan) {
   }
   return "";
 }
+}  // namespace
+
+void describe_fallback(Plan& plan) {
+  if (plan.fallback_library.empty()) return;
+  plan.fallback_source = fallback_source(plan);
+  plan.fallback_effect = fallback_effect(plan);
+}
 
 std::string preflight_warning(const Plan& plan) {
   const auto& p = plan.preflight;
@@ -143,7 +153,7 @@ std::string preflight_warning(const Plan& plan) {
   std::string tool = plan.inv.tool;
   if (!plan.fallback_library.empty()) {
     std::string instead = plan.loaded.settings.options.count(plan.options_family)
-                              ? "applying glibc malloc tunables (" + fallback_source(plan) + ") instead: " + fallback_effect(plan)
+                              ? "applying glibc malloc tunables (" + plan.fallback_source + ") instead: " + plan.fallback_effect
                               : "running on its own malloc";
     return plan.allocator + " is not preloaded for " + tool + ": " + p.reason + "; " + instead +
            " (said once for this binary; details: edashim explain " + tool + ")";

@@ -23,11 +23,10 @@ void inspect_tool(Plan& plan, const std::vector<std::string>& env);
 // it would stop before main).
 bool preloads_nothing_of_ours(const tool::Preflight& p);
 
-// Where the options that replace the allocator came from, for explain and the log.
-std::string fallback_source(const Plan& plan);
-
-// What the tunables can do for this tool when they replace the allocator.
-std::string fallback_effect(const Plan& plan);
+// Step 5 of make_plan, after the options check (which may drop some): with a fallback, where the
+// options that replace the allocator came from and what they can do for this tool
+// (Plan::fallback_source, fallback_effect), for the warning, explain and the log.
+void describe_fallback(Plan& plan);
 
 // The one line for stderr, given once per binary (empty: nothing to say, or already said).
 std::string preflight_warning(const Plan& plan);

@@ -6,9 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "alloc/allocators.hpp"
 #include "learn/signature.hpp"
-#include "pipeline/explore.hpp"
 #include "pipeline/preflight.hpp"
 #include "run/probe_records.hpp"
 #include "util/fs.hpp"
@@ -39,8 +37,8 @@ runlog::PreflightFields preflight_fields(const Plan& plan, const run::EnvPlan& e
   f.note = p.linked_note;
   f.cached = p.cached;
   if (!plan.fallback_library.empty())
-    f.fallback = runlog::PreflightFields::Fallback{plan.fallback_library, plan.options_family, fallback_source(plan),
-                                                   run::lookup(env.env, "GLIBC_TUNABLES"), fallback_effect(plan)};
+    f.fallback = runlog::PreflightFields::Fallback{plan.fallback_library, plan.options_family, plan.fallback_source,
+                                                   run::lookup(env.env, "GLIBC_TUNABLES"), plan.fallback_effect};
   return f;
 }
 
@@ -68,11 +66,7 @@ void verification_fields(runlog::RunEnd& e, const Plan& plan, bool probed, const
   for (const auto& q : processes)
     e.processes->push_back({q.pid, q.ppid, q.exe, q.malloc_object, run::malloc_provider(q), q.forked, q.end, q.vm_hwm_kb,
                             q.vm_peak_kb});
-  // The caller's own preloaded allocator is the one to find.
-  auto v = run::verify_allocator(processes,
-                                 plan.preloaded_by_caller.empty() ? plan.allocator
-                                                                  : alloc::allocator_of_library(plan.preloaded_by_caller),
-                                 util::self_exe());
+  auto v = run::verify_allocator(processes, plan.allocator_to_find, util::self_exe());
   if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != tool::Blocker::own_malloc &&
       p.blocker != tool::Blocker::address_space_limit)
     v.note += " (" + p.reason + "; the probe cannot load either)";
@@ -95,7 +89,7 @@ std::vector<std::string> temp_dirs(const run::EnvPlan& env) {
 std::optional<std::string> read_script(const std::string& path) { return util::read_regular_file(path); }
 
 void same_work_fields(runlog::RunStart& s, const Plan& plan, const RunSetup& setup) {
-  s.arm = arm_of(plan);
+  s.arm = plan.arm;
   s.explored = plan.explored;
   s.explored_instead_of = plan.explored_instead_of;
   s.machine = util::current_machine(&fact_cache());

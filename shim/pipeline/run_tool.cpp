@@ -129,6 +129,10 @@ void log_config_error(const Plan& plan) {
   plain.allocator_version.clear();
   plain.fallback_library.clear();
   plain.options_family.clear();
+  plain.fallback_source.clear();
+  plain.fallback_effect.clear();
+  // Glibc's malloc with no options, or the caller's own preload, whose arm the plan has already.
+  if (plain.preloaded_by_caller.empty()) plain.arm = plain.allocator_to_find = "system";
   plain.explored.clear();
   plain.allocator_note = "not applied: the configuration has errors (config_error); the tool ran plain";
   RunSetup setup;

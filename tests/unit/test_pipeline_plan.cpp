@@ -13,6 +13,7 @@
 #include "pipeline/explore.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
+#include "pipeline/run_line.hpp"
 #include "proof_artefacts.hpp"
 #include "runlog/append.hpp"
 #include "util/fs.hpp"
@@ -287,7 +288,7 @@ TEST_CASE("Explore: a drawn run takes a candidate other than the current arm and
   f.tool("yosys");
   f.t.write("user/config.toml", "explore = 0.25\nexplore_profiles = [\"jemalloc\", \"mimalloc\"]\n");
   auto p = f.plan("yosys");
-  REQUIRE(pipeline::arm_of(p) == "jemalloc");  // the shipped yosys profile
+  REQUIRE(p.arm == "jemalloc");  // the shipped yosys profile
   CHECK(pipeline::why_not_explore(p, f.env()).empty());
   // 0.3 of the range does not draw with a share of 0.25; 0.2 does.
   CHECK_FALSE(pipeline::maybe_explore(p, f.files, f.env(), sequence({uint64_t(0.3 * 0x1p64), 0})));
@@ -298,7 +299,7 @@ TEST_CASE("Explore: a drawn run takes a candidate other than the current arm and
     REQUIRE(pipeline::maybe_explore(q, f.files, f.env(), sequence({uint64_t(0.2 * 0x1p64), order})));
     CHECK(q.explored == "mimalloc");
     CHECK(q.explored_instead_of == "jemalloc");
-    CHECK(pipeline::arm_of(q) == "mimalloc");
+    CHECK(q.arm == "mimalloc");
     CHECK(q.inv.chosen.profile == "mimalloc");  // the log's "profile": what ran
     CHECK(q.allocator_library.find("libmimalloc") != std::string::npos);
   }
@@ -313,14 +314,14 @@ TEST_CASE("Explore: \"system\" changes the allocator alone, and with no candidat
   REQUIRE(pipeline::maybe_explore(p, f.files, f.env(), sequence({0})));
   CHECK(p.explored == "system");
   CHECK(p.inv.chosen.profile.empty());
-  CHECK(pipeline::arm_of(p) == "system");
+  CHECK(p.arm == "system");
   CHECK(p.allocator_library.empty());
   CHECK(p.loaded.settings.scratch.value);  // not the baseline profile's scratch = false
   f.t.write("user/config.toml", "explore = 1\nexplore_profiles = [\"jemalloc\"]\n");
   auto q = f.plan("yosys");
   CHECK_FALSE(pipeline::maybe_explore(q, f.files, f.env(), sequence({0})));
   CHECK(q.explored.empty());
-  CHECK(pipeline::arm_of(q) == "jemalloc");
+  CHECK(q.arm == "jemalloc");
 }
 
 TEST_CASE("Explore: never with EDASHIM_EXPLORE=0, a chosen profile or allocator, the caller's preload, or a blocker", "[plan][explore]") {
@@ -340,10 +341,10 @@ TEST_CASE("Explore: never with EDASHIM_EXPLORE=0, a chosen profile or allocator,
   std::string jemalloc = std::string(kLibDir) + "/libjemalloc.so.2";
   auto preloaded = f.plan("yosys", {"LD_PRELOAD=" + jemalloc});
   CHECK_FALSE(pipeline::maybe_explore(preloaded, f.files, f.env({"LD_PRELOAD=" + jemalloc}), always));
-  CHECK(pipeline::arm_of(preloaded) == "jemalloc");
+  CHECK(preloaded.arm == "jemalloc");
   auto blocked = f.plan("staticyosys");
   REQUIRE(blocked.preflight.blocker == tool::Blocker::static_exe);
-  CHECK(pipeline::arm_of(blocked) == "system");  // the preload could not work
+  CHECK(blocked.arm == "system");  // the preload could not work
   CHECK_FALSE(pipeline::maybe_explore(blocked, f.files, f.env(), always));
   f.t.write("user/config.toml", "explore_profiles = [\"mimalloc\"]\n");  // explore off by default
   auto off = f.plan("yosys");
@@ -366,9 +367,50 @@ TEST_CASE("Arm: the allocator family with its options sorted by name", "[plan][e
   PlanFixture f;
   f.tool("yosys");
   f.t.write("user/config.toml", "[tool.yosys]\nallocator = \"mimalloc\"\n[mimalloc]\nlarge_os_pages = false\neager_commit_delay = 4\n");
-  CHECK(pipeline::arm_of(f.plan("yosys")) == "mimalloc[eager_commit_delay=4,large_os_pages=false]");
+  CHECK(f.plan("yosys").arm == "mimalloc[eager_commit_delay=4,large_os_pages=false]");
   f.t.write("user/config.toml", "[tool.yosys]\nallocator = \"system\"\n");
-  CHECK(pipeline::arm_of(f.plan("yosys")) == "system");
+  CHECK(f.plan("yosys").arm == "system");
+}
+
+TEST_CASE("Plan: the log line and the warning read the facts make_plan decided", "[plan][log]") {
+  PlanFixture f;
+  f.tool("yosys", "proof_static");
+  auto p = f.plan("yosys");
+  REQUIRE(p.fallback_library == std::string(kLibDir) + "/libjemalloc.so.2");
+  CHECK(p.fallback_source == "[glibc_fallback] from " + std::string(EDASHIM_PROFILES_DIR) + "/defaults/all.toml");
+  CHECK(p.fallback_effect == (p.preflight.facts.glibc_static
+                                  ? "its static glibc reads GLIBC_TUNABLES at start"
+                                  : "it is not a static glibc program, so GLIBC_TUNABLES likely does nothing for it"));
+  CHECK(p.arm == "system");  // the preload could not work
+  pipeline::RunSetup setup;
+  setup.env = pipeline::plan_environment(p, f.env(), "");
+  run::Outcome started;
+  auto line = pipeline::start_fields(p, setup, started);
+  REQUIRE(line.preflight.fallback);
+  CHECK(line.preflight.fallback->source == p.fallback_source);
+  CHECK(line.preflight.fallback->effect == p.fallback_effect);
+  CHECK(line.arm == p.arm);
+  CHECK(pipeline::preflight_warning(p).find("(" + p.fallback_source + ") instead: " + p.fallback_effect) !=
+        std::string::npos);
+
+  // The caller's own jemalloc under a profile asking for mimalloc: the probe must find jemalloc.
+  f.tool("yosys");
+  f.t.write("user/config.toml", "[tool.yosys]\nallocator = \"mimalloc\"\n");
+  std::string jemalloc = std::string(kLibDir) + "/libjemalloc.so.2";
+  auto q = f.plan("yosys", {"LD_PRELOAD=" + jemalloc});
+  CHECK(q.allocator == "mimalloc");
+  CHECK(q.preloaded_by_caller == jemalloc);
+  CHECK(q.allocator_to_find == "jemalloc");
+  CHECK(q.arm == "jemalloc");
+  CHECK(q.fallback_source.empty());
+  setup.env = pipeline::plan_environment(q, f.env({"LD_PRELOAD=" + jemalloc}), "");
+  setup.probed = true;
+  run::Outcome out;
+  auto end = pipeline::end_fields(q, setup, out, "S\t100\t99\t" + q.tool_path + "\t" + jemalloc + "\n");
+  CHECK(end.allocator_verified);
+  CHECK(pipeline::start_fields(q, setup, started).arm == "jemalloc");
+  // No preload of the caller's: the allocator asked for.
+  CHECK(f.plan("yosys").allocator_to_find == "mimalloc");
 }
 
 TEST_CASE("Plan: a library left out of LD_PRELOAD for its path is named with what that costs and the fix", "[plan]") {
