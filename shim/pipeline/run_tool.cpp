@@ -147,8 +147,8 @@ void log_config_error(const Plan& plan) {
 }
 
 // Says what is wrong with the configuration; a broken one runs the plain tool (or stops a
-// --strict run: 2). Returns -1 to go on, or the status to return.
-int check_plan(const Plan& plan) {
+// --strict run: 2). Returns the status to return, or nullopt to go on.
+std::optional<int> check_plan(const Plan& plan) {
   // No descriptor left to read the configuration with (ulimit -n 3): nothing is wrong with it,
   // and edashim could not log either. The tool runs as it would without edashim, quietly.
   if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
@@ -190,7 +190,7 @@ int check_plan(const Plan& plan) {
     say(warning);
     remember_warning_given(plan);
   }
-  return -1;
+  return std::nullopt;
 }
 
 // The scratch directory, the probe's file and the tool's environment.
@@ -459,7 +459,7 @@ int run_tool(const Invocation& inv) {
 
   auto files = paths::Files::discover();
   Plan plan = make_plan(inv, files, env);
-  if (int status = check_plan(plan); status >= 0) return status;
+  if (auto status = check_plan(plan)) return *status;
   maybe_explore(plan, files, env);  // after the checks: what they said is of the user's own choice
   run::ProbeFile probe;
   RunSetup setup = set_up(plan, env, probe);
