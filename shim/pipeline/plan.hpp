@@ -49,7 +49,7 @@ struct Plan {
   std::string fallback_effect;     // with fallback_library: what the tunables can do for this tool
   std::string arm;                 // what runs, by learn::arm_name: the allocator preloaded (the caller's, or
                                    // "system") with the options applied to it; "system" when the pre-flight
-                                   // left the preload out. The log's "arm", bench's and exploration's
+                                   // left the preload out. The log's "arm"; what bench and exploration compare
   std::string explored;            // not empty: this run explores, with this candidate of explore_profiles
   std::string explored_instead_of; // the arm the run would have run (pipeline/explore.hpp)
   run::FlowIdentity flow;          // this run's id, its flow and parent run (run/flow_id.hpp)
