@@ -251,7 +251,7 @@ std::string run_failure(const runlog::RunRecord& rec, int status, const std::str
 }
 
 // --show-output: a finished run's stdout and stderr, copied to ours whole (runs at the same time
-// do not interleave within one).
+// do not interleave within one). The tool's own words, as it wrote them: no voice of ours.
 void show_output(const std::string& out_path, const std::string& err_path) {
   static std::mutex mu;
   std::lock_guard lock(mu);
@@ -603,6 +603,8 @@ void keep_measured(const std::vector<Job>& jobs, const std::vector<ArmRun>& resu
 
 }  // namespace
 
+// The progress bar is redrawn in place on a terminal and never ends a line: it is written straight
+// to stderr, not said by the command's voice (which says whole lines).
 util::Result<BenchResult> run(const Spec& spec, const Previewer& preview) {
   auto checked = check(spec, preview);
   if (!checked) return std::move(checked).take_error();
@@ -616,7 +618,6 @@ util::Result<BenchResult> run(const Spec& spec, const Previewer& preview) {
   out.env_bytes = session->env_bytes();
   out.logical_cpus = int(std::max(1u, std::thread::hardware_concurrency()));
   out.load_before = load_average();
-
   if (auto bad = hook("setup", spec.setup, *session); !bad.empty()) return util::fail(bad);
   // The whole schedule: warm-up rounds, then measured rounds, each round shuffled.
   const std::vector<Job> jobs = jobs_of(spec);
