@@ -60,7 +60,7 @@ bool on_tmpfs(const std::string& dir) {
 
 // A directory for per-run copies: /dev/shm for tmpfs; $TMPDIR, /var/tmp or /tmp for disk,
 // whichever is really on disk (/tmp is often tmpfs).
-std::optional<std::string> fresh_base(const std::string& on, std::string& error) {
+util::Result<std::string> fresh_base(const std::string& on) {
   std::vector<std::string> candidates;
   if (on == "tmpfs") {
     candidates = {"/dev/shm"};
@@ -75,9 +75,8 @@ std::optional<std::string> fresh_base(const std::string& on, std::string& error)
     std::string templ = c + "/edashim-bench-XXXXXX";
     if (::mkdtemp(templ.data())) return templ;
   }
-  error = on == "tmpfs" ? "no writable tmpfs directory for --on tmpfs (tried /dev/shm, $XDG_RUNTIME_DIR)"
-                        : "no writable on-disk directory for --on disk (tried $TMPDIR, /var/tmp, /tmp)";
-  return std::nullopt;
+  return util::fail(on == "tmpfs" ? "no writable tmpfs directory for --on tmpfs (tried /dev/shm, $XDG_RUNTIME_DIR)"
+                                  : "no writable on-disk directory for --on disk (tried $TMPDIR, /var/tmp, /tmp)");
 }
 
 // Close-on-exec like every descriptor bench opens: another thread may be spawning a run.
@@ -252,7 +251,7 @@ std::string run_failure(const runlog::RunRecord& rec, int status, const std::str
 }
 
 // --show-output: a finished run's stdout and stderr, copied to ours whole (runs at the same time
-// do not interleave within one).
+// do not interleave within one). The tool's own words, as it wrote them: no voice of ours.
 void show_output(const std::string& out_path, const std::string& err_path) {
   static std::mutex mu;
   std::lock_guard lock(mu);
@@ -345,7 +344,7 @@ std::string machine_description() {
          std::to_string(std::thread::hardware_concurrency()) + " logical), " + mem + ", " + kernel;
 }
 
-std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::string& error) {
+util::Result<Checked> check(const Spec& spec, const Previewer& preview) {
   std::vector<std::string> problems;
   if (spec.arms.empty()) problems.push_back("no arm: give at least one -p PROFILE");
   if (spec.command.empty()) problems.push_back("no command: give it after --, e.g. -- yosys -q -s flow.ys");
@@ -397,15 +396,21 @@ std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::st
       out.probe_off.push_back(it->second.probe_off);
     }
   }
-  if (!problems.empty()) {
-    error = util::join(problems, "\n");
-    return std::nullopt;
-  }
+  if (!problems.empty()) return util::fail(util::join(problems, "\n"));
   int cores = physical_cores();
   if (spec.jobs > cores)
     out.warnings.push_back("--jobs " + std::to_string(spec.jobs) + " exceeds the " + std::to_string(cores) +
                            " physical cores: runs will compete for cores and the timings measure that contention");
   return out;
+}
+
+std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::string& error) {
+  auto checked = check(spec, preview);
+  if (!checked) {
+    error = checked.error();
+    return std::nullopt;
+  }
+  return std::move(*checked);
 }
 
 struct Session::Impl {
@@ -415,8 +420,8 @@ struct Session::Impl {
   std::string self, cwd, work, fresh;
   std::vector<std::string> command, base_env, pads;
   std::vector<std::size_t> env_bytes;
-  std::mutex log_mu;  // keep_log appends, from several runs at once
-  std::atomic<bool> log_refused{false};  // said once, not per run
+  mutable std::mutex log_mu;  // keep_log appends, from several runs at once
+  std::string log_refused;    // the first refusal only: the same reason for every run after it
 
   // A measured run's line into keep_log, marked as this bench's (mark_bench_line).
   // The run's line, marked as the arm's, after its child runs' lines as they are (each a run of
@@ -427,8 +432,8 @@ struct Session::Impl {
     for (std::size_t i = 0; i < lines.size(); ++i) {
       auto written = runlog::append_line(spec.keep_log, i + 1 < lines.size() ? lines[i] : marked, {},
                                          spec.keep_log_shared);
-      if (!written && !log_refused.exchange(true)) {
-        std::fprintf(stderr, "edashim bench: cannot keep the runs in %s: %s\n", spec.keep_log.c_str(), written.error().c_str());
+      if (!written) {
+        if (log_refused.empty()) log_refused = "cannot keep the runs in " + spec.keep_log + ": " + written.error();
         return;
       }
     }
@@ -450,22 +455,24 @@ void Session::signal_runs(int sig) noexcept {
 const std::vector<std::size_t>& Session::env_bytes() const { return impl_->env_bytes; }
 const std::string& Session::work_dir() const { return impl_->work; }
 
-std::unique_ptr<Session> Session::open(const Spec& spec, const Checked& checked, std::string& error) {
+std::string Session::keep_refused() const {
+  std::lock_guard lock(impl_->log_mu);
+  return impl_->log_refused;
+}
+
+util::Result<std::unique_ptr<Session>> Session::open(const Spec& spec, const Checked& checked) {
   auto s = std::make_unique<Impl>(spec);
   s->self = util::self_exe();
   s->cwd = current_dir();
   s->work = work_template();
   if (!spec.stdout_filter.empty()) s->stdout_filter.emplace(spec.stdout_filter);
   s->command = run_command(spec, s->cwd);
-  if (!::mkdtemp(s->work.data())) {
-    error = "cannot create a directory in " + temp_root() + ": " + std::strerror(errno);
-    return nullptr;
-  }
+  if (!::mkdtemp(s->work.data())) return util::fail("cannot create a directory in " + temp_root() + ": " + std::strerror(errno));
   if (!spec.fresh_copy.empty()) {
-    auto base = fresh_base(spec.on, error);
+    auto base = fresh_base(spec.on);
     if (!base) {
       util::remove_tree(s->work);
-      return nullptr;
+      return std::move(base).take_error();
     }
     s->fresh = *base;
   }
@@ -478,6 +485,15 @@ std::unique_ptr<Session> Session::open(const Spec& spec, const Checked& checked,
     s->env_bytes.push_back(largest + 8);
   }
   return std::unique_ptr<Session>(new Session(std::move(s)));
+}
+
+std::unique_ptr<Session> Session::open(const Spec& spec, const Checked& checked, std::string& error) {
+  auto session = open(spec, checked);
+  if (!session) {
+    error = session.error();
+    return nullptr;
+  }
+  return std::move(*session);
 }
 
 ArmRun Session::execute(const Job& job, std::string* log_line) {
@@ -587,20 +603,22 @@ void keep_measured(const std::vector<Job>& jobs, const std::vector<ArmRun>& resu
 
 }  // namespace
 
-std::optional<BenchResult> run(const Spec& spec, const Previewer& preview, std::string& error) {
-  auto checked = check(spec, preview, error);
-  if (!checked) return std::nullopt;
+// The progress bar is redrawn in place on a terminal and never ends a line: it is written straight
+// to stderr, not said by the command's voice (which says whole lines).
+util::Result<BenchResult> run(const Spec& spec, const Previewer& preview) {
+  auto checked = check(spec, preview);
+  if (!checked) return std::move(checked).take_error();
   BenchResult out;
   out.physical_cores = physical_cores();
   out.machine = machine_description();
   out.warnings = checked->warnings;
-  auto session = Session::open(spec, *checked, error);
-  if (!session) return std::nullopt;
+  auto opened = Session::open(spec, *checked);
+  if (!opened) return std::move(opened).take_error();
+  std::unique_ptr<Session> session = std::move(*opened);
   out.env_bytes = session->env_bytes();
   out.logical_cpus = int(std::max(1u, std::thread::hardware_concurrency()));
   out.load_before = load_average();
-
-  if (error = hook("setup", spec.setup, *session); !error.empty()) return std::nullopt;
+  if (auto bad = hook("setup", spec.setup, *session); !bad.empty()) return util::fail(bad);
   // The whole schedule: warm-up rounds, then measured rounds, each round shuffled.
   const std::vector<Job> jobs = jobs_of(spec);
   std::vector<ArmRun> results(jobs.size());
@@ -664,6 +682,7 @@ std::optional<BenchResult> run(const Spec& spec, const Previewer& preview, std::
   out.load_after = load_average();
   if (auto bad = hook("cleanup", spec.cleanup, *session); !bad.empty()) out.warnings.push_back(bad);
   keep_measured(jobs, results, next, out);
+  out.keep_refused = session->keep_refused();
   return out;
 }
 

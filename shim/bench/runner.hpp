@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/spec.hpp"
+#include "util/result.hpp"
 
 namespace bench {
 
@@ -23,13 +24,15 @@ struct Checked {
 };
 
 // Everything that can be known before the first run: the spec's own consistency, the inputs,
-// the output filter, and each arm as the run pipeline sees it (`preview`). nullopt with
-// `error` (every problem, one per line) when a run would be refused: nothing has run then.
+// the output filter, and each arm as the run pipeline sees it (`preview`). Fails with every
+// problem, one per line, when a run would be refused: nothing has run then.
+util::Result<Checked> check(const Spec& spec, const Previewer& preview);
+// The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
 std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::string& error);
 
-// Checks (as check()), then runs the schedule. nullopt with `error` when the benchmark cannot
-// start at all; nothing has run then.
-std::optional<BenchResult> run(const Spec& spec, const Previewer& preview, std::string& error);
+// Checks (as check()), then runs the schedule. Fails when the benchmark cannot start at all;
+// nothing has run then.
+util::Result<BenchResult> run(const Spec& spec, const Previewer& preview);
 
 // One run of a schedule.
 struct Job {
@@ -53,6 +56,8 @@ std::vector<Job> round_jobs(const Spec& spec, int round);
 // local bench and a farm's round task both run through it, so a run on a node is the same run.
 class Session {
  public:
+  static util::Result<std::unique_ptr<Session>> open(const Spec& spec, const Checked& checked);
+  // The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
   static std::unique_ptr<Session> open(const Spec& spec, const Checked& checked, std::string& error);
   ~Session();
   Session(const Session&) = delete;
@@ -61,6 +66,8 @@ class Session {
   ArmRun execute(const Job& job, std::string* log_line = nullptr);
   const std::vector<std::size_t>& env_bytes() const;  // per arm, after padding
   const std::string& work_dir() const;                 // the session's own directory (removed with it)
+  // Why a run's lines could not be kept in Spec::keep_log (the first refusal); "" when none was.
+  std::string keep_refused() const;
   // Sends `sig` to every run under way (async-signal-safe: a signal handler's). A farm task
   // told to end passes it on, and its runs end now rather than when their tools would have,
   // so the session can remove its directories before the task dies.

@@ -90,6 +90,9 @@ struct BenchResult {
   bool interrupted = false;
   std::string stopped_at;  // stop_at_failure: the run that failed ("ARM, round N: why"), "" when none
   std::vector<std::string> warnings;
+  // Why the measured runs' lines could not all be kept in Spec::keep_log ("" when they were):
+  // the runs went on, and the command says it once.
+  std::string keep_refused;
   std::vector<RoundState> rounds;  // farm executors only: every round's state, in round order
   // 1-minute load averages just before the first and after the last run, and the logical CPUs
   // (a local bench's; NaN and 0 on a farm, whose nodes' loads are not known here).

@@ -10,12 +10,11 @@
 
 namespace bench {
 
-std::optional<TuneOption> parse_tune_option(const std::string& text, std::string& error) {
+util::Result<TuneOption> parse_tune_option(const std::string& text) {
   auto eq = text.find('=');
   auto dot = text.find('.');
   if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 || dot + 1 == eq) {
-    error = "expected FAMILY.OPTION=V1,V2,... such as mimalloc.eager_commit_delay=0,1,4";
-    return std::nullopt;
+    return util::fail("expected FAMILY.OPTION=V1,V2,... such as mimalloc.eager_commit_delay=0,1,4");
   }
   TuneOption o;
   o.family = util::to_lower(text.substr(0, dot));
@@ -28,13 +27,9 @@ std::optional<TuneOption> parse_tune_option(const std::string& text, std::string
     std::vector<std::string> families;
     for (const auto& f : alloc::families())
       if (!f.fallback) families.emplace_back(f.name);
-    error = "unknown allocator family '" + o.family + "' (" + util::join(families, ", ") + ")";
-    return std::nullopt;
+    return util::fail("unknown allocator family '" + o.family + "' (" + util::join(families, ", ") + ")");
   }
-  if (o.values.empty()) {
-    error = "no values after '='";
-    return std::nullopt;
-  }
+  if (o.values.empty()) return util::fail("no values after '='");
   return o;
 }
 

@@ -12,6 +12,7 @@
 
 #include "stats/bootstrap.hpp"
 #include "stats/mann_whitney.hpp"
+#include "util/result.hpp"
 
 namespace bench {
 
@@ -20,7 +21,7 @@ struct TuneOption {
   std::string family, key;
   std::vector<std::string> values;
 };
-std::optional<TuneOption> parse_tune_option(const std::string& text, std::string& error);
+util::Result<TuneOption> parse_tune_option(const std::string& text);
 
 // A value as TOML: integers, floats and booleans bare, anything else a quoted string.
 std::string toml_value(const std::string& text);

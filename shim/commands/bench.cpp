@@ -28,12 +28,17 @@
 #include "paths/files.hpp"
 #include "util/fs.hpp"
 #include "util/owned_file.hpp"
+#include "util/result.hpp"
 #include "runlog/append.hpp"
 #include "util/machine.hpp"
 #include "util/strings.hpp"
+#include "util/voice.hpp"
 
 namespace commands {
 namespace {
+
+// Everything bench says on stderr.
+const util::Voice voice("edashim bench");
 
 // --compare-outputs: which allocators left the reference's outputs, in the user's run log, where
 // `adopt_requires_bench` looks for it (report --recommend, learn/recommend.hpp).
@@ -47,7 +52,7 @@ void record_outputs(const bench::BenchResult& outcome, const std::vector<bench::
   if (!last) return;
   std::string line = bench::outputs_record_line(last->tool, last->path, util::cpu_model(nullptr).value_or(""), last->start_unix + last->wall_s, by);
   if (auto written = runlog::append_line(log, line, {}, user_shared_dirs()); !written)
-    std::cerr << "edashim bench: cannot record the outputs' verdict in " << log << ": " << written.error() << "\n";
+    voice("cannot record the outputs' verdict in ", log, ": ", written.error());
 }
 
 
@@ -68,10 +73,6 @@ struct Options {
   // experiment whose directory and experiment.json are the user's (anyone can forge the rest).
   bool own = true;
 };
-
-void say(const std::string& error) {
-  for (const auto& line : util::split(error, '\n')) std::cerr << "edashim bench: " << line << "\n";
-}
 
 // Where --adopt writes: the user's config, or with --project the nearest .edashim.toml (one in
 // the current directory when there is none). `trust_after`: whether the written file may then be
@@ -99,7 +100,7 @@ AdoptTarget adopt_target(bool project) {
 int trust_adopted(const AdoptTarget& t) {
   std::string key = config::trust_key(t.file);
   if (!t.trust_after) {
-    say("--adopt: " + t.file + " was not trusted before this edit, so it is not trusted now: read it, then: edashim trust " +
+    voice.say("--adopt: " + t.file + " was not trusted before this edit, so it is not trusted now: read it, then: edashim trust " +
         util::shell_quote(key));
     return 0;
   }
@@ -107,11 +108,11 @@ int trust_adopted(const AdoptTarget& t) {
   config::TrustStore trusted(paths::Files::discover().trust_file);
   std::string error;
   if (!read.ok() || !trusted.trust(key, read.content, error)) {
-    say("--adopt: written, but not trusted: " + (read.ok() ? error : read.why + read.refused) + "; run: edashim trust " +
+    voice.say("--adopt: written, but not trusted: " + (read.ok() ? error : read.why + read.refused) + "; run: edashim trust " +
         util::shell_quote(key));
     return 1;
   }
-  say("--adopt: trusted " + key + " as it is now (your own edit; any other edit revokes it)");
+  voice.say("--adopt: trusted " + key + " as it is now (your own edit; any other edit revokes it)");
   return 0;
 }
 
@@ -127,14 +128,14 @@ int adopt(const bench::Spec& spec, const bench::BenchResult& outcome, const std:
   auto paired = bench::analyse_paired(spec, outcome);
   auto v = bench::decide(spec, arms, tool, &paired);
   if (v.adopt_toml.empty()) {
-    say("--adopt: nothing written: " + util::split(v.advice, '\n').front());
+    voice.say("--adopt: nothing written: " + util::split(v.advice, '\n').front());
     return 0;
   }
   // Only what beat the tool's current choice replaces it: a win over another arm says nothing
   // of what runs now.
   std::string current = current_arm(bench::from_tool(spec.command));
   if (current.empty() || arms[0].arm_id != current) {
-    say("--adopt: nothing written: " + arms[*v.winner].name + " beat " + arms[0].name + ", which is not what " + tool +
+    voice.say("--adopt: nothing written: " + arms[*v.winner].name + " beat " + arms[0].name + ", which is not what " + tool +
         " runs with now (" + (current.empty() ? "unknown: edashim explain " + tool : current) +
         "); --adopt judges against the current choice, given first: -p current -p " + spec.arms[*v.winner].profile);
     return 0;
@@ -145,34 +146,35 @@ int adopt(const bench::Spec& spec, const bench::BenchResult& outcome, const std:
   std::string target = util::real_path(file).value_or(file);
   if (std::string dir = util::dirname(target); !util::exists(target) && !util::is_directory(dir))
     if (auto refused = util::make_owned_dir(dir, user_shared_dirs(), 0700); !refused.empty()) {
-      say("--adopt: " + refused + "; nothing written");
+      voice.say("--adopt: " + refused + "; nothing written");
       return 1;
     }
   auto read = [&] { return util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>(); };
   auto existing = read();
   if (util::exists(target) && !existing) {
-    say("--adopt: cannot read " + file + " (or it is larger than 1 MiB); nothing written");
+    voice.say("--adopt: cannot read " + file + " (or it is larger than 1 MiB); nothing written");
     return 1;
   }
   auto edit = learn::merge_settings(existing, file, settings, "added by edashim bench --adopt: " + arms[*v.winner].name +
                                                                    " beat " + arms[0].name + " on " + tool);
   if (!edit.refused.empty()) {
-    say("--adopt: not written: " + edit.refused);
+    voice.say("--adopt: not written: " + edit.refused);
     return 1;
   }
   if (edit.unchanged) {
-    say("--adopt: " + file + " already says this; unchanged");
+    voice.say("--adopt: " + file + " already says this; unchanged");
     return 0;
   }
   struct stat st;
   mode_t mode = ::stat(target.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
   if (read() != existing || !util::write_file_atomic(target, edit.text, mode)) {
-    say("--adopt: " + file + " changed meanwhile or cannot be written; nothing written: run it again");
+    voice.say("--adopt: " + file + " changed meanwhile or cannot be written; nothing written: run it again");
     return 1;
   }
-  say("--adopt: added to " + file + " (the next run of " + tool + " uses " + arms[*v.winner].name + "):");
+  std::string lines;
   for (const auto& line : util::split(learn::render_settings(settings), '\n'))
-    if (!line.empty()) std::cerr << "  " << line << "\n";
+    if (!line.empty()) lines += "  " + line + "\n";
+  voice.say_with("--adopt: added to " + file + " (the next run of " + tool + " uses " + arms[*v.winner].name + "):", lines);
   return project ? trust_adopted(where) : 0;
 }
 
@@ -188,11 +190,11 @@ int finish(Options& o, const bench::BenchResult& outcome) {
   if (outcome.interrupted) return 130;
   bool decided = true;
   for (const auto& name : bench::arms_without_success(arms)) {
-    say("error: no run of " + name + " succeeded (see the failures above): the comparison means nothing");
+    voice.say("error: no run of " + name + " succeeded (see the failures above): the comparison means nothing");
     decided = false;
   }
   for (const auto& file : bench::missing_everywhere(spec, arms)) {
-    say("error: --compare-outputs " + file + ": no run of any arm left this file (in the directory the command ran "
+    voice.say("error: --compare-outputs " + file + ": no run of any arm left this file (in the directory the command ran "
         "in); name a file the command writes");
     decided = false;
   }
@@ -216,8 +218,8 @@ void keep_runs(Options& o) {
 
 // The arms: each -p as given (a relative profile file made absolute now, so a --fresh-copy run
 // in another directory finds the same file); without -p, baseline against the tool's current
-// choice. "" or the error.
-std::string default_arms(Options& o) {
+// choice.
+util::Status default_arms(Options& o) {
   auto& spec = o.spec;
   std::string cwd;
   if (char buf[4096]; ::getcwd(buf, sizeof buf)) cwd = buf;
@@ -232,23 +234,22 @@ std::string default_arms(Options& o) {
     if (p.find('/') != std::string::npos && p[0] != '/' && !cwd.empty()) path = cwd + "/" + p;
     spec.arms.push_back({bench::arm_name(p), path});
   }
-  if (!o.profiles.empty() || spec.command.empty()) return "";
+  if (!o.profiles.empty() || spec.command.empty()) return util::Ok{};
   std::string tool = bench::tool_name(spec.command);
   if (current.empty()) {
     // The tool or its configuration has a problem: the arms' previews in check() say which
     // (a tool not found, a quoted command), where "no arm" would mislead.
     spec.arms.push_back({"baseline", "baseline"});
     spec.arms.push_back({"current", ""});
-    return "";
+    return util::Ok{};
   }
   if (current == "system")
-    return tool + " runs with the system allocator now: nothing to compare it with by default; name the arms, e.g. "
-           "-p baseline -p jemalloc";
+    return util::fail(tool + " runs with the system allocator now: nothing to compare it with by default; name the arms, "
+                      "e.g. -p baseline -p jemalloc");
   spec.arms.push_back({"baseline", "baseline"});
   spec.arms.push_back({current + " (current)", ""});
-  std::cerr << "edashim bench: comparing " << tool << "'s current choice (" << current
-            << ") with baseline; -p PROFILE names other arms\n";
-  return "";
+  voice("comparing ", tool, "'s current choice (", current, ") with baseline; -p PROFILE names other arms");
+  return util::Ok{};
 }
 
 // bench collect: the finished rounds' runs into the user's run log, marked as a local bench's
@@ -271,12 +272,12 @@ void log_collected(const Options& o, const farm::Experiment& e, const bench::Ben
     if (r.log_line.empty() || r.record.run_id.empty() || !there.insert(r.record.run_id).second) continue;
     std::string line = bench::mark_bench_line(r.log_line, experiment, e.spec.arms[std::size_t(r.arm)], r.round);
     if (auto written = runlog::append_line(log, line, {}, shared); !written) {
-      say("cannot add the collected runs to " + log + ": " + written.error());
+      voice.say("cannot add the collected runs to " + log + ": " + written.error());
       return;
     }
     ++added;
   }
-  if (added) say(std::to_string(added) + " collected run(s) added to " + log + " (evidence for report --recommend)");
+  if (added) voice.say(std::to_string(added) + " collected run(s) added to " + log + " (evidence for report --recommend)");
 }
 
 // `bench collect DIR`: whatever has finished, analysed as a local bench's runs are; with
@@ -284,41 +285,36 @@ void log_collected(const Options& o, const farm::Experiment& e, const bench::Ben
 // round is done, 3 when some are not (figures from the done ones still printed, if any), 1 as a
 // local bench's: no run of the tool succeeded, or an export could not be written.
 int run_collect(Options& o) {
-  std::string dir = o.collect_dir, error;
+  std::string dir = o.collect_dir;
   auto shared = user_shared_dirs();
-  auto e = farm::load(dir, version(), shared, error);
-  if (!e) {
-    say(error);
-    return 2;
-  }
+  auto e = farm::load(dir, version(), shared);
+  if (!e) return voice.fail(e.error(), 2);
   o.own = e->own;
   int dropped = 0;
   farm::read_submissions(dir, shared, &dropped);
   if (dropped)
-    say(std::to_string(dropped) + " line(s) of " + farm::printable(dir) +
+    voice.say(std::to_string(dropped) + " line(s) of " + farm::printable(dir) +
         "/submissions.jsonl name no valid job (not an id Slurm or GNU parallel gives): left out, never asked about or cancelled");
   if (auto bad = bench::check_exports(o.exports); !bad.empty()) {
-    say(bad);
+    voice.say(bad);
     return 2;
   }
   bool interrupted = false;
-  auto c = collect_farm(dir, *e, false, interrupted);
+  auto c = collect_farm(dir, *e, false, interrupted, voice);
   if (o.resubmit) {
-    if (!resubmit(dir, *e, c, std::cerr)) return 1;
-    c = collect_farm(dir, *e, o.farm.wait, interrupted);
+    auto done = resubmit(dir, *e, c);
+    if (!done) return voice.fail(done.error());
+    voice.say(*done);
+    c = collect_farm(dir, *e, o.farm.wait, interrupted, voice);
   } else if (o.farm.wait) {
-    c = collect_farm(dir, *e, true, interrupted);
+    c = collect_farm(dir, *e, true, interrupted, voice);
   }
   o.spec = e->spec;
-  if (interrupted) {
-    std::cerr << "edashim bench: stopped waiting; the tasks keep running (collect later: edashim bench collect " << dir
-              << "; cancel them: " << farm::cancel_hint(farm::read_submissions(dir, shared)) << ")\n";
-  }
-  say_rounds(dir, c, e->spec.runs, std::cerr);
-  if (c.outcome.runs.empty()) {
-    std::cerr << "edashim bench: no round of " << dir << " is done yet: nothing to analyse\n";
-    return 3;
-  }
+  if (interrupted)
+    voice("stopped waiting; the tasks keep running (collect later: edashim bench collect ", dir,
+          "; cancel them: ", farm::cancel_hint(farm::read_submissions(dir, shared)), ")");
+  say_rounds(dir, c, e->spec.runs, voice);
+  if (c.outcome.runs.empty()) return voice.fail("no round of " + dir + " is done yet: nothing to analyse", 3);
   log_collected(o, *e, c.outcome);
   int rc = finish(o, c.outcome);
   return rc != 0 ? rc : c.count["done"] == e->spec.runs ? 0 : 3;
@@ -328,10 +324,7 @@ int run_bench(Options& o) {
   if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, o.fingerprint, user_shared_dirs(), preview_arm, std::cerr);
   if (!o.collect_dir.empty()) return run_collect(o);
   auto& spec = o.spec;
-  if (auto error = default_arms(o); !error.empty()) {
-    say(error);
-    return 2;
-  }
+  if (auto arms = default_arms(o); !arms) return voice.fail(arms.error(), 2);
   spec.compare = !o.compare_lists.empty();
   for (const auto& list : o.compare_lists)
     for (const auto& name : util::split(list, ','))
@@ -352,43 +345,31 @@ int run_bench(Options& o) {
   if (error.empty()) error = check_farm_options(o.farm, spec, "bench");
   if (error.empty() && o.farm.executor != "local" && !(spec.setup + spec.prepare + spec.cleanup).empty())
     error = "--setup, --prepare and --cleanup are for a local bench: a farm's tasks do not run them";
-  if (!error.empty()) {
-    say(error);
-    return 2;
-  }
+  if (!error.empty()) return voice.fail(error, 2);
   if (spec.arms.size() == 1)
-    std::cerr << "edashim bench: one profile only: nothing to compare it with; add "
-              << (spec.arms[0].profile == "baseline" ? "-p PROFILE" : "-p baseline") << "\n";
+    voice("one profile only: nothing to compare it with; add ", spec.arms[0].profile == "baseline" ? "-p PROFILE" : "-p baseline");
   if (o.farm.executor == "local") {
     keep_runs(o);
-    auto outcome = bench::run(spec, preview_arm, error);
-    if (!outcome) {
-      say(error);
-      return 2;
-    }
+    auto outcome = bench::run(spec, preview_arm);
+    if (!outcome) return voice.fail(outcome.error(), 2);
+    if (!outcome->keep_refused.empty()) voice.say(outcome->keep_refused);
     if (!outcome->stopped_at.empty()) {
-      say("a run failed (" + outcome->stopped_at + "); stopped there, as hyperfine does: -i/--ignore-failure runs every "
+      voice.say("a run failed (" + outcome->stopped_at + "); stopped there, as hyperfine does: -i/--ignore-failure runs every "
           "round and leaves failed runs out of the figures, --show-output shows each run's output");
       return 1;
     }
     return finish(o, *outcome);
   }
   // A farm: everything a task will check is checked here first, then the rounds go out.
-  if (auto checked = bench::check(spec, preview_arm, error); !checked) {
-    say(error);
-    return 2;
-  }
-  auto e = start_farm(spec, o.farm, error);
-  if (!e) {
-    say(error);
-    return 1;
-  }
+  if (auto checked = bench::check(spec, preview_arm); !checked) return voice.fail(checked.error(), 2);
+  auto e = start_farm(spec, o.farm);
+  if (!e) return voice.fail(e.error());
   std::string dir = farm_dir(o.farm);
   auto subs = farm::read_submissions(dir, user_shared_dirs());
-  std::cerr << "edashim bench: " << spec.runs << " rounds submitted to " << (e->executor == "slurm" ? "Slurm" : "GNU parallel")
-            << (subs.empty() ? "" : (e->executor == "slurm" ? " as job " : ", pid ") + subs.back().job) << "; results in " << dir << "\n";
+  voice(spec.runs, " rounds submitted to ", e->executor == "slurm" ? "Slurm" : "GNU parallel",
+        subs.empty() ? "" : (e->executor == "slurm" ? " as job " : ", pid ") + subs.back().job, "; results in ", dir);
   if (!o.farm.wait) {
-    std::cerr << "edashim bench: see progress and figures: edashim bench collect " << dir << " (--wait waits for the rest)\n";
+    voice("see progress and figures: edashim bench collect ", dir, " (--wait waits for the rest)");
     return 0;
   }
   o.collect_dir = dir;

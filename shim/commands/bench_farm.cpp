@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <ostream>
 #include <thread>
 
 #include "bench/runner.hpp"
@@ -37,11 +36,15 @@ std::string absolute(const std::string& path) {
   return ::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + path : path;
 }
 
-std::vector<std::string> words_of(const std::string& option, const std::string& text, std::string& error) {
-  std::string why;
-  auto w = farm::shell_words(text, why);
-  if (!w) error += option + ": " + why + "\n";
-  return w.value_or(std::vector<std::string>{});
+// The words of an executor's arguments; none when they cannot be split, the reason added to
+// `problems` (one line each: check_farm_options says them all at once).
+std::vector<std::string> words_of(const std::string& option, const std::string& text, std::string& problems) {
+  auto w = farm::shell_words(text);
+  if (!w) {
+    problems += option + ": " + w.error() + "\n";
+    return {};
+  }
+  return std::move(*w);
 }
 
 }  // namespace
@@ -100,7 +103,7 @@ std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, co
   return e;
 }
 
-std::optional<farm::Experiment> start_farm(const bench::Spec& spec, const FarmOptions& f, std::string& error) {
+util::Result<farm::Experiment> start_farm(const bench::Spec& spec, const FarmOptions& f) {
   farm::Experiment e;
   e.executor = f.executor;
   std::string words_error;
@@ -112,15 +115,17 @@ std::optional<farm::Experiment> start_farm(const bench::Spec& spec, const FarmOp
   e.spec = spec;
   std::string dir = farm_dir(f);
   auto shared = user_shared_dirs();
-  auto made = farm::create(dir, e, shared, error);
-  if (!made) return std::nullopt;
+  auto made = farm::create(dir, e, shared);
+  if (!made) return made;
   std::vector<int> rounds;
   for (int r = 0; r < spec.runs; ++r) rounds.push_back(r);
-  if (!farm::submit(dir, *made, made->edashim, rounds, shared, error)) return std::nullopt;
+  if (auto submitted = farm::submit(dir, *made, made->edashim, rounds, shared); !submitted)
+    return std::move(submitted).take_error();
   return made;
 }
 
-farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, bool wait, bool& interrupted) {
+farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, bool wait, bool& interrupted,
+                             const util::Voice& voice) {
   struct sigaction sa {}, old_int {}, old_term {};
   sa.sa_handler = on_interrupt;
   ::sigemptyset(&sa.sa_mask);
@@ -140,15 +145,14 @@ farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, 
     c = farm::collect(e, farm::read_rounds(dir, e, shared), states);
     if (!note.empty()) c.outcome.warnings.push_back(note);
     if (!wait || c.finished() || g_stop) break;
-    std::string line = "edashim bench: " + farm::progress_line(c, e.spec.runs);
+    std::string line = farm::progress_line(c, e.spec.runs);
     if (tty) {
-      std::string s = "\r\x1b[K" + line;
+      // Redrawn in place, never ended: a progress line, not one of the lines the voice says.
+      std::string s = "\r\x1b[K" + voice.who() + ": " + line;
       if (::write(STDERR_FILENO, s.data(), s.size()) < 0) {
       }
     } else if (line != last) {
-      line += "\n";
-      if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
-      }
+      voice.say(line);
     }
     last = line;
     // Poll every 2 s, backing off to 15 s on long runs: scontrol is cheap, but a farm's
@@ -166,45 +170,33 @@ farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, 
   return c;
 }
 
-void say_rounds(const std::string& dir, const farm::Collected& c, int rounds, std::ostream& err) {
-  err << "edashim bench: " << farm::progress_line(c, rounds) << " (figures from the done rounds only)\n";
+void say_rounds(const std::string& dir, const farm::Collected& c, int rounds, const util::Voice& voice) {
+  std::string text = farm::progress_line(c, rounds) + " (figures from the done rounds only)\n";
   for (const auto& r : c.outcome.rounds)
     if (r.state != "done")
-      err << "edashim bench:   round " << r.round + 1 << " (task " << r.round << "): " << r.state
-          << (r.detail.empty() ? "" : ": " + farm::printable(r.detail)) << "\n";
+      text += "  round " + std::to_string(r.round + 1) + " (task " + std::to_string(r.round) + "): " + r.state +
+              (r.detail.empty() ? "" : ": " + farm::printable(r.detail)) + "\n";
   if (!c.resubmittable.empty())
-    err << "edashim bench: run the " << c.resubmittable.size() << " unfinished round(s) again: edashim bench collect " << dir
-        << " --resubmit\n";
+    text += "run the " + std::to_string(c.resubmittable.size()) + " unfinished round(s) again: edashim bench collect " + dir +
+            " --resubmit\n";
   else if (!c.finished())
-    err << "edashim bench: collect again when they have run: edashim bench collect " << dir << " (or add --wait)\n";
+    text += "collect again when they have run: edashim bench collect " + dir + " (or add --wait)\n";
+  voice.say(text);
 }
 
-bool resubmit(const std::string& dir, const farm::Experiment& e, const farm::Collected& c, std::ostream& err) {
-  if (c.resubmittable.empty()) {
-    err << "edashim bench: nothing to resubmit: " << farm::progress_line(c, e.spec.runs) << "\n";
-    return true;
-  }
-  if (!e.own) {
-    err << "edashim bench: --resubmit: " << farm::printable(dir) << " is not your own experiment (the directory or its "
-        << "experiment.json belongs to another user): its tasks would run as you what its owner wrote; ask its owner to "
-           "resubmit, or start your own with edashim bench --dir\n";
-    return false;
-  }
-  std::string error;
+util::Result<std::string> resubmit(const std::string& dir, const farm::Experiment& e, const farm::Collected& c) {
+  if (c.resubmittable.empty()) return "nothing to resubmit: " + farm::progress_line(c, e.spec.runs);
+  if (!e.own)
+    return util::fail("--resubmit: " + farm::printable(dir) + " is not your own experiment (the directory or its "
+                      "experiment.json belongs to another user): its tasks would run as you what its owner wrote; ask its "
+                      "owner to resubmit, or start your own with edashim bench --dir");
   auto edashim = farm::task_edashim(e.edashim, util::file_id(e.edashim), util::file_id("/proc/self/exe"), util::self_exe(),
-                                    own_settings().farm_edashim.value, error);
-  if (!edashim) {
-    err << "edashim bench: " << farm::printable(farm::experiment_path(dir)) << ": " << error << "\n";
-    return false;
-  }
-  auto s = farm::submit(dir, e, *edashim, c.resubmittable, user_shared_dirs(), error);
-  if (!s) {
-    err << "edashim bench: " << error << "\n";
-    return false;
-  }
-  err << "edashim bench: resubmitted task(s) " << farm::index_ranges(c.resubmittable) << " as "
-      << (s->executor == "slurm" ? "Slurm job " : "GNU parallel, pid ") << s->job << "\n";
-  return true;
+                                    own_settings().farm_edashim.value);
+  if (!edashim) return util::fail(farm::printable(farm::experiment_path(dir)) + ": " + edashim.error());
+  auto s = farm::submit(dir, e, *edashim, c.resubmittable, user_shared_dirs());
+  if (!s) return std::move(s).take_error();
+  return "resubmitted task(s) " + farm::index_ranges(c.resubmittable) + " as " +
+         (s->executor == "slurm" ? "Slurm job " : "GNU parallel, pid ") + s->job;
 }
 
 }  // namespace commands

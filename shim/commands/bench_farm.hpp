@@ -3,13 +3,14 @@
 // (--executor slurm|parallel --dir DIR), waited for with a progress line, collected into the
 // same BenchResult a local bench gives, and resubmitted round by round.
 #include <CLI/CLI.hpp>
-#include <optional>
 #include <string>
 
 #include "bench/spec.hpp"
 #include "farm/collect.hpp"
 #include "farm/experiment.hpp"
 #include "util/owned_file.hpp"
+#include "util/result.hpp"
+#include "util/voice.hpp"
 
 namespace commands {
 
@@ -31,20 +32,22 @@ std::string farm_dir(const FarmOptions& f);
 // fine, else every problem on its own line. `who`: "bench" or "tune".
 std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, const std::string& who);
 
-// Makes the experiment in f.dir and submits every round. nullopt with `error`.
-std::optional<farm::Experiment> start_farm(const bench::Spec& spec, const FarmOptions& f, std::string& error);
+// Makes the experiment in f.dir and submits every round.
+util::Result<farm::Experiment> start_farm(const bench::Spec& spec, const FarmOptions& f);
 
-// Collects DIR now, or waits (progress on stderr) until no round is pending or running first.
-// `interrupted`: Ctrl-C while waiting (the tasks keep running).
-farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, bool wait, bool& interrupted);
+// Collects DIR now, or waits until no round is pending or running first, its progress said by
+// `voice` (redrawn in place on a terminal). `interrupted`: Ctrl-C while waiting (the tasks keep
+// running).
+farm::Collected collect_farm(const std::string& dir, const farm::Experiment& e, bool wait, bool& interrupted,
+                             const util::Voice& voice);
 
-// Prints the rounds that are not done, each with its state and why, and what to do about them.
-void say_rounds(const std::string& dir, const farm::Collected& c, int rounds, std::ostream& err);
+// Says the rounds that are not done, each with its state and why, and what to do about them.
+void say_rounds(const std::string& dir, const farm::Collected& c, int rounds, const util::Voice& voice);
 
-// Resubmits the partial, failed and missing rounds; says what it did. False on an error. Only
+// Resubmits the partial, failed and missing rounds: what it did, for the command to say. Only
 // the user's own experiment (e.own), run by this edashim (farm::task_edashim), its executor
 // arguments checked again as at submission.
-bool resubmit(const std::string& dir, const farm::Experiment& e, const farm::Collected& c, std::ostream& err);
+util::Result<std::string> resubmit(const std::string& dir, const farm::Experiment& e, const farm::Collected& c);
 
 std::string version();
 

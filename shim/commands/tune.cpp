@@ -24,9 +24,16 @@
 #include "util/result.hpp"
 #include "util/strings.hpp"
 #include "util/table.hpp"
+#include "util/voice.hpp"
 
 namespace commands {
 namespace {
+
+// Everything tune says on stderr.
+const util::Voice voice("edashim tune");
+// A step on a farm is a bench experiment (bench collect reads its directory): its progress and
+// its unfinished rounds are said as bench says them, with bench's commands to go on.
+const util::Voice farm_step_voice("edashim bench");
 
 struct Options {
   bench::Spec spec;  // the command and how to run it; each step's arms are tune's own
@@ -42,22 +49,18 @@ struct Options {
 // One step's bench, here or on a farm: there each step is an experiment of its own in
 // DIR/step-N, submitted, waited for, and collected as `bench collect` would.
 util::Result<bench::BenchResult> bench_step(const Options& o, const bench::Spec& spec, std::size_t i) {
-  std::string error;
-  if (o.farm.executor == "local") {
-    if (auto outcome = bench::run(spec, preview_arm, error)) return std::move(*outcome);
-    return util::fail(error);
-  }
-  if (!bench::check(spec, preview_arm, error)) return util::fail(error);
+  if (o.farm.executor == "local") return bench::run(spec, preview_arm);
+  if (auto checked = bench::check(spec, preview_arm); !checked) return std::move(checked).take_error();
   // The tune's own directory first, under the one rule (0700, or 0750 among shared_dirs): each
   // step is an experiment made inside it.
-  if (error = farm::make_experiment_dir(farm_dir(o.farm), user_shared_dirs()); !error.empty()) return util::fail(error);
+  if (auto bad = farm::make_experiment_dir(farm_dir(o.farm), user_shared_dirs()); !bad.empty()) return util::fail(bad);
   FarmOptions f = o.farm;
   f.dir = farm_dir(o.farm) + "/step-" + std::to_string(i + 1);
-  auto e = start_farm(spec, f, error);
-  if (!e) return util::fail(error);
+  auto e = start_farm(spec, f);
+  if (!e) return std::move(e).take_error();
   bool interrupted = false;
-  auto c = collect_farm(f.dir, *e, true, interrupted);
-  if (!c.count["done"] || c.count["done"] < spec.runs) say_rounds(f.dir, c, spec.runs, std::cerr);
+  auto c = collect_farm(f.dir, *e, true, interrupted, farm_step_voice);
+  if (!c.count["done"] || c.count["done"] < spec.runs) say_rounds(f.dir, c, spec.runs, farm_step_voice);
   c.outcome.interrupted = interrupted;
   return c.outcome;
 }
@@ -81,7 +84,7 @@ std::string default_budget_from_current(const Options& o, double current_rss_rat
   std::string note = "budget: peak RSS <= " + bench::ratio(*budget.max_rss_ratio) + " baseline, that is " +
                      util::fixed(kDefaultRssRatio, 2) + " x the current setting's " + bench::ratio(current_rss_ratio) +
                      " (the default; --max-rss-ratio sets another)";
-  std::cerr << "edashim tune: " << note << "\n";
+  voice.say(note);
   return note;
 }
 
@@ -189,7 +192,7 @@ bool say_summary(const std::vector<Step>& steps, const std::string& setting, con
 // --export-json's file, written whole or not at all.
 bool export_json(const std::string& file, const std::string& json) {
   bool ok = util::write_file_atomic(file, json);
-  std::cerr << "edashim tune: " << (ok ? "JSON written to " : "cannot write ") << file << "\n";
+  voice(ok ? "JSON written to " : "cannot write ", file);
   return ok;
 }
 
@@ -225,10 +228,7 @@ std::string kept_summary(const std::vector<Step>& steps) {
 }
 
 // tune's refusal of what it was asked, before anything ran: each line of the reason on its own, status 2.
-int usage(const std::string& message) {
-  for (const auto& line : util::split(message, '\n')) std::cerr << "edashim tune: " << line << "\n";
-  return 2;
-}
+int usage(const std::string& message) { return voice.fail(message, 2); }
 
 // What every step shares: the options swept, in order, the allocator tuned, and tune's own
 // temporary directory for the candidates' profiles, numbered across the check and every step
@@ -262,9 +262,8 @@ struct Ending {
 util::Result<std::vector<bench::TuneOption>> parse_options(const std::vector<std::string>& texts) {
   std::vector<bench::TuneOption> options;
   for (const auto& t : texts) {
-    std::string error;
-    auto opt = bench::parse_tune_option(t, error);
-    if (!opt) return util::fail("--option " + t + ": " + error);
+    auto opt = bench::parse_tune_option(t);
+    if (!opt) return util::fail("--option " + t + ": " + opt.error());
     options.push_back(*opt);
   }
   return options;
@@ -320,9 +319,8 @@ util::Status check_vm_budget_measurable(const bench::Spec& spec, const bench::Ch
 util::Status check_step(Tune& t, std::size_t i, const bench::Budget& budget) {
   auto spec = step_spec(t.o, t.options[i], t.allocator, {}, t.dir, t.file_no, i);
   if (!spec) return util::fail("cannot write candidate profiles in " + t.dir);
-  std::string error;
-  auto checked = bench::check(*spec, preview_arm, error);
-  if (!checked) return util::fail(error);
+  auto checked = bench::check(*spec, preview_arm);
+  if (!checked) return std::move(checked).take_error();
   if (budget.max_vm_ratio) return check_vm_budget_measurable(*spec, *checked);
   return util::Ok{};
 }
@@ -364,16 +362,17 @@ util::Status check_every_step(Tune& t, const bench::Budget& budget) {
 
 void warn_when_too_few_runs(std::size_t n) {
   if (double p = bench::smallest_p(n, n); p >= bench::kAlpha)
-    std::cerr << "edashim tune: warning: with -n " << n << " no difference can show (the smallest p that " << n
-              << " runs against " << n << " can give is " << util::fixed(p, 4)
-              << "), so nothing will replace the current setting; use -n 4 or more\n";
+    voice("warning: with -n ", n, " no difference can show (the smallest p that ", n, " runs against ", n,
+          " can give is ", util::fixed(p, 4), "), so nothing will replace the current setting; use -n 4 or more");
 }
 
 // What the runs said that the table does not: the bench's warnings and each failed run.
 void say_run_problems(const bench::BenchResult& outcome, const std::vector<bench::ArmStats>& arms) {
-  for (const auto& w : outcome.warnings) std::cerr << "edashim tune: warning: " << w << "\n";
+  std::string text;
+  for (const auto& w : outcome.warnings) text += "warning: " + w + "\n";
   for (const auto& a : arms)
-    for (const auto& f : a.failures) std::cerr << "edashim tune: " << a.name << " failed, " << f << "\n";
+    for (const auto& f : a.failures) text += a.name + " failed, " + f + "\n";
+  if (!text.empty()) voice.say(text);
 }
 
 // A step's candidates from its arms (baseline, the current setting, then each value). A value
@@ -396,8 +395,7 @@ void note_missing_vm(const std::vector<bench::ArmStats>& arms, std::size_t i, Sw
   if (note.empty()) return;
   if (sweep.vm_why.empty()) sweep.vm_why = note;
   if (sweep.budget.max_vm_ratio)
-    std::cerr << "edashim tune: warning: step " << i + 1 << ": " << note
-              << "; a candidate without the figure counts as over the --max-vm-ratio budget\n";
+    voice("warning: step ", i + 1, ": ", note, "; a candidate without the figure counts as over the --max-vm-ratio budget");
 }
 
 // The kept value is fixed in every later step; every candidate becomes a point of the plot.
@@ -417,17 +415,11 @@ int run_step(Tune& t, std::size_t i, Sweep& sweep) {
   Step step;
   step.option = opt.family + "." + opt.key;
   auto spec = step_spec(t.o, opt, t.allocator, sweep.fixed, t.dir, t.file_no, i);
-  if (!spec) {
-    std::cerr << "edashim tune: cannot write candidate profiles in " << t.dir << "\n";
-    return 1;
-  }
-  std::cerr << "edashim tune: step " << i + 1 << "/" << t.options.size() << ": " << step.option << " over "
-            << opt.values.size() << " values (+ current), " << t.o.spec.runs << " runs each, interleaved with baseline\n";
+  if (!spec) return voice.fail("cannot write candidate profiles in " + t.dir);
+  voice("step ", i + 1, "/", t.options.size(), ": ", step.option, " over ", opt.values.size(), " values (+ current), ",
+        t.o.spec.runs, " runs each, interleaved with baseline");
   auto outcome = bench_step(t.o, *spec, i);
-  if (!outcome) {
-    std::cerr << "edashim tune: " << outcome.error() << "\n";
-    return 2;
-  }
+  if (!outcome) return voice.fail(outcome.error(), 2);
   auto arms = bench::analyse(*spec, *outcome, 2000);
   say_run_problems(*outcome, arms);
   step.candidates = candidates_of(opt, arms, spec->seed);
@@ -436,7 +428,7 @@ int run_step(Tune& t, std::size_t i, Sweep& sweep) {
     sweep.budget_note = default_budget_from_current(t.o, step.candidates[0].rss_ratio, sweep.budget);
   step.chosen = bench::choose(step.candidates, sweep.budget, step.within);
   if (!step.chosen) {
-    std::cerr << "edashim tune: no run of " << step.option << " succeeded; stopping\n";
+    voice("no run of ", step.option, " succeeded; stopping");
     sweep.steps.push_back(step);
     return 1;
   }
@@ -509,10 +501,10 @@ bool write_plot(const Options& o, const Sweep& sweep) {
   auto svg = bench::plot_tradeoff(sweep.points, sweep.budget.max_rss_ratio.value_or(bench::kNoFigure),
                                   "edashim tune: " + report::command_line(o.spec.command));
   if (util::write_file_atomic(o.plot, svg)) {
-    std::cerr << "edashim tune: plot written to " << o.plot << "\n";
+    voice("plot written to ", o.plot);
     return true;
   }
-  std::cerr << "edashim tune: cannot write " << o.plot << "\n";
+  voice("cannot write ", o.plot);
   return false;
 }
 
@@ -522,7 +514,7 @@ bool write_ended(const Options& o, const Ending& end) {
   std::string header = "# Where `edashim tune` ended for: " + report::command_line(o.spec.command) + "\n# " +
                        (end.snippet.empty() ? "not written by --write: " + end.verdict : "also written by --write") + "\n";
   if (!util::write_file_atomic(o.write_ended, header + end.figures + end.setting)) {
-    std::cerr << "edashim tune: cannot write " << o.write_ended << "\n";
+    voice("cannot write ", o.write_ended);
     return false;
   }
   std::cout << "The setting the search ended on is in " << o.write_ended << "\n";
@@ -535,8 +527,7 @@ int write_profile(const std::string& write, const std::string& snippet) {
   } else if (util::write_file_atomic(write, snippet)) {
     std::cout << "Profile written to " << write << " (use it: edashim run -p " << write << " -- ...)\n";
   } else {
-    std::cerr << "edashim tune: cannot write " << write << "\n";
-    return 1;
+    return voice.fail("cannot write " + write);
   }
   return 0;
 }
@@ -570,10 +561,7 @@ int run_tune(Options& o) {
   if (auto same = check_one_allocator(*options, allocator, o.allocator.empty()); !same) return usage(same.error());
   if (auto request = check_request(o); !request) return usage(request.error());
   auto dir = make_work_dir();
-  if (!dir) {
-    std::cerr << "edashim tune: " << dir.error() << "\n";
-    return 1;
-  }
+  if (!dir) return voice.fail(dir.error());
   Tune t{o, std::move(*options), "", *dir};
   t.allocator = allocator;
   Sweep sweep;

@@ -37,45 +37,46 @@ void reap_if_ours(int pid) {
 
 // A subdirectory of DIR for the scheduler's output: made 0700 (or as DIR when shared), and held
 // to the one rule when it is already there.
-bool sub_dir(const std::string& dir, const util::SharedDirs& shared, std::string& error) {
-  error = make_experiment_dir(dir, shared);
-  return error.empty();
+util::Status sub_dir(const std::string& dir, const util::SharedDirs& shared) {
+  if (auto bad = make_experiment_dir(dir, shared); !bad.empty()) return util::fail(bad);
+  return util::Ok{};
 }
 
-std::optional<Submission> submit_slurm(const std::string& dir, const Experiment& e, const std::string& edashim,
-                                       const std::vector<int>& rounds, const util::SharedDirs& shared, std::string& error) {
+// A file of DIR's as text; "" when it is missing or refused (what the scheduler's files do not
+// say is a state unknown, never an error of the caller's).
+std::string text_or_nothing(const std::string& path, const util::SharedDirs& shared) {
+  auto text = farm::read_owned(path, shared, 16 << 20);
+  return text ? std::move(*text) : std::string();
+}
+
+util::Result<Submission> submit_slurm(const std::string& dir, const Experiment& e, const std::string& edashim,
+                                      const std::vector<int>& rounds, const util::SharedDirs& shared) {
   // Always written anew (a rename over whatever is there, never following it): sbatch copies
   // the script at submission, so what runs is what this edashim wrote now.
-  if (!util::write_file_atomic(dir + "/task.sh", slurm_task_script(dir, edashim, e.fingerprint), 0700)) {
-    error = "cannot write " + dir + "/task.sh";
-    return std::nullopt;
-  }
-  if (!sub_dir(dir + "/slurm", shared, error)) return std::nullopt;
+  if (!util::write_file_atomic(dir + "/task.sh", slurm_task_script(dir, edashim, e.fingerprint), 0700))
+    return util::fail("cannot write " + dir + "/task.sh");
+  if (auto made = sub_dir(dir + "/slurm", shared); !made) return std::move(made).take_error();
   auto argv = sbatch_argv(dir, rounds, e.executor_args);
   auto c = util::capture(argv);
   std::string job = c.out.substr(0, c.out.find_first_of(";\n"));  // --parsable: "JOBID" or "JOBID;CLUSTER"
   if (c.status != 0 || job.empty()) {
     std::string why = !c.start_error.empty() ? c.start_error : c.err.empty() ? c.out : c.err;
     while (!why.empty() && why.back() == '\n') why.pop_back();
-    error = "sbatch failed: " + why + "\n  the command was: " + util::join(argv, " ");
+    std::string error = "sbatch failed: " + why + "\n  the command was: " + util::join(argv, " ");
     if (!c.start_error.empty()) error += "\n  is Slurm's client installed here (Debian: slurm-client)?";
-    return std::nullopt;
+    return util::fail(error);
   }
   return Submission{0, "slurm", job, 0, 0, rounds};
 }
 
-std::optional<Submission> submit_parallel(const std::string& dir, const Experiment& e, const std::string& edashim,
-                                          const std::vector<int>& rounds, int seq, const util::SharedDirs& shared,
-                                          std::string& error) {
-  if (!sub_dir(dir + "/parallel", shared, error)) return std::nullopt;
+util::Result<Submission> submit_parallel(const std::string& dir, const Experiment& e, const std::string& edashim,
+                                         const std::vector<int>& rounds, int seq, const util::SharedDirs& shared) {
+  if (auto made = sub_dir(dir + "/parallel", shared); !made) return std::move(made).take_error();
   std::string n = std::to_string(seq);  // one joblog and output file per submission
   auto argv = parallel_argv(dir, edashim, e.fingerprint, rounds, e.executor_args, dir + "/parallel/joblog-" + n);
   std::string why;
   int pid = util::spawn_detached(argv, dir + "/parallel/output-" + n, why);
-  if (pid < 0) {
-    error = "cannot start GNU parallel: " + why + " (Debian: apt-get install parallel)";
-    return std::nullopt;
-  }
+  if (pid < 0) return util::fail("cannot start GNU parallel: " + why + " (Debian: apt-get install parallel)");
   return Submission{0, "parallel", std::to_string(pid), start_time(pid), 0, rounds};
 }
 
@@ -111,8 +112,7 @@ std::map<int, TaskState> parallel_states(const std::string& dir, const Submissio
   int pid = std::atoi(s.job.c_str());
   reap_if_ours(pid);
   bool alive = pid > 0 && s.started != 0 && start_time(pid) == s.started;
-  std::string why;
-  auto ended = parse_joblog(read_owned(dir + "/parallel/joblog-" + std::to_string(s.seq), shared, 16 << 20, why).value_or(""));
+  auto ended = parse_joblog(text_or_nothing(dir + "/parallel/joblog-" + std::to_string(s.seq), shared));
   for (int r : s.rounds) {
     struct stat st;
     // parallel says nothing of a job until it ends: a round file written since this submission
@@ -127,32 +127,27 @@ std::map<int, TaskState> parallel_states(const std::string& dir, const Submissio
 
 }  // namespace
 
-std::optional<Submission> submit(const std::string& dir, const Experiment& e, const std::string& edashim,
-                                 const std::vector<int>& rounds, const util::SharedDirs& shared, std::string& error) {
-  if (auto bad = executor_args_problem(e.executor, e.executor_args); !bad.empty()) {
-    error = experiment_path(dir) + ": " + bad;
-    return std::nullopt;
-  }
+util::Result<Submission> submit(const std::string& dir, const Experiment& e, const std::string& edashim,
+                                const std::vector<int>& rounds, const util::SharedDirs& shared) {
+  if (auto bad = executor_args_problem(e.executor, e.executor_args); !bad.empty())
+    return util::fail(experiment_path(dir) + ": " + bad);
   int seq = int(read_submissions(dir, shared).size()) + 1;
-  auto s = e.executor == "slurm" ? submit_slurm(dir, e, edashim, rounds, shared, error)
-                                 : submit_parallel(dir, e, edashim, rounds, seq, shared, error);
-  if (!s) return std::nullopt;
+  auto s = e.executor == "slurm" ? submit_slurm(dir, e, edashim, rounds, shared)
+                                 : submit_parallel(dir, e, edashim, rounds, seq, shared);
+  if (!s) return s;
   s->seq = seq;
   s->time = double(std::time(nullptr));
   nlohmann::json j{{"seq", s->seq},         {"executor", s->executor}, {"job", s->job},
                    {"started", s->started}, {"rounds", s->rounds},     {"time", s->time}};
-  if (auto written = runlog::append_line(submissions_path(dir), j.dump()); !written) {
-    error = "submitted (" + s->executor + " " + s->job + ") but cannot record it in " + submissions_path(dir) + ": " + written.error() +
-            "; collect will not know these tasks";
-    return std::nullopt;
-  }
+  if (auto written = runlog::append_line(submissions_path(dir), j.dump()); !written)
+    return util::fail("submitted (" + s->executor + " " + s->job + ") but cannot record it in " + submissions_path(dir) + ": " +
+                      written.error() + "; collect will not know these tasks");
   return s;
 }
 
 std::vector<Submission> read_submissions(const std::string& dir, const util::SharedDirs& shared, int* dropped) {
   std::vector<Submission> out;
-  std::string why;
-  for (const auto& line : util::split(read_owned(submissions_path(dir), shared, 16 << 20, why).value_or(""), '\n')) {
+  for (const auto& line : util::split(text_or_nothing(submissions_path(dir), shared), '\n')) {
     if (line.empty()) continue;
     if (nesting_exceeds(line, kMaxNesting)) {
       if (dropped) ++*dropped;

@@ -11,6 +11,7 @@
 #include "farm/experiment.hpp"
 #include "farm/scheduler.hpp"
 #include "util/owned_file.hpp"
+#include "util/result.hpp"
 
 namespace farm {
 
@@ -27,8 +28,8 @@ struct Submission {
 // `edashim` (checked by the caller: farm::task_edashim) on the experiment's fingerprint. The
 // executor's arguments are checked again here (they may come from experiment.json), and task.sh
 // is written anew on every Slurm submission (never one left in DIR by anyone).
-std::optional<Submission> submit(const std::string& dir, const Experiment& e, const std::string& edashim,
-                                 const std::vector<int>& rounds, const util::SharedDirs& shared, std::string& error);
+util::Result<Submission> submit(const std::string& dir, const Experiment& e, const std::string& edashim,
+                                const std::vector<int>& rounds, const util::SharedDirs& shared);
 
 // DIR's submissions, read under the one file rule; a line whose job id is not one
 // (valid_job_id) is left out, counted in `dropped` when given.

@@ -64,40 +64,28 @@ json body(const Experiment& e) {
           {"spec", spec_json(e.spec)}};
 }
 
-bool copy_into(const std::string& from, const std::string& to, std::string& error) {
+util::Status copy_into(const std::string& from, const std::string& to) {
   auto data = util::read_file(from, std::size_t(4) << 30);
-  if (!data) {
-    error = "cannot read " + from;
-    return false;
-  }
+  if (!data) return util::fail("cannot read " + from);
   struct stat st;
   mode_t mode = ::stat(from.c_str(), &st) == 0 ? st.st_mode & 0777 : 0644;
-  if (!util::make_dirs(util::dirname(to)) || !util::write_file_atomic(to, *data, mode)) {
-    error = "cannot write " + to;
-    return false;
-  }
-  return true;
+  if (!util::make_dirs(util::dirname(to)) || !util::write_file_atomic(to, *data, mode)) return util::fail("cannot write " + to);
+  return util::Ok{};
 }
 
 // The profile and input files' part of the fingerprint, from DIR's copies (as create made them).
-std::optional<std::string> inputs_digest(const Experiment& e, const util::SharedDirs& shared, std::string& error) {
+util::Result<std::string> inputs_digest(const Experiment& e, const util::SharedDirs& shared) {
   std::string digest;
   for (const auto& arm : e.spec.arms) {
     if (arm.profile.find('/') == std::string::npos) continue;
-    auto text = read_owned(arm.profile, shared, std::size_t(16) << 20, error);
-    if (!text) {
-      if (error.empty()) error = "no file " + arm.profile;
-      return std::nullopt;
-    }
+    auto text = farm::read_owned(arm.profile, shared, std::size_t(16) << 20);
+    if (!text) return util::fail(text.error().empty() ? "no file " + arm.profile : text.error());
     digest += util::sha256_hex(*text) + " " + arm.profile + "\n";
   }
   for (const auto& f : e.spec.fresh_copy) {
     std::string path = e.spec.fresh_copy_from + "/" + bench::copy_target(f);
-    auto data = read_owned(path, shared, std::size_t(4) << 30, error);
-    if (!data) {
-      if (error.empty()) error = "no file " + path;
-      return std::nullopt;
-    }
+    auto data = farm::read_owned(path, shared, std::size_t(4) << 30);
+    if (!data) return util::fail(data.error().empty() ? "no file " + path : data.error());
     digest += util::sha256_hex(*data) + " " + f + "\n";
   }
   return digest;
@@ -115,13 +103,20 @@ bool is_empty_dir(const std::string& dir) {
 
 }  // namespace
 
-std::optional<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
-                                      std::string& error, struct stat* st) {
+util::Result<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
+                                     struct stat* st) {
   auto text = util::read_owned(path, shared, limit);
-  error = text.absent ? "" : text.why();
-  if (!text.ok()) return std::nullopt;
+  if (!text.ok()) return util::fail(text.absent ? "" : text.why());
   if (st) *st = text.st;
   return std::move(text.content);
+}
+
+std::optional<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
+                                      std::string& error) {
+  auto text = farm::read_owned(path, shared, limit);
+  error = text ? "" : text.error();
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 std::string make_experiment_dir(const std::string& dir, const util::SharedDirs& shared) {
@@ -155,9 +150,8 @@ std::string check_fingerprint(const std::string& dir, const Experiment& e, const
   }
   if (!e.spec.fresh_copy.empty() && util::real_path(e.spec.fresh_copy_from) != *canon_dir + "/inputs")
     return "its inputs " + printable(e.spec.fresh_copy_from) + " are not the experiment's own copies in " + printable(dir) + "/inputs";
-  std::string error;
-  auto digest = inputs_digest(e, shared, error);
-  if (!digest) return error;
+  auto digest = inputs_digest(e, shared);
+  if (!digest) return digest.error();
   if (fingerprint(e, *digest) != e.fingerprint)
     return "its fingerprint " + printable(e.fingerprint.substr(0, 64)) +
            " is not that of its contents: experiment.json or a profile or input in it changed since the experiment was made";
@@ -182,13 +176,14 @@ std::string fingerprint(const Experiment& e, const std::string& inputs_digest) {
   return util::sha256_hex(body(e).dump() + "\n" + inputs_digest);
 }
 
-std::optional<Experiment> from_json(const std::string& text, std::string& error) {
+// nlohmann reports a malformed or mistyped document by throwing: caught here, at the library's
+// edge, and given back as the reason.
+util::Result<Experiment> from_json(const std::string& text) {
   try {
     json j = json::parse(text);
-    if (j.at("format").get<int>() != kFormat) {
-      error = "format " + std::to_string(j.at("format").get<int>()) + ", this edashim reads format " + std::to_string(kFormat);
-      return std::nullopt;
-    }
+    if (j.at("format").get<int>() != kFormat)
+      return util::fail("format " + std::to_string(j.at("format").get<int>()) + ", this edashim reads format " +
+                        std::to_string(kFormat));
     Experiment e;
     e.executor = j.at("executor").get<std::string>();
     e.executor_args = j.at("executor_args").get<std::vector<std::string>>();
@@ -197,84 +192,87 @@ std::optional<Experiment> from_json(const std::string& text, std::string& error)
     e.cwd = j.at("cwd").get<std::string>();
     e.spec = spec_from(j.at("spec"));
     for (const auto& a : e.spec.arms)
-      if (printable(a.name) != a.name || printable(a.profile) != a.profile) {
-        error = "an arm's name or profile holds control characters: " + printable(a.name);
-        return std::nullopt;
-      }
+      if (printable(a.name) != a.name || printable(a.profile) != a.profile)
+        return util::fail("an arm's name or profile holds control characters: " + printable(a.name));
     e.fingerprint = j.at("fingerprint").get<std::string>();
     return e;
   } catch (const std::exception& ex) {
-    error = std::string("not an edashim experiment: ") + ex.what();
-    return std::nullopt;
+    return util::fail(std::string("not an edashim experiment: ") + ex.what());
   }
 }
 
-std::optional<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared, std::string& error) {
-  if (error = check_new_dir(dir, shared); !error.empty()) return std::nullopt;
+std::optional<Experiment> from_json(const std::string& text, std::string& error) {
+  auto e = from_json(text);
+  if (!e) {
+    error = e.error();
+    return std::nullopt;
+  }
+  return std::move(*e);
+}
+
+util::Result<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared) {
+  if (auto bad = check_new_dir(dir, shared); !bad.empty()) return util::fail(bad);
   for (const char* sub : {"", "/rounds", "/profiles"})
-    if (error = make_experiment_dir(dir + sub, shared); !error.empty()) return std::nullopt;
+    if (auto bad = make_experiment_dir(dir + sub, shared); !bad.empty()) return util::fail(bad);
   for (std::size_t i = 0; i < e.spec.arms.size(); ++i) {
     auto& arm = e.spec.arms[i];
     if (arm.profile.find('/') == std::string::npos) continue;  // a named profile: each node's own
     std::string from = arm.profile[0] == '/' ? arm.profile : e.cwd + "/" + arm.profile;
     std::string to = dir + "/profiles/" + std::to_string(i) + "-" + util::basename(arm.profile);
-    if (!copy_into(from, to, error)) return std::nullopt;
+    if (auto copied = copy_into(from, to); !copied) return std::move(copied).take_error();
     arm.profile = to;
   }
   for (const auto& f : e.spec.fresh_copy) {
     std::string from = f[0] == '/' ? f : e.cwd + "/" + f;
     std::string to = dir + "/inputs/" + bench::copy_target(f);
-    if (!copy_into(from, to, error)) return std::nullopt;
+    if (auto copied = copy_into(from, to); !copied) return std::move(copied).take_error();
   }
   if (!e.spec.fresh_copy.empty()) e.spec.fresh_copy_from = dir + "/inputs";
-  auto digest = inputs_digest(e, shared, error);
-  if (!digest) return std::nullopt;
+  auto digest = inputs_digest(e, shared);
+  if (!digest) return std::move(digest).take_error();
   e.fingerprint = fingerprint(e, *digest);
-  if (!util::write_file_atomic(experiment_path(dir), to_json(e), 0644)) {
-    error = "cannot write " + experiment_path(dir);
-    return std::nullopt;
-  }
+  if (!util::write_file_atomic(experiment_path(dir), to_json(e), 0644)) return util::fail("cannot write " + experiment_path(dir));
   e.own = true;
+  return e;
+}
+
+util::Result<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared) {
+  struct stat dir_st;
+  if (::stat(dir.c_str(), &dir_st) != 0 && errno == ENOENT)
+    return util::fail(printable(dir) + " holds no experiment (no such directory)");
+  if (auto bad = util::check_owned_dir(dir, shared); !bad.empty()) return util::fail(bad);
+  struct stat fst, dst;
+  auto text = farm::read_owned(experiment_path(dir), shared, std::size_t(16) << 20, &fst);
+  if (!text) {
+    if (!text.error().empty()) return std::move(text).take_error();
+    return util::fail(printable(dir) + " holds no experiment (no " + printable(experiment_path(dir)) +
+                      "); start one with edashim bench --executor slurm --dir " + printable(dir));
+  }
+  bool own = fst.st_uid == ::getuid() && ::stat(dir.c_str(), &dst) == 0 && dst.st_uid == ::getuid();
+  auto e = nesting_exceeds(*text, kMaxNesting)
+               ? util::fail("nested deeper than " + std::to_string(kMaxNesting) + " levels: not an edashim experiment")
+               : from_json(*text);
+  if (!e) return util::fail(printable(experiment_path(dir)) + ": " + printable(e.error()));
+  e->own = own;
+  // The version first: another version may compute the fingerprint otherwise, and "made by
+  // edashim X" is the useful word then (a task of this version re-checks the fingerprint itself).
+  if (e->version != version)
+    return util::fail(printable(dir) + " was made by edashim " + printable(e->version) + " and this is edashim " + version +
+                      ": its runs are not comparable with this version's; collect it with edashim " + printable(e->version) +
+                      ", or start a new experiment in a new directory");
+  if (auto bad = check_fingerprint(dir, *e, shared); !bad.empty())
+    return util::fail(printable(experiment_path(dir)) + ": " + bad + "; refusing it (start a new experiment)");
   return e;
 }
 
 std::optional<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared,
                                std::string& error) {
-  struct stat dir_st;
-  if (::stat(dir.c_str(), &dir_st) != 0 && errno == ENOENT) {
-    error = printable(dir) + " holds no experiment (no such directory)";
-    return std::nullopt;
-  }
-  if (error = util::check_owned_dir(dir, shared); !error.empty()) return std::nullopt;
-  struct stat fst, dst;
-  auto text = read_owned(experiment_path(dir), shared, std::size_t(16) << 20, error, &fst);
-  if (!text) {
-    if (error.empty())
-      error = printable(dir) + " holds no experiment (no " + printable(experiment_path(dir)) +
-              "); start one with edashim bench --executor slurm --dir " + printable(dir);
-    return std::nullopt;
-  }
-  bool own = fst.st_uid == ::getuid() && ::stat(dir.c_str(), &dst) == 0 && dst.st_uid == ::getuid();
-  auto e = nesting_exceeds(*text, kMaxNesting) ? std::nullopt : from_json(*text, error);
+  auto e = load(dir, version, shared);
   if (!e) {
-    if (error.empty()) error = "nested deeper than " + std::to_string(kMaxNesting) + " levels: not an edashim experiment";
-    error = printable(experiment_path(dir)) + ": " + printable(error);
+    error = e.error();
     return std::nullopt;
   }
-  e->own = own;
-  // The version first: another version may compute the fingerprint otherwise, and "made by
-  // edashim X" is the useful word then (a task of this version re-checks the fingerprint itself).
-  if (e->version != version) {
-    error = printable(dir) + " was made by edashim " + printable(e->version) + " and this is edashim " + version +
-            ": its runs are not comparable with this version's; collect it with edashim " + printable(e->version) +
-            ", or start a new experiment in a new directory";
-    return std::nullopt;
-  }
-  if (auto bad = check_fingerprint(dir, *e, shared); !bad.empty()) {
-    error = printable(experiment_path(dir)) + ": " + bad + "; refusing it (start a new experiment)";
-    return std::nullopt;
-  }
-  return e;
+  return std::move(*e);
 }
 
 std::string header_line(int round, const std::string& fp, const std::string& host, const std::string& cpu,
@@ -367,11 +365,10 @@ std::vector<RoundFile> read_rounds(const std::string& dir, const Experiment& e, 
   std::vector<RoundFile> out;
   for (int r = 0; r < e.spec.runs; ++r) {
     bool complete = util::exists(round_path(dir, r, true));
-    std::string error;
-    auto text = read_owned(round_path(dir, r, complete), shared, std::size_t(256) << 20, error);
-    if (!text && error.empty()) continue;
-    RoundFile refused{r, false, "", "", "", error, false, {}};
-    out.push_back(text ? parse_round(*text, r, complete, e.fingerprint) : refused);
+    auto text = farm::read_owned(round_path(dir, r, complete), shared, std::size_t(256) << 20);
+    if (!text && text.error().empty()) continue;
+    out.push_back(text ? parse_round(*text, r, complete, e.fingerprint)
+                       : RoundFile{r, false, "", "", "", text.error(), false, {}});
   }
   return out;
 }

@@ -21,6 +21,7 @@
 
 #include "bench/spec.hpp"
 #include "util/owned_file.hpp"
+#include "util/result.hpp"
 
 namespace farm {
 
@@ -58,8 +59,8 @@ std::string round_path(const std::string& dir, int round, bool complete);
 
 // Creates DIR, or takes it when it is empty and the user's own (util::make_owned_dir: 0700, or
 // 0750 inside a shared directory, so the team may read it), with the experiment's files. `spec`
-// as the user gave it; profile files and --fresh-copy inputs are copied in. nullopt with `error`.
-std::optional<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared, std::string& error);
+// as the user gave it; profile files and --fresh-copy inputs are copied in.
+util::Result<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared);
 
 // DIR or a directory in it made (or found) under the one rule, as create makes them: "" or why not.
 std::string make_experiment_dir(const std::string& dir, const util::SharedDirs& shared);
@@ -71,6 +72,8 @@ std::string check_new_dir(const std::string& dir, const util::SharedDirs& shared
 // Reads DIR's experiment under the one rule (the directory and experiment.json; shared = the
 // user's shared_dirs), checks its fingerprint against its contents and that it was made by this
 // edashim's version. `own` is set when DIR and experiment.json are the user's.
+util::Result<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared);
+// The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
 std::optional<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared,
                                std::string& error);
 
@@ -79,13 +82,18 @@ std::optional<Experiment> load(const std::string& dir, const std::string& versio
 std::string check_fingerprint(const std::string& dir, const Experiment& e, const util::SharedDirs& shared);
 
 // A file of an experiment directory read under the one file rule (util::open_owned), up to
-// `limit` bytes; nullopt with `error` (the refusal or I/O error; "" when it does not exist).
+// `limit` bytes; fails with the refusal or I/O error, or with "" when it does not exist.
 // `st`: the file's status as opened (its owner, for records).
+util::Result<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
+                                     struct stat* st = nullptr);
+// The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
 std::optional<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
-                                      std::string& error, struct stat* st = nullptr);
+                                      std::string& error);
 
 // Serialisation (pure): the fingerprint covers every field but itself.
 std::string to_json(const Experiment& e);
+util::Result<Experiment> from_json(const std::string& text);
+// The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
 std::optional<Experiment> from_json(const std::string& text, std::string& error);
 std::string fingerprint(const Experiment& e, const std::string& inputs_digest);
 

@@ -171,17 +171,16 @@ std::string executor_args_problem(const std::string& executor, const std::vector
   return "";
 }
 
-std::optional<std::string> task_edashim(const std::string& recorded, const std::optional<util::FileId>& recorded_id,
-                                        const std::optional<util::FileId>& self_id, const std::string& self_path,
-                                        const std::vector<std::string>& allowed, std::string& error) {
+util::Result<std::string> task_edashim(const std::string& recorded, const std::optional<util::FileId>& recorded_id,
+                                       const std::optional<util::FileId>& self_id, const std::string& self_path,
+                                       const std::vector<std::string>& allowed) {
   if (!recorded.empty() && recorded[0] == '/') {
     if (recorded_id && self_id && *recorded_id == *self_id) return recorded;
     if (std::find(allowed.begin(), allowed.end(), recorded) != allowed.end()) return recorded;
   }
-  error = "the experiment names \"" + printable(recorded) + "\" as the edashim its tasks run, which is not this edashim (" +
-          printable(self_path) + "): refusing to run it; collect with the edashim that made the experiment, list it in farm_edashim in "
-          "your own config.toml, or start a new experiment with this one";
-  return std::nullopt;
+  return util::fail("the experiment names \"" + printable(recorded) + "\" as the edashim its tasks run, which is not this edashim (" +
+                    printable(self_path) + "): refusing to run it; collect with the edashim that made the experiment, list it in "
+                    "farm_edashim in your own config.toml, or start a new experiment with this one");
 }
 
 bool nesting_exceeds(std::string_view text, int limit) {
@@ -218,7 +217,7 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-std::optional<std::vector<std::string>> shell_words(const std::string& text, std::string& error) {
+util::Result<std::vector<std::string>> shell_words(const std::string& text) {
   std::vector<std::string> out;
   std::string word;
   bool in_word = false;
@@ -247,10 +246,7 @@ std::optional<std::vector<std::string>> shell_words(const std::string& text, std
       in_word = true;
     }
   }
-  if (quote) {
-    error = std::string("unclosed ") + (quote == '"' ? "double" : "single") + " quote in '" + text + "'";
-    return std::nullopt;
-  }
+  if (quote) return util::fail(std::string("unclosed ") + (quote == '"' ? "double" : "single") + " quote in '" + text + "'");
   if (in_word) out.push_back(word);
   return out;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "util/fs.hpp"
+#include "util/result.hpp"
 
 namespace farm {
 
@@ -63,11 +64,11 @@ std::string executor_args_problem(const std::string& executor, const std::vector
 
 // The edashim a task runs: the one experiment.json names only when it is the running edashim's
 // own file (same device and inode: the same program at a path every node shares) or a path in
-// `allowed` (the user's configuration); nullopt with `error` (naming it) otherwise. Never the
-// file's word alone: experiment.json is data, and in a shared directory someone else's data.
-std::optional<std::string> task_edashim(const std::string& recorded, const std::optional<util::FileId>& recorded_id,
-                                        const std::optional<util::FileId>& self_id, const std::string& self_path,
-                                        const std::vector<std::string>& allowed, std::string& error);
+// `allowed` (the user's configuration); fails naming it otherwise. Never the file's word alone:
+// experiment.json is data, and in a shared directory someone else's data.
+util::Result<std::string> task_edashim(const std::string& recorded, const std::optional<util::FileId>& recorded_id,
+                                       const std::optional<util::FileId>& self_id, const std::string& self_path,
+                                       const std::vector<std::string>& allowed);
 
 // True when a JSON text nests arrays and objects deeper than `limit` (strings skipped): such a
 // line is refused before parsing, since dumping or walking it recurses once per level.
@@ -79,7 +80,7 @@ inline constexpr int kMaxNesting = 64;
 std::string printable(std::string_view text);
 
 // Words of a --slurm-args / --parallel-args string, as a POSIX shell would split them (quotes
-// and backslashes; no expansion of anything). nullopt with `error` for an unclosed quote.
-std::optional<std::vector<std::string>> shell_words(const std::string& text, std::string& error);
+// and backslashes; no expansion of anything). Fails on an unclosed quote.
+util::Result<std::vector<std::string>> shell_words(const std::string& text);
 
 }  // namespace farm

@@ -163,16 +163,16 @@ TEST_CASE("Bench: density follows Silverman's rule of thumb", "[bench]") {
 }
 
 TEST_CASE("Tune: option specs, TOML values and the profile snippet", "[tune]") {
-  std::string err;
-  auto o = bench::parse_tune_option("mimalloc.eager_commit_delay=0,1,4", err);
-  REQUIRE(o.has_value());
+  auto o = bench::parse_tune_option("mimalloc.eager_commit_delay=0,1,4");
+  REQUIRE(o.ok());
   CHECK(o->family == "mimalloc");
   CHECK(o->key == "eager_commit_delay");
   CHECK(o->values == std::vector<std::string>{"0", "1", "4"});
-  CHECK_FALSE(bench::parse_tune_option("eager_commit_delay=0", err).has_value());
-  CHECK_FALSE(bench::parse_tune_option("foo.x=1", err).has_value());
-  CHECK(err.find("unknown allocator family") != std::string::npos);
-  CHECK_FALSE(bench::parse_tune_option("mimalloc.x=", err).has_value());
+  CHECK_FALSE(bench::parse_tune_option("eager_commit_delay=0").ok());
+  auto unknown = bench::parse_tune_option("foo.x=1");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().find("unknown allocator family") != std::string::npos);
+  CHECK_FALSE(bench::parse_tune_option("mimalloc.x=").ok());
   CHECK(bench::toml_value("4") == "4");
   CHECK(bench::toml_value("-2") == "-2");
   CHECK(bench::toml_value("0.5") == "0.5");
@@ -454,8 +454,7 @@ TEST_CASE("Bench: arguments are checked before anything runs", "[bench]") {
   bench::Spec spec;
   spec.arms = {{"baseline", "baseline"}, {"jemalloc", "jemalloc"}};
   spec.command = {"true"};
-  std::string error;
-  REQUIRE(bench::check(spec, fine, error).has_value());
+  REQUIRE(bench::check(spec, fine).ok());
   CHECK(previews == 2);
   // An arm the pipeline would refuse: every error, prefixed with the arm.
   bench::Previewer refuses = [](const std::string& profile, const std::vector<std::string>&,
@@ -465,31 +464,36 @@ TEST_CASE("Bench: arguments are checked before anything runs", "[bench]") {
     return p;
   };
   spec.arms[1] = {"jemaloc", "jemaloc"};
-  CHECK_FALSE(bench::check(spec, refuses, error).has_value());
-  CHECK(error == "-p jemaloc: no profile named 'jemaloc'\n-p jemaloc: did you mean 'jemalloc'?");
+  auto refused = bench::check(spec, refuses);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == "-p jemaloc: no profile named 'jemaloc'\n-p jemaloc: did you mean 'jemalloc'?");
   spec.arms.push_back({"again", "/x/again.toml"});  // a problem said for one arm is not said again
   bench::Previewer same = [](const std::string&, const std::vector<std::string>&, const std::vector<std::string>&) {
     bench::ArmPreview p;
     p.errors = {"yosys: command not found"};
     return p;
   };
-  CHECK_FALSE(bench::check(spec, same, error).has_value());
-  CHECK(error == "-p baseline: yosys: command not found");
+  auto once = bench::check(spec, same);
+  REQUIRE_FALSE(once.ok());
+  CHECK(once.error() == "-p baseline: yosys: command not found");
   spec.arms.pop_back();
-  CHECK_FALSE(bench::run(spec, refuses, error).has_value());  // run() checks first, and runs nothing
+  CHECK_FALSE(bench::run(spec, refuses).ok());  // run() checks first, and runs nothing
   spec.arms[1] = {"jemalloc", "jemalloc"};
   spec.compare = true;
   spec.stdout_filter = "([";
-  CHECK_FALSE(bench::check(spec, fine, error).has_value());
-  CHECK(error.find("--stdout-filter '([' is not a valid regular expression") != std::string::npos);
+  auto bad_filter = bench::check(spec, fine);
+  REQUIRE_FALSE(bad_filter.ok());
+  CHECK(bad_filter.error().find("--stdout-filter '([' is not a valid regular expression") != std::string::npos);
   spec.stdout_filter = "";
   spec.compare_stdout = false;
-  CHECK_FALSE(bench::check(spec, fine, error).has_value());
-  CHECK(error.find("leaves nothing to compare") != std::string::npos);
+  auto nothing = bench::check(spec, fine);
+  REQUIRE_FALSE(nothing.ok());
+  CHECK(nothing.error().find("leaves nothing to compare") != std::string::npos);
   spec.compare_stdout = true;
   spec.fresh_copy = {"/nonexistent/input.v"};
-  CHECK_FALSE(bench::check(spec, fine, error).has_value());
-  CHECK(error == "--fresh-copy /nonexistent/input.v: no such file");
+  auto missing = bench::check(spec, fine);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error() == "--fresh-copy /nonexistent/input.v: no such file");
 }
 
 TEST_CASE("Bench: exports are checked first, written whole, and never half over a file", "[bench]") {

@@ -13,6 +13,12 @@
 
 namespace {
 
+// The reason a Result failed; what no error message holds when it did not fail.
+template <class T>
+std::string reason(const util::Result<T>& r) {
+  return r ? "(no failure)" : r.error();
+}
+
 farm::Experiment experiment(int rounds = 3) {
   farm::Experiment e;
   e.executor = "slurm";
@@ -111,17 +117,17 @@ TEST_CASE("Farm: scontrol's, sacct's and parallel's words on tasks", "[farm]") {
 
 TEST_CASE("Farm: --slurm-args split as a shell splits words, nothing expanded", "[farm]") {
   std::string error;
-  CHECK(*farm::shell_words(R"(--partition=eda  --constraint="epyc&avx2" --comment='a b' x\ y $HOME)", error) ==
+  CHECK(*farm::shell_words(R"(--partition=eda  --constraint="epyc&avx2" --comment='a b' x\ y $HOME)") ==
         std::vector<std::string>{"--partition=eda", "--constraint=epyc&avx2", "--comment=a b", "x y", "$HOME"});
-  CHECK(farm::shell_words("", error)->empty());
-  CHECK_FALSE(farm::shell_words("--comment='open", error));
+  CHECK(farm::shell_words("")->empty());
+  error = reason(farm::shell_words("--comment='open"));
   CHECK(error.find("unclosed single quote") != std::string::npos);
 }
 
 TEST_CASE("Farm: an experiment reads back as written, and its fingerprint covers the command", "[farm]") {
   auto e = experiment();
   std::string error;
-  auto back = farm::from_json(farm::to_json(e), error);
+  auto back = farm::from_json(farm::to_json(e));
   REQUIRE(back);
   CHECK(back->spec.command == e.spec.command);
   CHECK(back->spec.arms[1].profile == "jemalloc");
@@ -132,7 +138,7 @@ TEST_CASE("Farm: an experiment reads back as written, and its fingerprint covers
   other.spec.command.back() = "other.ys";
   CHECK(farm::fingerprint(other, "") != e.fingerprint);
   CHECK(farm::fingerprint(e, "abc input") != e.fingerprint);
-  CHECK_FALSE(farm::from_json("{\"format\": 99}", error));
+  error = reason(farm::from_json("{\"format\": 99}"));
   CHECK(error.find("format 99") != std::string::npos);
 }
 
@@ -145,20 +151,20 @@ TEST_CASE("Farm: create copies profile files and inputs in, and refuses a direct
   e.spec.arms[1].profile = "./lean.toml";
   e.spec.fresh_copy = {"design.v"};
   std::string error;
-  auto made = farm::create(t.path + "/exp", e, {}, error);
+  auto made = farm::create(t.path + "/exp", e, {});
   REQUIRE(made);
   CHECK(made->own);
   CHECK(made->spec.arms[1].profile == t.path + "/exp/profiles/1-lean.toml");
   CHECK(util::read_file(made->spec.arms[1].profile) == "allocator = \"jemalloc\"\n");
   CHECK(made->spec.fresh_copy_from == t.path + "/exp/inputs");
   CHECK(util::read_file(t.path + "/exp/inputs/design.v") == "module top; endmodule\n");
-  auto loaded = farm::load(t.path + "/exp", "0.1.0", {}, error);
+  auto loaded = farm::load(t.path + "/exp", "0.1.0", {});
   REQUIRE(loaded);
   CHECK(loaded->fingerprint == made->fingerprint);
   CHECK(loaded->own);
-  CHECK_FALSE(farm::load(t.path + "/exp", "0.2.0", {}, error));
+  error = reason(farm::load(t.path + "/exp", "0.2.0", {}));
   CHECK(error.find("made by edashim 0.1.0 and this is edashim 0.2.0") != std::string::npos);
-  CHECK_FALSE(farm::create(t.path + "/exp", e, {}, error));
+  error = reason(farm::create(t.path + "/exp", e, {}));
   CHECK(error.find("already holds an experiment") != std::string::npos);
 }
 
@@ -269,16 +275,18 @@ TEST_CASE("Farm: executor arguments from experiment.json are checked as at submi
 TEST_CASE("Farm: a task runs this edashim (same inode) or one the user lists, never the file's word", "[farm][hostile]") {
   util::FileId self{1, 100}, other{1, 200};
   std::string error;
-  CHECK(farm::task_edashim("/opt/edashim/bin/edashim", self, self, "/opt/edashim/bin/edashim", {}, error) ==
-        std::optional<std::string>("/opt/edashim/bin/edashim"));
-  CHECK_FALSE(farm::task_edashim("/home/mallory/evil2.sh", other, self, "/opt/edashim/bin/edashim", {}, error));
+  auto same = farm::task_edashim("/opt/edashim/bin/edashim", self, self, "/opt/edashim/bin/edashim", {});
+  REQUIRE(same);
+  CHECK(*same == "/opt/edashim/bin/edashim");
+  error = reason(farm::task_edashim("/home/mallory/evil2.sh", other, self, "/opt/edashim/bin/edashim", {}));
   CHECK(error.find("/home/mallory/evil2.sh") != std::string::npos);
   CHECK(error.find("refusing") != std::string::npos);
-  CHECK_FALSE(farm::task_edashim("/home/mallory/evil2.sh", std::nullopt, self, "/x", {}, error));
-  CHECK(farm::task_edashim("/site/edashim", other, self, "/x", {"/site/edashim"}, error));
-  CHECK_FALSE(farm::task_edashim("edashim", self, self, "/x", {"edashim"}, error));  // relative: whatever PATH says
-  CHECK_FALSE(farm::task_edashim("/x\x1b]0;", other, self, "/y", {}, error));
-  CHECK(error.find('\x1b') == std::string::npos);
+  CHECK_FALSE(farm::task_edashim("/home/mallory/evil2.sh", std::nullopt, self, "/x", {}));
+  CHECK(farm::task_edashim("/site/edashim", other, self, "/x", {"/site/edashim"}));
+  CHECK_FALSE(farm::task_edashim("edashim", self, self, "/x", {"edashim"}));  // relative: whatever PATH says
+  auto escaped = farm::task_edashim("/x\x1b]0;", other, self, "/y", {});
+  REQUIRE_FALSE(escaped);
+  CHECK(escaped.error().find('\x1b') == std::string::npos);
 }
 
 TEST_CASE("Farm: nesting is bounded before parsing, and a hostile round line never crashes", "[farm][hostile]") {
@@ -312,26 +320,26 @@ TEST_CASE("Farm: load refuses an experiment whose fingerprint is not that of its
   e.spec.arms[1].profile = "./lean.toml";
   e.spec.fresh_copy = {"design.v"};
   std::string error, dir = t.path + "/exp";
-  auto made = farm::create(dir, e, {}, error);
+  auto made = farm::create(dir, e, {});
   REQUIRE(made);
-  REQUIRE(farm::load(dir, "0.1.0", {}, error));
+  REQUIRE(farm::load(dir, "0.1.0", {}));
   auto original = *util::read_file(farm::experiment_path(dir));
 
   auto forged = *made;
   forged.edashim = "/home/mallory/evil2.sh";  // the field changed, the fingerprint left as it was
   REQUIRE(util::write_file_atomic(farm::experiment_path(dir), farm::to_json(forged), 0644));
-  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  error = reason(farm::load(dir, "0.1.0", {}));
   CHECK(error.find("fingerprint") != std::string::npos);
   CHECK(error.find(dir + "/experiment.json") != std::string::npos);
 
   REQUIRE(util::write_file_atomic(farm::experiment_path(dir), original, 0644));
   t.write("exp/profiles/1-lean.toml", "allocator = \"tcmalloc\"\n");  // a copied profile swapped
-  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  error = reason(farm::load(dir, "0.1.0", {}));
   CHECK(error.find("fingerprint") != std::string::npos);
   t.write("exp/profiles/1-lean.toml", "allocator = \"jemalloc\"\n");
-  REQUIRE(farm::load(dir, "0.1.0", {}, error));
+  REQUIRE(farm::load(dir, "0.1.0", {}));
   t.write("exp/inputs/design.v", "module evil; endmodule\n");
-  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  CHECK_FALSE(farm::load(dir, "0.1.0", {}));
   t.write("exp/inputs/design.v", "module top; endmodule\n");
 
   // Consistent, but a profile outside the experiment: not its copy, whatever the fingerprint says.
@@ -339,12 +347,12 @@ TEST_CASE("Farm: load refuses an experiment whose fingerprint is not that of its
   forged.spec.arms[1].profile = t.path + "/work/lean.toml";
   forged.fingerprint = farm::fingerprint(forged, *util::read_file(t.path + "/work/lean.toml"));
   REQUIRE(util::write_file_atomic(farm::experiment_path(dir), farm::to_json(forged), 0644));
-  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  error = reason(farm::load(dir, "0.1.0", {}));
   CHECK(error.find("not the experiment's own copy") != std::string::npos);
 
   // A 200000-deep experiment.json: refused, not a crash.
   REQUIRE(util::write_file_atomic(farm::experiment_path(dir), std::string(200000, '[') + std::string(200000, ']'), 0644));
-  CHECK_FALSE(farm::load(dir, "0.1.0", {}, error));
+  error = reason(farm::load(dir, "0.1.0", {}));
   CHECK(error.find("nested deeper") != std::string::npos);
 }
 
@@ -363,8 +371,7 @@ TEST_CASE("Farm: --dir must be new, or empty and the user's own under the one ru
   // A directory made by create is 0700, whatever the umask.
   auto e = experiment();
   e.cwd = t.path;
-  std::string error;
-  REQUIRE(farm::create(t.path + "/exp", e, {}, error));
+  REQUIRE(farm::create(t.path + "/exp", e, {}));
   struct stat st;
   REQUIRE(::stat((t.path + "/exp").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
