@@ -2,51 +2,58 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
+
+#include "elf/elf_read.h"
 
 namespace elf {
 namespace {
 
-template <class T>
-std::optional<T> read_at(std::string_view image, uint64_t off) {
-  if (off > image.size() || image.size() - off < sizeof(T)) return std::nullopt;
-  T v;
-  std::memcpy(&v, image.data() + off, sizeof v);
-  return v;
+// The one ELF reader (elf_read.h) over the bytes in memory: the image's bounds are checked here,
+// once, for every read.
+long read_image(void* ctx, unsigned long long off, void* buf, unsigned long n) {
+  auto image = static_cast<const std::string_view*>(ctx);
+  if (off >= image->size()) return 0;
+  unsigned long got = static_cast<unsigned long>(std::min<unsigned long long>(n, image->size() - off));
+  std::memcpy(buf, image->data() + off, got);
+  return static_cast<long>(got);
 }
 
-std::optional<std::string> cstring_at(std::string_view image, uint64_t off, uint64_t limit) {
-  if (off >= image.size() || off >= limit) return std::nullopt;
-  uint64_t end = std::min<uint64_t>(image.size(), limit);
-  const char* start = image.data() + off;
-  const void* nul = std::memchr(start, '\0', size_t(end - off));
-  if (!nul) return std::nullopt;
-  return std::string(start, static_cast<const char*>(nul));
-}
-
-bool valid_ident(std::string_view image) {
-  if (image.size() < EI_NIDENT || std::memcmp(image.data(), ELFMAG, SELFMAG) != 0) return false;
-  // Only the host's byte order: a foreign-endian binary would not run here anyway.
-  return image[EI_DATA] == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
-}
-
-template <class Ehdr, class Phdr, class Shdr, class Dyn, class Sym>
 struct Reader {
   std::string_view image;
-  Ehdr eh{};
+  edh_elf e{};
 
   bool init() {
-    auto h = read_at<Ehdr>(image, 0);
-    if (!h) return false;
-    eh = *h;
-    return eh.e_phnum == 0 || eh.e_phentsize == sizeof(Phdr);
+    // Program headers of the class's size: what ld.so needs to read them at all.
+    return edh_elf_header(&e, read_image, &image) && (e.phnum == 0 || e.phentsize == e.phsize);
   }
 
-  std::vector<Phdr> phdrs() const {
-    std::vector<Phdr> out;
-    for (uint64_t i = 0; i < eh.e_phnum; ++i)
-      if (auto p = read_at<Phdr>(image, uint64_t(eh.e_phoff) + i * sizeof(Phdr))) out.push_back(*p);
-      else return {};
+  bool is64() const { return e.is64 != 0; }
+
+  template <class T>
+  std::optional<T> read_at(uint64_t off) const {
+    T v;
+    if (!edh_elf_read(&e, off, &v, sizeof v)) return std::nullopt;
+    return v;
+  }
+
+  // A NUL-ended string at `off` that ends before `limit`.
+  std::optional<std::string> cstring_at(uint64_t off, uint64_t limit) const {
+    char small[256];
+    long long n = edh_elf_string(&e, off, limit, small, sizeof small);
+    if (n < 0) return std::nullopt;
+    if (uint64_t(n) < sizeof small) return std::string(small, size_t(n));
+    std::string s(size_t(n), '\0');
+    if (!edh_elf_read(&e, off, s.data(), static_cast<unsigned long>(n))) return std::nullopt;
+    return s;
+  }
+
+  // All of them or none.
+  std::vector<edh_elf_phdr> phdrs() const {
+    std::vector<edh_elf_phdr> out(e.phnum);
+    for (unsigned i = 0; i < e.phnum; ++i)
+      if (!edh_elf_program_header(&e, i, &out[i])) return {};
     return out;
   }
 
@@ -54,21 +61,21 @@ struct Reader {
   // wrap to a "small" number past the end (a crafted .so made the version reader read there).
   std::optional<uint64_t> offset_of(uint64_t vaddr) const {
     for (const auto& p : phdrs())
-      if (p.p_type == PT_LOAD && vaddr >= p.p_vaddr && vaddr - p.p_vaddr < p.p_filesz) {
-        if (p.p_offset > image.size() || vaddr - p.p_vaddr >= image.size() - p.p_offset) return std::nullopt;
-        return uint64_t(p.p_offset) + (vaddr - p.p_vaddr);
+      if (p.type == PT_LOAD && vaddr >= p.vaddr && vaddr - p.vaddr < p.filesz) {
+        if (p.offset > image.size() || vaddr - p.vaddr >= image.size() - p.offset) return std::nullopt;
+        return p.offset + (vaddr - p.vaddr);
       }
     return std::nullopt;
   }
 
-  std::vector<Dyn> dynamic() const {
-    std::vector<Dyn> out;
+  std::vector<edh_elf_dyn> dynamic() const {
+    std::vector<edh_elf_dyn> out;
     for (const auto& p : phdrs()) {
-      if (p.p_type != PT_DYNAMIC) continue;
-      for (uint64_t off = p.p_offset; off + sizeof(Dyn) <= uint64_t(p.p_offset) + p.p_filesz; off += sizeof(Dyn)) {
-        auto d = read_at<Dyn>(image, off);
-        if (!d || d->d_tag == DT_NULL) break;
-        out.push_back(*d);
+      if (p.type != PT_DYNAMIC) continue;
+      for (uint64_t off = p.offset; off + e.dynsize <= p.offset + p.filesz; off += e.dynsize) {
+        edh_elf_dyn d;
+        if (!edh_elf_dynamic_entry(&e, off, &d) || d.tag == DT_NULL) break;
+        out.push_back(d);
       }
     }
     return out;
@@ -76,29 +83,29 @@ struct Reader {
 
   Info info() const {
     Info in;
-    in.is64 = sizeof(Ehdr) == sizeof(Elf64_Ehdr);
-    in.type = eh.e_type;
-    in.machine = eh.e_machine;
+    in.is64 = is64();
+    in.type = uint16_t(e.type);
+    in.machine = uint16_t(e.machine);
     for (const auto& p : phdrs()) {
-      if (p.p_type == PT_INTERP) {
+      if (p.type == PT_INTERP) {
         in.has_interp = true;
-        in.interp = cstring_at(image, p.p_offset, uint64_t(p.p_offset) + p.p_filesz).value_or("");
+        in.interp = cstring_at(p.offset, p.offset + p.filesz).value_or("");
       }
-      if (p.p_type == PT_DYNAMIC) in.has_dynamic = true;
+      if (p.type == PT_DYNAMIC) in.has_dynamic = true;
     }
     auto dyn = dynamic();
     std::optional<uint64_t> strtab;
     uint64_t strsz = 0;
     for (const auto& d : dyn) {
-      if (d.d_tag == DT_STRTAB) strtab = offset_of(d.d_un.d_ptr);
-      if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
+      if (d.tag == DT_STRTAB) strtab = offset_of(d.val);
+      if (d.tag == DT_STRSZ) strsz = d.val;
     }
     if (strtab) {
       uint64_t limit = strsz ? *strtab + strsz : image.size();
       for (const auto& d : dyn) {
-        if (d.d_tag == DT_NEEDED)
-          if (auto s = cstring_at(image, *strtab + d.d_un.d_val, limit)) in.needed.push_back(*s);
-        if (d.d_tag == DT_SONAME) in.soname = cstring_at(image, *strtab + d.d_un.d_val, limit).value_or("");
+        if (d.tag == DT_NEEDED)
+          if (auto s = cstring_at(*strtab + d.val, limit)) in.needed.push_back(*s);
+        if (d.tag == DT_SONAME) in.soname = cstring_at(*strtab + d.val, limit).value_or("");
       }
     }
     return in;
@@ -108,17 +115,19 @@ struct Reader {
   // in 64 bits, where `+ 3` cannot wrap (fuzz_elf found that).
   std::optional<std::string> build_id() const {
     for (const auto& p : phdrs()) {
-      if (p.p_type != PT_NOTE || p.p_offset > image.size() || image.size() - p.p_offset < p.p_filesz) continue;
-      std::string_view notes = image.substr(size_t(p.p_offset), size_t(p.p_filesz));
-      for (uint64_t off = 0; auto nh = read_at<Elf64_Nhdr>(notes, off);) {
+      if (p.type != PT_NOTE || p.offset > image.size() || image.size() - p.offset < p.filesz) continue;
+      // off never passes p.filesz (next is checked against it), so the subtraction cannot wrap.
+      for (uint64_t off = 0; p.filesz - off >= sizeof(Elf64_Nhdr);) {
+        auto nh = read_at<Elf64_Nhdr>(p.offset + off);
+        if (!nh) break;
         uint64_t name_at = off + sizeof *nh, desc_at = name_at + ((uint64_t(nh->n_namesz) + 3) & ~uint64_t(3));
         uint64_t next = desc_at + ((uint64_t(nh->n_descsz) + 3) & ~uint64_t(3));
-        if (next > notes.size()) break;
+        if (next > p.filesz) break;
         if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4) {
           static const char hex[] = "0123456789abcdef";
           std::string id;
           for (uint64_t i = 0; i < nh->n_descsz; ++i) {
-            auto byte = static_cast<unsigned char>(notes[size_t(desc_at + i)]);
+            auto byte = static_cast<unsigned char>(image[size_t(p.offset + desc_at + i)]);
             id += hex[byte >> 4];
             id += hex[byte & 15];
           }
@@ -137,25 +146,24 @@ struct Reader {
   };
 
   std::optional<Table> dynsym() const {
-    if (eh.e_shnum > 0 && eh.e_shentsize == sizeof(Shdr)) {
-      for (uint64_t i = 0; i < eh.e_shnum; ++i) {
-        auto sh = read_at<Shdr>(image, uint64_t(eh.e_shoff) + i * sizeof(Shdr));
-        if (!sh) break;
-        if (sh->sh_type != SHT_DYNSYM || sh->sh_entsize != sizeof(Sym)) continue;
-        auto str = read_at<Shdr>(image, uint64_t(eh.e_shoff) + uint64_t(sh->sh_link) * sizeof(Shdr));
-        if (!str || sh->sh_link >= eh.e_shnum) return std::nullopt;
-        return Table{sh->sh_offset, sh->sh_size / sizeof(Sym), str->sh_offset, uint64_t(str->sh_offset) + str->sh_size};
+    if (e.shnum > 0 && e.shentsize == e.shsize) {
+      for (unsigned i = 0; i < e.shnum; ++i) {
+        edh_elf_shdr sh, str;
+        if (!edh_elf_section_header(&e, i, &sh)) break;
+        if (sh.type != SHT_DYNSYM || sh.entsize != e.symsize) continue;
+        if (!edh_elf_section_header(&e, sh.link, &str)) return std::nullopt;
+        return Table{sh.offset, sh.size / e.symsize, str.offset, str.offset + str.size};
       }
     }
     Table t;
     std::optional<uint64_t> symtab, strtab, hash, gnu_hash;
     uint64_t strsz = 0;
     for (const auto& d : dynamic()) {
-      if (d.d_tag == DT_SYMTAB) symtab = offset_of(d.d_un.d_ptr);
-      if (d.d_tag == DT_STRTAB) strtab = offset_of(d.d_un.d_ptr);
-      if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
-      if (d.d_tag == DT_HASH) hash = offset_of(d.d_un.d_ptr);
-      if (d.d_tag == DT_GNU_HASH) gnu_hash = offset_of(d.d_un.d_ptr);
+      if (d.tag == DT_SYMTAB) symtab = offset_of(d.val);
+      if (d.tag == DT_STRTAB) strtab = offset_of(d.val);
+      if (d.tag == DT_STRSZ) strsz = d.val;
+      if (d.tag == DT_HASH) hash = offset_of(d.val);
+      if (d.tag == DT_GNU_HASH) gnu_hash = offset_of(d.val);
     }
     if (!symtab || !strtab) return std::nullopt;
     t.syms = *symtab;
@@ -163,28 +171,28 @@ struct Reader {
     // DT_STRSZ comes from the file: never trust it past the end of the image (fuzz_inspect).
     t.strs_end = std::min<uint64_t>(strsz ? *strtab + strsz : image.size(), image.size());
     if (hash) {
-      auto nchain = read_at<uint32_t>(image, *hash + 4);
+      auto nchain = read_at<uint32_t>(*hash + 4);
       if (!nchain) return std::nullopt;
       t.count = *nchain;
     } else if (gnu_hash) {
-      auto nbuckets = read_at<uint32_t>(image, *gnu_hash);
-      auto symoffset = read_at<uint32_t>(image, *gnu_hash + 4);
-      auto bloom_size = read_at<uint32_t>(image, *gnu_hash + 8);
+      auto nbuckets = read_at<uint32_t>(*gnu_hash);
+      auto symoffset = read_at<uint32_t>(*gnu_hash + 4);
+      auto bloom_size = read_at<uint32_t>(*gnu_hash + 8);
       if (!nbuckets || !symoffset || !bloom_size) return std::nullopt;
-      uint64_t buckets = *gnu_hash + 16 + uint64_t(*bloom_size) * (sizeof(Ehdr) == sizeof(Elf64_Ehdr) ? 8 : 4);
+      uint64_t buckets = *gnu_hash + 16 + uint64_t(*bloom_size) * (is64() ? 8 : 4);
       uint64_t chains = buckets + uint64_t(*nbuckets) * 4;
       // The bucket count comes from the file: a table reaching past the image is corrupt, and
       // looping over 2^32 absent buckets took libFuzzer's 10 s (fuzz_inspect timeout).
       if (chains > image.size()) return std::nullopt;
       uint32_t last = 0;
       for (uint32_t b = 0; b < *nbuckets; ++b)
-        if (auto v = read_at<uint32_t>(image, buckets + uint64_t(b) * 4)) last = std::max(last, *v);
+        if (auto v = read_at<uint32_t>(buckets + uint64_t(b) * 4)) last = std::max(last, *v);
       if (last < *symoffset) {
         t.count = *symoffset;
       } else {
         // Walk the last bucket's chain to its end marker (low bit set).
         for (uint64_t i = last;; ++i) {
-          auto c = read_at<uint32_t>(image, chains + (i - *symoffset) * 4);
+          auto c = read_at<uint32_t>(chains + (i - *symoffset) * 4);
           if (!c) return std::nullopt;
           if (*c & 1) {
             t.count = i + 1;
@@ -202,43 +210,31 @@ struct Reader {
     auto t = dynsym();
     if (!t) return std::nullopt;
     for (uint64_t i = 0; i < t->count; ++i) {
-      auto s = read_at<Sym>(image, t->syms + i * sizeof(Sym));
-      if (!s) return std::nullopt;
+      edh_elf_sym s;
+      if (!edh_elf_symbol(&e, t->syms + i * e.symsize, &s)) return std::nullopt;
       // Offsets come from the file: compare without sums that could wrap around (fuzz_inspect).
       uint64_t end = std::min<uint64_t>(t->strs_end, image.size());  // section sizes lie too
-      if (t->strs >= end || s->st_name >= end - t->strs) continue;
-      uint64_t at = t->strs + s->st_name;
+      if (t->strs >= end || s.name >= end - t->strs) continue;
+      uint64_t at = t->strs + s.name;
       if (end - at < name.size() + 1) continue;
       if (std::memcmp(image.data() + at, name.data(), name.size()) != 0 || image[at + name.size()] != '\0') continue;
       Symbol out;
-      out.value = s->st_value;
-      out.size = s->st_size;
-      out.defined = s->st_shndx != SHN_UNDEF;
-      out.type = (unsigned char)(s->st_info & 0xf);
-      out.bind = (unsigned char)(s->st_info >> 4);
+      out.value = s.value;
+      out.size = s.size;
+      out.defined = s.shndx != SHN_UNDEF;
+      out.type = (unsigned char)(s.info & 0xf);
+      out.bind = (unsigned char)(s.info >> 4);
       return out;
     }
     return std::nullopt;
   }
 };
 
-using Reader64 = Reader<Elf64_Ehdr, Elf64_Phdr, Elf64_Shdr, Elf64_Dyn, Elf64_Sym>;
-using Reader32 = Reader<Elf32_Ehdr, Elf32_Phdr, Elf32_Shdr, Elf32_Dyn, Elf32_Sym>;
-
 template <class F>
-auto with_reader(std::string_view image, F&& f) -> decltype(f(std::declval<Reader64&>())) {
-  if (!valid_ident(image)) return {};
-  if (image[EI_CLASS] == ELFCLASS64) {
-    Reader64 r{image};
-    if (!r.init()) return {};
-    return f(r);
-  }
-  if (image[EI_CLASS] == ELFCLASS32) {
-    Reader32 r{image};
-    if (!r.init()) return {};
-    return f(r);
-  }
-  return {};
+auto with_reader(std::string_view image, F&& f) -> decltype(f(std::declval<Reader&>())) {
+  Reader r{image};
+  if (!r.init()) return {};
+  return f(r);
 }
 
 }  // namespace

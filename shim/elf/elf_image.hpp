@@ -1,6 +1,7 @@
 #pragma once
 // Reading what ld.so would read from an ELF file held in memory: pure functions over bytes,
-// bounds-checked everywhere (a truncated or hostile file gives nullopt, never a crash).
+// through the one ELF reader (elf_read.h), bounds-checked everywhere (a truncated or hostile
+// file gives nullopt, never a crash).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,4 +1,5 @@
-/* See loader_check.h. Everything is bounds-checked: the files are someone else's. */
+/* See loader_check.h. Everything is bounds-checked: the files are someone else's (their ELF
+ * structures come through elf/elf_read.h). */
 #define _GNU_SOURCE
 #include "loader_check.h"
 
@@ -7,6 +8,8 @@
 #include <link.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "elf/elf_read.h"
 
 #if defined(__x86_64__)
 #define EDH_MACHINE EM_X86_64
@@ -36,72 +39,26 @@ long edh_read_fd(void* ctx, unsigned long long off, void* buf, unsigned long n) 
   return got;
 }
 
-static int read_exact(edh_read_fn rd, void* ctx, unsigned long long off, void* buf, unsigned long n) {
-  return rd(ctx, off, buf, n) == (long)n;
-}
-
-/* The header fields both classes share, widened. */
-struct hdr {
-  int is64;
-  unsigned machine;
-  unsigned long long phoff, shoff;
-  unsigned phnum, phentsize, shnum, shentsize;
-};
-
-static int read_header(edh_read_fn rd, void* ctx, struct hdr* h, unsigned char* ident) {
-  Elf64_Ehdr e64;
-  if (rd(ctx, 0, &e64, sizeof e64) < (long)sizeof(Elf32_Ehdr)) return 0;
-  memcpy(ident, e64.e_ident, EI_NIDENT);
-  if (memcmp(e64.e_ident, ELFMAG, SELFMAG) != 0 || e64.e_ident[EI_DATA] != ELFDATA2LSB) return 0;
-  if (e64.e_ident[EI_CLASS] == ELFCLASS64) {
-    h->is64 = 1;
-    h->machine = e64.e_machine;
-    h->phoff = e64.e_phoff;
-    h->shoff = e64.e_shoff;
-    h->phnum = e64.e_phnum;
-    h->phentsize = e64.e_phentsize;
-    h->shnum = e64.e_shnum;
-    h->shentsize = e64.e_shentsize;
-    return h->phentsize == sizeof(Elf64_Phdr) && (h->shnum == 0 || h->shentsize == sizeof(Elf64_Shdr));
-  }
-  if (e64.e_ident[EI_CLASS] == ELFCLASS32) {
-    Elf32_Ehdr e32;
-    memcpy(&e32, &e64, sizeof e32);
-    h->is64 = 0;
-    h->machine = e32.e_machine;
-    h->phoff = e32.e_phoff;
-    h->shoff = e32.e_shoff;
-    h->phnum = e32.e_phnum;
-    h->phentsize = e32.e_phentsize;
-    h->shnum = e32.e_shnum;
-    h->shentsize = e32.e_shentsize;
-    return h->phentsize == sizeof(Elf32_Phdr) && (h->shnum == 0 || h->shentsize == sizeof(Elf32_Shdr));
-  }
-  return 0;
+/* The header, with program and section headers of its class's size (the loader's rule for the
+ * former; the tables read below are the latter). */
+static int read_header(edh_read_fn rd, void* ctx, struct edh_elf* e) {
+  return edh_elf_header(e, rd, ctx) && e->phentsize == e->phsize && (e->shnum == 0 || e->shentsize == e->shsize);
 }
 
 int edh_exec_kind(edh_read_fn rd, void* ctx, char* interp, size_t cap) {
-  unsigned char ident[EI_NIDENT];
-  struct hdr h;
+  struct edh_elf h;
   if (cap) interp[0] = 0;
   char two[2];
   if (rd(ctx, 0, two, 2) == 2 && two[0] == '#' && two[1] == '!') return EDH_SCRIPT;
-  if (!read_header(rd, ctx, &h, ident)) return EDH_OTHER;
+  if (!read_header(rd, ctx, &h)) return EDH_OTHER;
   if (h.phnum > 256) return EDH_OTHER;
   for (unsigned i = 0; i < h.phnum; ++i) {
-    unsigned long long type, off, size;
-    if (h.is64) {
-      Elf64_Phdr p;
-      if (!read_exact(rd, ctx, h.phoff + (unsigned long long)i * sizeof p, &p, sizeof p)) return EDH_OTHER;
-      type = p.p_type, off = p.p_offset, size = p.p_filesz;
-    } else {
-      Elf32_Phdr p;
-      if (!read_exact(rd, ctx, h.phoff + (unsigned long long)i * sizeof p, &p, sizeof p)) return EDH_OTHER;
-      type = p.p_type, off = p.p_offset, size = p.p_filesz;
-    }
-    if (type != PT_INTERP) continue;
+    struct edh_elf_phdr p;
+    if (!edh_elf_program_header(&h, i, &p)) return EDH_OTHER;
+    if (p.type != PT_INTERP) continue;
+    unsigned long long size = p.filesz;
     if (size < 2 || size > cap) return EDH_OTHER;
-    if (!read_exact(rd, ctx, off, interp, (unsigned long)size) || interp[size - 1] != 0) {
+    if (!edh_elf_read(&h, p.offset, interp, (unsigned long)size) || interp[size - 1] != 0) {
       interp[0] = 0;
       return EDH_OTHER;
     }
@@ -202,43 +159,21 @@ int edh_version_cmp(const char* a, const char* b) {
   return 0;
 }
 
-/* A section header, widened. */
-struct sec {
-  unsigned type, link;
-  unsigned long long off, size, info;
-};
-
-static int read_section(edh_read_fn rd, void* ctx, const struct hdr* h, unsigned i, struct sec* s) {
-  if (i >= h->shnum) return 0;
-  if (h->is64) {
-    Elf64_Shdr x;
-    if (!read_exact(rd, ctx, h->shoff + (unsigned long long)i * sizeof x, &x, sizeof x)) return 0;
-    s->type = x.sh_type, s->link = x.sh_link, s->off = x.sh_offset, s->size = x.sh_size, s->info = x.sh_info;
-  } else {
-    Elf32_Shdr x;
-    if (!read_exact(rd, ctx, h->shoff + (unsigned long long)i * sizeof x, &x, sizeof x)) return 0;
-    s->type = x.sh_type, s->link = x.sh_link, s->off = x.sh_offset, s->size = x.sh_size, s->info = x.sh_info;
-  }
-  return 1;
-}
-
 /* The section of `type` and its string table; 0 when absent. */
-static int find_versions(edh_read_fn rd, void* ctx, const struct hdr* h, unsigned type, struct sec* s, struct sec* str) {
+static int find_versions(const struct edh_elf* h, unsigned type, struct edh_elf_shdr* s, struct edh_elf_shdr* str) {
   if (h->shnum > 4096) return 0;
   for (unsigned i = 0; i < h->shnum; ++i)
-    if (read_section(rd, ctx, h, i, s) && s->type == type) return read_section(rd, ctx, h, s->link, str);
+    if (edh_elf_section_header(h, i, s) && s->type == type) return edh_elf_section_header(h, s->link, str);
   return 0;
 }
 
-/* A NUL-terminated string at `at` of the string table, into buf; 0 when out of bounds. */
-static int read_name(edh_read_fn rd, void* ctx, const struct sec* str, unsigned long long at, char* buf, size_t cap) {
+/* The string at `at` of the string table into buf; 0 when out of bounds or too long for buf (its
+ * end is looked for in one read of at most cap - 1 bytes). */
+static int read_name(const struct edh_elf* h, const struct edh_elf_shdr* str, unsigned long long at, char* buf,
+                     size_t cap) {
   if (at >= str->size || cap < 2) return 0;
-  unsigned long long left = str->size - at;
-  unsigned long n = (unsigned long)(left < cap - 1 ? left : cap - 1);
-  long got = rd(ctx, str->off + at, buf, n);
-  if (got <= 0) return 0;
-  buf[got] = 0;
-  return memchr(buf, 0, (size_t)got) != NULL || (unsigned long long)got == left;
+  unsigned long long left = str->size - at, off = str->offset + at;
+  return edh_elf_string(h, off, off + (left < cap - 1 ? left : cap - 1), buf, cap) >= 0;
 }
 
 static int has_word(const char* list, const char* w) {
@@ -268,15 +203,16 @@ static int is_starter(const char* name) {
 }
 
 /* The dynamic section's DT_NEEDED names are all libc.so.6; `str` holds .dynstr (NUL-ended). */
-static int needs_only_libc(edh_read_fn rd, void* ctx, const ElfW(Shdr) * dyn, const char* str, size_t strsz) {
-  ElfW(Dyn) d[32];
-  for (unsigned long long at = 0; at < dyn->sh_size;) {
-    unsigned long want = (unsigned long)(dyn->sh_size - at < sizeof d ? dyn->sh_size - at : sizeof d);
-    if (!read_exact(rd, ctx, dyn->sh_offset + at, d, want)) return 0;
-    for (size_t i = 0; i < want / sizeof d[0]; ++i) {
-      if (d[i].d_tag == DT_NULL) return 1;
-      if (d[i].d_tag == DT_NEEDED && (d[i].d_un.d_val >= strsz || strcmp(str + d[i].d_un.d_val, "libc.so.6") != 0))
-        return 0;
+static int needs_only_libc(const struct edh_elf* h, const struct edh_elf_shdr* dyn, const char* str, size_t strsz) {
+  unsigned char d[32 * sizeof(ElfW(Dyn))];
+  for (unsigned long long at = 0; at < dyn->size;) {
+    unsigned long want = (unsigned long)(dyn->size - at < sizeof d ? dyn->size - at : sizeof d);
+    if (!edh_elf_read(h, dyn->offset + at, d, want)) return 0;
+    for (size_t i = 0; i < want / h->dynsize; ++i) {
+      struct edh_elf_dyn e;
+      edh_elf_dynamic_entry_at(h, d + i * h->dynsize, &e);
+      if (e.tag == DT_NULL) return 1;
+      if (e.tag == DT_NEEDED && (e.val >= strsz || strcmp(str + e.val, "libc.so.6") != 0)) return 0;
     }
     at += want;
   }
@@ -284,59 +220,60 @@ static int needs_only_libc(edh_read_fn rd, void* ctx, const ElfW(Shdr) * dyn, co
 }
 
 int edh_may_start_programs(edh_read_fn rd, void* ctx) {
-  unsigned char ident[EI_NIDENT];
-  struct hdr h;
-  if (!read_header(rd, ctx, &h, ident) || h.is64 != (sizeof(void*) == 8) || h.machine != EDH_MACHINE) return 1;
-  ElfW(Shdr) sh[64];
-  if (h.shnum == 0 || h.shnum > 64 || !read_exact(rd, ctx, h.shoff, sh, h.shnum * sizeof sh[0])) return 1;
-  const ElfW(Shdr)* sym = NULL;
-  const ElfW(Shdr)* dyn = NULL;
+  struct edh_elf h;
+  if (!read_header(rd, ctx, &h) || h.is64 != (sizeof(void*) == 8) || h.machine != EDH_MACHINE) return 1;
+  /* All section headers in one read: the hook asks this on every exec. */
+  unsigned char sh[64 * sizeof(ElfW(Shdr))];
+  if (h.shnum == 0 || h.shnum > 64 || !edh_elf_read(&h, h.shoff, sh, h.shnum * h.shsize)) return 1;
+  struct edh_elf_shdr sym = {0}, dyn = {0}, strs, x;
   unsigned syms = 0, dyns = 0;
   for (unsigned i = 0; i < h.shnum; ++i) {
-    if (sh[i].sh_type == SHT_DYNSYM) sym = &sh[i], ++syms;
-    if (sh[i].sh_type == SHT_DYNAMIC) dyn = &sh[i], ++dyns;
+    edh_elf_section_header_at(&h, sh + i * h.shsize, &x);
+    if (x.type == SHT_DYNSYM) sym = x, ++syms;
+    if (x.type == SHT_DYNAMIC) dyn = x, ++dyns;
   }
   /* One of each, as a linker writes them; and a program that starts nothing is a small one:
    * larger tables are not worth the reads. */
-  if (syms != 1 || dyns != 1 || sym->sh_link >= h.shnum || dyn->sh_link != sym->sh_link || sym->sh_size > 65536 ||
-      dyn->sh_size > 8192)
+  if (syms != 1 || dyns != 1 || sym.link >= h.shnum || dyn.link != sym.link || sym.size > 65536 || dyn.size > 8192)
     return 1;
-  const ElfW(Shdr)* strs = &sh[sym->sh_link];
+  edh_elf_section_header_at(&h, sh + sym.link * h.shsize, &strs);
   char str[4096];  /* true's is 670 bytes, touch's 968: a program that starts none is small */
-  if (strs->sh_type != SHT_STRTAB || strs->sh_size == 0 || strs->sh_size > sizeof str ||
-      !read_exact(rd, ctx, strs->sh_offset, str, (unsigned long)strs->sh_size) || str[strs->sh_size - 1] != 0)
+  if (strs.type != SHT_STRTAB || strs.size == 0 || strs.size > sizeof str ||
+      !edh_elf_read(&h, strs.offset, str, (unsigned long)strs.size) || str[strs.size - 1] != 0)
     return 1;
-  size_t strsz = (size_t)strs->sh_size;
-  if (!needs_only_libc(rd, ctx, dyn, str, strsz)) return 1;
-  ElfW(Sym) s[64];
-  for (unsigned long long at = 0; at < sym->sh_size;) {
-    unsigned long want = (unsigned long)(sym->sh_size - at < sizeof s ? sym->sh_size - at : sizeof s);
-    if (!read_exact(rd, ctx, sym->sh_offset + at, s, want)) return 1;
-    for (size_t i = 0; i < want / sizeof s[0]; ++i)
-      if (s[i].st_shndx == SHN_UNDEF && (s[i].st_name >= strsz || is_starter(str + s[i].st_name))) return 1;
+  size_t strsz = (size_t)strs.size;
+  if (!needs_only_libc(&h, &dyn, str, strsz)) return 1;
+  unsigned char s[64 * sizeof(ElfW(Sym))];
+  for (unsigned long long at = 0; at < sym.size;) {
+    unsigned long want = (unsigned long)(sym.size - at < sizeof s ? sym.size - at : sizeof s);
+    if (!edh_elf_read(&h, sym.offset + at, s, want)) return 1;
+    for (size_t i = 0; i < want / h.symsize; ++i) {
+      struct edh_elf_sym y;
+      edh_elf_symbol_at(&h, s + i * h.symsize, &y);
+      if (y.shndx == SHN_UNDEF && (y.name >= strsz || is_starter(str + y.name))) return 1;
+    }
     at += want;
   }
   return 0;
 }
 
 int edh_needed_glibc(edh_read_fn rd, void* ctx, char* out, size_t cap) {
-  unsigned char ident[EI_NIDENT];
-  struct hdr h;
-  struct sec s, str;
-  if (!read_header(rd, ctx, &h, ident)) return -1;
-  if (!find_versions(rd, ctx, &h, SHT_GNU_verneed, &s, &str)) return 0;
+  struct edh_elf h;
+  struct edh_elf_shdr s, str;
+  if (!read_header(rd, ctx, &h)) return -1;
+  if (!find_versions(&h, SHT_GNU_verneed, &s, &str)) return 0;
   unsigned long long off = 0;
   for (unsigned files = 0; files < 256 && off + sizeof(Elf64_Verneed) <= s.size; ++files) {
     Elf64_Verneed vn; /* the same layout in both classes */
-    if (!read_exact(rd, ctx, s.off + off, &vn, sizeof vn)) return -1;
+    if (!edh_elf_read(&h, s.offset + off, &vn, sizeof vn)) return -1;
     char file[64];
-    int is_libc = read_name(rd, ctx, &str, vn.vn_file, file, sizeof file) && strncmp(file, "libc.so", 7) == 0;
+    int is_libc = read_name(&h, &str, vn.vn_file, file, sizeof file) && strncmp(file, "libc.so", 7) == 0;
     unsigned long long aux = off + vn.vn_aux;
     for (unsigned j = 0; is_libc && j < vn.vn_cnt && j < 256 && aux + sizeof(Elf64_Vernaux) <= s.size; ++j) {
       Elf64_Vernaux va;
       char name[64];
-      if (!read_exact(rd, ctx, s.off + aux, &va, sizeof va)) return -1;
-      if (read_name(rd, ctx, &str, va.vna_name, name, sizeof name) && strncmp(name, "GLIBC_", 6) == 0)
+      if (!edh_elf_read(&h, s.offset + aux, &va, sizeof va)) return -1;
+      if (read_name(&h, &str, va.vna_name, name, sizeof name) && strncmp(name, "GLIBC_", 6) == 0)
         append_word(out, cap, name);
       if (!va.vna_next) break;
       aux += va.vna_next;
@@ -349,23 +286,22 @@ int edh_needed_glibc(edh_read_fn rd, void* ctx, char* out, size_t cap) {
 
 int edh_libc_covers(edh_read_fn rd, void* ctx, const char* needs, char* missing, size_t mcap, char* best,
                     size_t bcap) {
-  unsigned char ident[EI_NIDENT];
-  struct hdr h;
-  struct sec s, str;
+  struct edh_elf h;
+  struct edh_elf_shdr s, str;
   char defined[2048];
   defined[0] = 0;
   if (mcap) missing[0] = 0;
   if (bcap) best[0] = 0;
-  if (!read_header(rd, ctx, &h, ident) || h.is64 != (sizeof(void*) == 8) || h.machine != EDH_MACHINE) return -1;
-  if (find_versions(rd, ctx, &h, SHT_GNU_verdef, &s, &str)) {
+  if (!read_header(rd, ctx, &h) || h.is64 != (sizeof(void*) == 8) || h.machine != EDH_MACHINE) return -1;
+  if (find_versions(&h, SHT_GNU_verdef, &s, &str)) {
     unsigned long long off = 0;
     for (unsigned k = 0; k < 512 && off + sizeof(Elf64_Verdef) <= s.size; ++k) {
       Elf64_Verdef vd;
       Elf64_Verdaux va;
       char name[64];
-      if (!read_exact(rd, ctx, s.off + off, &vd, sizeof vd)) return -1;
-      if (vd.vd_cnt && read_exact(rd, ctx, s.off + off + vd.vd_aux, &va, sizeof va) &&
-          read_name(rd, ctx, &str, va.vda_name, name, sizeof name) && strncmp(name, "GLIBC_", 6) == 0 &&
+      if (!edh_elf_read(&h, s.offset + off, &vd, sizeof vd)) return -1;
+      if (vd.vd_cnt && edh_elf_read(&h, s.offset + off + vd.vd_aux, &va, sizeof va) &&
+          read_name(&h, &str, va.vda_name, name, sizeof name) && strncmp(name, "GLIBC_", 6) == 0 &&
           name[6] >= '0' && name[6] <= '9') {
         append_word(defined, sizeof defined, name);
         if (bcap && (!best[0] || edh_version_cmp(name, best) > 0) && strlen(name) < bcap) strcpy(best, name);

@@ -7,12 +7,11 @@
 #define EDASHIM_LOADER_CHECK_H
 #include <stddef.h>
 
+#include "elf/elf_read.h" /* edh_read_fn, and the reader of the ELF structures below */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Reads n bytes at offset off into buf; returns how many were read, < 0 on error. */
-typedef long (*edh_read_fn)(void* ctx, unsigned long long off, void* buf, unsigned long n);
 
 enum edh_kind { EDH_OTHER = 0, EDH_SCRIPT = 1, EDH_STATIC = 2, EDH_DYNAMIC = 3 };
 

@@ -395,6 +395,11 @@ mutant hook-shebang-cr-blank shim/probe/loader_check.c \
   "static int spacetab(char c) { return c == ' ' || c == '\\t'; }" \
   "static int spacetab(char c) { return c == ' ' || c == '\\t' || c == '\\r'; }" \
   '^unit:The #! line'
+# The one ELF reader (elf/elf_read.c) under both: a string looked for past its table's end.
+mutant elf-read-string-past-its-limit shim/elf/elf_read.c \
+  'unsigned long n = (unsigned long)(left < room ? left : room);' \
+  'unsigned long n = (unsigned long)room;' \
+  '^unit:The one ELF reader'
 
 # --- exec in place: the watcher shares edashim's memory until the exec (run/exec_watch.cpp) ---
 mutant watcher-does-not-wait-for-the-exec shim/run/exec_watch.cpp \
