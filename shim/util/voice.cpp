@@ -21,8 +21,9 @@ std::string Voice::lines(std::string_view text) const {
   return out;
 }
 
-void Voice::say(std::string_view text) const {
-  std::string out = lines(text);
+namespace {
+
+void write_all(const std::string& out) {
   // One write for the whole text; a short write (a pipe's reader slower than us) goes on.
   for (std::size_t done = 0; done < out.size();) {
     ssize_t n = ::write(STDERR_FILENO, out.data() + done, out.size() - done);
@@ -30,6 +31,17 @@ void Voice::say(std::string_view text) const {
     if (n <= 0) return;  // stderr closed: nobody to tell, and the run must go on
     done += static_cast<std::size_t>(n);
   }
+}
+
+}  // namespace
+
+void Voice::say(std::string_view text) const { write_all(lines(text)); }
+
+void Voice::say_with(std::string_view line, std::string_view details) const {
+  std::string out = lines(line);
+  out += details;
+  if (!details.empty() && details.back() != '\n') out += '\n';
+  write_all(out);
 }
 
 }  // namespace util

@@ -18,6 +18,9 @@ class Voice {
   std::string lines(std::string_view text) const;
   // Writes lines(text) to stderr.
   void say(std::string_view text) const;
+  // Says `line`, then `details` as written (lines the caller indents under it, not "WHO: "
+  // again), in the same write.
+  void say_with(std::string_view line, std::string_view details) const;
   // The parts streamed into one text, then said: voice("ignoring ", n, " lines of ", file).
   template <class... Parts>
   void operator()(const Parts&... parts) const {
