@@ -10,22 +10,20 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::vector<config::TrustStore::Entry> entries;
-  std::string error;
-  if (config::TrustStore::parse(text, entries, error)) {
-    if (config::TrustStore::render(entries) != text) __builtin_trap();
-  } else if (error.empty()) {
+  if (auto entries = config::TrustStore::parse(text)) {
+    if (config::TrustStore::render(*entries) != text) __builtin_trap();
+  } else if (entries.error().empty()) {
     __builtin_trap();
   }
   std::string path = "/" + std::string(text);
   std::vector<config::TrustStore::Entry> one = {{std::string(64, 'a'), path}};
-  if (!config::TrustStore::parse(config::TrustStore::render(one), entries, error)) __builtin_trap();
-  if (entries.size() != 1 || entries[0].file != path) __builtin_trap();
+  auto back = config::TrustStore::parse(config::TrustStore::render(one));
+  if (!back || back->size() != 1 || (*back)[0].file != path) __builtin_trap();
   // The store of ignored files (trust --ignore) shares the format under its own first line, and
   // neither store's text passes for the other's.
   auto ignored = config::TrustStore::render(one, config::Decision::ignored);
-  if (!config::TrustStore::parse(ignored, entries, error, config::Decision::ignored)) __builtin_trap();
-  if (entries.size() != 1 || entries[0].file != path) __builtin_trap();
-  if (config::TrustStore::parse(ignored, entries, error, config::Decision::trusted)) __builtin_trap();
+  auto ignored_back = config::TrustStore::parse(ignored, config::Decision::ignored);
+  if (!ignored_back || ignored_back->size() != 1 || (*ignored_back)[0].file != path) __builtin_trap();
+  if (config::TrustStore::parse(ignored, config::Decision::trusted)) __builtin_trap();
   return 0;
 }

@@ -107,7 +107,12 @@ int trust_adopted(const AdoptTarget& t) {
   auto read = config::read_config_file(key);
   config::TrustStore trusted(paths::Files::discover().trust_file);
   std::string error;
-  if (!read.ok() || !trusted.trust(key, read.content, error)) {
+  if (read.ok()) {
+    auto done = trusted.trust(key, read.content);
+    if (!done) error = done.error();
+    else if (!done->set_aside.empty()) util::Voice("edashim").say(config::TrustStore::set_aside_note(done->set_aside));
+  }
+  if (!read.ok() || !error.empty()) {
     voice.say("--adopt: written, but not trusted: " + (read.ok() ? error : read.why + read.refused) + "; run: edashim trust " +
         util::shell_quote(key));
     return 1;

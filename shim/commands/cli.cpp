@@ -20,6 +20,7 @@
 #include "tool/resolve.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/voice.hpp"
 
 #ifndef EDASHIM_VERSION
 #define EDASHIM_VERSION "unknown"
@@ -66,7 +67,7 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub,
   // Said as every other word of edashim's: who speaks, what is wrong (CLI11's words), then the
   // hints, then where the options are listed.
   bool top = sub.empty() || sub[0] == '-';
-  std::string who = top ? "edashim" : "edashim " + sub;
+  const util::Voice voice(top ? "edashim" : "edashim " + sub);
   std::string what = e.what();
   if (top && dynamic_cast<const CLI::RequiredError*>(&e)) {
     // The first word is an option edashim does not have (--verison): CLI11 only says that a
@@ -81,7 +82,7 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub,
         for (const auto* c : cmd->get_subcommands({})) names.push_back(c->get_name());
     if (!names.empty()) what = "which one: " + util::join(names, ", ") + "?";
   }
-  std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str());
+  voice.say(what);
   if (!top && dynamic_cast<const CLI::ExtrasError*>(&e)) {
     // CLI11 names them after the message's colon, separated by spaces.
     std::string what = e.what();
@@ -90,18 +91,16 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, const std::string& sub,
     for (const auto& w : util::split(colon == std::string::npos ? "" : what.substr(colon + 2), ' ')) {
       if (w.empty()) continue;
       if (auto hint = w[0] == '-' ? option_hint(app, sub, w) : ""; !hint.empty())
-        std::fprintf(stderr, "edashim %s: %s\n", sub.c_str(), hint.c_str());
+        voice.say(hint);
       else
         unexplained = true;
     }
     // The usual cause with bench and tune: the tool's own options read as ours.
     if ((sub == "bench" || sub == "tune") && !dashes && unexplained)
-      std::fprintf(stderr, "edashim %s: put -- before the tool's command, so that its options stay its own: "
-                           "edashim %s %s -- TOOL ARGS...\n", sub.c_str(), sub.c_str(),
-                   sub == "tune" ? "--option mimalloc.eager_commit_delay=0,4" : "-p baseline -p jemalloc");
+      voice("put -- before the tool's command, so that its options stay its own: edashim ", sub, " ",
+            sub == "tune" ? "--option mimalloc.eager_commit_delay=0,4" : "-p baseline -p jemalloc", " -- TOOL ARGS...");
   }
-  std::fprintf(stderr, "%s: see %s --help for its options\n", who.c_str(), who.c_str());
-  return 2;
+  return voice.fail("see " + voice.who() + " --help for its options", 2);
 }
 
 // The top-level help's examples, one per subcommand worth knowing first.
@@ -132,7 +131,7 @@ bool known_command(const CLI::App& app, const std::string& first) {
   const char* path = std::getenv("PATH");
   bool a_program = first.find('/') == std::string::npos &&
                    !tool::resolve(first, path ? path : "", tool::SelfIdentity::current(nullptr)).path.empty();
-  std::fprintf(stderr, "%s\n", unknown_command(first, names, a_program).c_str());
+  util::Voice("edashim").say(unknown_command(first, names, a_program));
   return false;
 }
 
@@ -206,10 +205,7 @@ std::vector<std::string> take_tool_command(const std::string& sub, int& argc, ch
 
 // `edashim run -- CMD`: CMD may be a flow's top (make, a flow script), which runs plain.
 int run_command(const std::vector<std::string>& command, const ToolOptions& options) {
-  if (command.empty()) {
-    std::fprintf(stderr, "edashim run: which tool? e.g. edashim run -- yosys -p 'synth' design.v\n");
-    return 2;
-  }
+  if (command.empty()) return util::Voice("edashim run").fail("which tool? e.g. edashim run -- yosys -p 'synth' design.v", 2);
   pipeline::Invocation inv = invocation_for(command);
   pipeline::select_from(inv, options.profile, options.allocator);
   inv.strict = options.strict;
@@ -232,16 +228,13 @@ std::string explain_option_after_tool(const std::vector<std::string>& command) {
 }
 
 int explain_command(const std::vector<std::string>& command, const ToolOptions& options, bool dashes) {
-  if (command.empty()) {
-    std::fprintf(stderr, "edashim explain: which tool? e.g. edashim explain yosys\n");
-    return 2;
-  }
+  const util::Voice voice("edashim explain");
+  if (command.empty()) return voice.fail("which tool? e.g. edashim explain yosys", 2);
   if (std::string o = dashes ? "" : explain_option_after_tool(command); !o.empty()) {
-    std::fprintf(stderr,
-                 "edashim explain: '%s' comes after the tool's name, where it is %s's own argument, not explain's.\n"
-                 "  To explain with it, put it first: edashim explain %s %s\n"
-                 "  For %s's own argument, say so with --: edashim explain -- %s ...\n",
-                 o.c_str(), command[0].c_str(), o.c_str(), command[0].c_str(), command[0].c_str(), command[0].c_str());
+    const std::string& tool = command[0];
+    voice.say_with("'" + o + "' comes after the tool's name, where it is " + tool + "'s own argument, not explain's.",
+                   "  To explain with it, put it first: edashim explain " + o + " " + tool + "\n" + "  For " + tool +
+                       "'s own argument, say so with --: edashim explain -- " + tool + " ...\n");
     return 2;
   }
   pipeline::Invocation inv = invocation_for(command);

@@ -54,7 +54,7 @@ std::string plain_relations(const std::vector<std::string>& needs, const std::ve
 }
 
 std::string unknown_command(const std::string& word, const std::vector<std::string>& commands, bool a_program) {
-  std::string s = "edashim: unknown command '" + util::printable(word) + "'";
+  std::string s = "unknown command '" + util::printable(word) + "'";
   if (auto near = util::nearest(word, commands)) return s + "; did you mean '" + *near + "'? (edashim --help lists them)";
   if (a_program)
     return s + "; to run " + util::printable(word) + " through edashim: edashim run -- " + util::printable(word) +

@@ -19,8 +19,9 @@ std::string plain_type(const std::string& cli11_type);
 // "(needs --write)"; "" when none.
 std::string plain_relations(const std::vector<std::string>& needs, const std::vector<std::string>& excludes);
 
-// The message for a first word that is no subcommand: "edashim: unknown command 'reprot'; did
-// you mean 'report'?" (without the question when nothing is near), naming `edashim --help`.
+// The message for a first word that is no subcommand, said as "edashim: ...": "unknown command
+// 'reprot'; did you mean 'report'?" (without the question when nothing is near), naming
+// `edashim --help`.
 // `a_program`: `word` names a program on PATH (a tool's name where the subcommand goes).
 std::string unknown_command(const std::string& word, const std::vector<std::string>& commands, bool a_program = false);
 

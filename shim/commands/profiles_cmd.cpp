@@ -6,13 +6,11 @@
 #include <map>
 #include <string>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
-
 #include "pipeline/plan.hpp"
 #include "config/load.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/toml_parse.hpp"
 
 namespace commands {
 namespace {
@@ -23,19 +21,18 @@ void add_files(const std::string& dir, std::map<std::string, std::string>& out) 
 }
 
 // [profile.NAME] sections of a config file (a broken file is skipped; `explain` reports it).
+// Nested as deep as a run reads (config::load): a project file is anyone's text.
 // `redefine`: false for project files, whose sections add names but cannot redefine a shipped
 // or a user's profile (config/keys.cpp, profile_refusal: ignored until trusted).
 void add_sections(const std::string& file, std::map<std::string, std::string>& out, bool redefine = true) {
   auto text = util::read_file(file, 1 << 20);
   if (!text) return;
-  try {
-    auto table = toml::parse(*text, file);
-    if (auto* profiles = table["profile"].as_table())
-      for (const auto& [name, section] : *profiles)
-        if (section.is_table() && (redefine || !out.count(std::string(name.str()))))
-          out[std::string(name.str())] = file + ":" + std::to_string(section.source().begin.line);
-  } catch (const toml::parse_error&) {
-  }
+  auto table = util::parse_toml(*text, file, 256);
+  if (!table) return;
+  if (auto* profiles = (*table)["profile"].as_table())
+    for (const auto& [name, section] : *profiles)
+      if (section.is_table() && (redefine || !out.count(std::string(name.str()))))
+        out[std::string(name.str())] = file + ":" + std::to_string(section.source().begin.line);
 }
 
 }  // namespace

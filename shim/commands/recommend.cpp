@@ -29,9 +29,13 @@
 #include "util/owned_file.hpp"
 #include "util/strings.hpp"
 #include "util/table.hpp"
+#include "util/voice.hpp"
 
 namespace commands {
 namespace {
+
+// --recommend is a part of report, and speaks as it.
+const util::Voice voice("edashim report");
 
 std::string num(double v, int digits) { return std::isnan(v) ? "-" : util::fixed(v, digits); }
 
@@ -138,19 +142,18 @@ nlohmann::json verdict_json(const learn::Verdict& v) {
 // adopt: the recommendation (or the re-check of what was learned) into learned.toml. The rule is
 // learn/adopt.hpp's; here the facts it needs are gathered, the file written and its words said.
 void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn::Run>& runs,
-           const std::vector<learn::BenchRecord>& benches, const learn::Rule& rule, std::ostream& say) {
+           const std::vector<learn::BenchRecord>& benches, const learn::Rule& rule, std::ostream& out) {
   const std::string cpu = util::cpu_model(nullptr).value_or("");
   const std::string file = paths::Files::discover().learned_file;
   std::vector<std::pair<const learn::Verdict*, config::Settings>> mine;
   for (const auto& v : verdicts) {
     auto settings = own_settings(v.tool);
     auto gate = learn::adopt_gate(v, settings.adopt.value, cpu);
-    if (!gate.said.empty()) say << gate.said << "\n";
+    if (!gate.said.empty()) out << gate.said << "\n";
     if (gate.acts) mine.emplace_back(&v, std::move(settings));
   }
   if (mine.empty()) return;
-  std::string error;
-  bool ok = learn::update_learned(
+  auto updated = learn::update_learned(
       file,
       [&](std::vector<learn::Learned>& entries) {
         bool changed = false;
@@ -158,33 +161,31 @@ void adopt(const std::vector<learn::Verdict>& verdicts, const std::vector<learn:
           learn::AdoptFacts facts{learn::identity_of(v->path), settings.adopt_requires_bench.value,
                                   settings.adopt_requires_bench.origin.str(), file, now_iso()};
           auto step = learn::adopt_verdict(*v, facts, runs, benches, rule, entries);
-          for (const auto& line : step.said) say << line << "\n";
+          for (const auto& line : step.said) out << line << "\n";
           changed = step.changed || changed;
         }
         return changed;
-      },
-      error);
-  if (!ok) say << "adopt: " << util::printable(error) << "\n";
+      });
+  if (!updated) out << "adopt: " << util::printable(updated.error()) << "\n";
 }
 
 // Lines of one log left out because what they name is not something edashim takes from a log:
 // said once per file and reason, so a forged log cannot flood the terminal either.
 struct Ignored {
   std::map<std::string, std::size_t> lines;  // reason -> lines
-  void say(const std::string& file, std::ostream& err) const {
+  void say(const std::string& file) const {
     constexpr std::size_t kShown = 5;
     std::size_t shown = 0, more_lines = 0;
     for (const auto& [why, n] : lines) {
       if (shown++ < kShown) {
-        err << "edashim report: ignoring " << n << " log line" << (n == 1 ? "" : "s") << " of " << util::printable(file)
-            << ": " << why << "\n";
+        voice("ignoring ", n, " log line", n == 1 ? "" : "s", " of ", util::printable(file), ": ", why);
       } else {
         more_lines += n;
       }
     }
     if (shown > kShown)
-      err << "edashim report: ignoring " << more_lines << " more log lines of " << util::printable(file) << " naming "
-          << shown - kShown << " other arms or tools edashim does not take from a log\n";
+      voice("ignoring ", more_lines, " more log lines of ", util::printable(file), " naming ", shown - kShown,
+            " other arms or tools edashim does not take from a log");
   }
 };
 
@@ -231,7 +232,7 @@ Evidence read_evidence(const std::vector<std::string>& files, const std::vector<
       ev.runs.push_back({r.tool, r.cpu, r.signature, r.arm, r.path, r.explored, r.ok(), r.start_unix, r.wall_s,
                          r.max_rss_kb, r.bench_experiment});
     });
-    ignored.say(file, std::cerr);
+    ignored.say(file);
     ev.reads.insert(ev.reads.end(), reads.begin(), reads.end());
   }
   return ev;
@@ -239,7 +240,7 @@ Evidence read_evidence(const std::vector<std::string>& files, const std::vector<
 
 // --write: the recommended settings merged into the file, or why not.
 int write_config(const std::string& file, const std::vector<learn::Verdict>& verdicts, const util::SharedDirs& shared,
-                 std::ostream& say) {
+                 std::ostream& out) {
   std::vector<learn::KeySetting> settings;
   std::vector<std::string> tools;
   for (const auto& v : verdicts) {
@@ -250,46 +251,36 @@ int write_config(const std::string& file, const std::vector<learn::Verdict>& ver
   }
   const std::string shown = util::printable(file);
   if (settings.empty()) {
-    say << "--write: nothing recommended, " << shown << " left as it is\n";
+    out << "--write: nothing recommended, " << shown << " left as it is\n";
     return 0;
   }
   std::string target = util::real_path(file).value_or(file);  // write through a link, keep the link
   // A first --write, before edashim ever wrote a config: ~/.config/edashim is made, the user's own.
   if (std::string dir = util::dirname(target); !util::exists(target) && !util::is_directory(dir)) {
-    if (auto refused = util::make_owned_dir(dir, shared, 0700); !refused.empty()) {
-      std::cerr << "edashim report: --write: " << refused << "; nothing written\n";
-      return 1;
-    }
+    if (auto refused = util::make_owned_dir(dir, shared, 0700); !refused.empty())
+      return voice.fail("--write: " + refused + "; nothing written");
   }
   auto existing = util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>();
-  if (util::exists(target) && !existing) {
-    std::cerr << "edashim report: cannot read " << shown << " (or it is larger than 1 MiB); nothing written\n";
-    return 1;
-  }
+  if (util::exists(target) && !existing) return voice.fail("cannot read " + shown + " (or it is larger than 1 MiB); nothing written");
   auto edit = learn::merge_settings(existing, shown, settings,
                                     "added by edashim report --recommend, " + now_iso() + ": " + util::join(tools, ", "));
-  if (!edit.refused.empty()) {
-    std::cerr << "edashim report: not written: " << edit.refused << "\n";
-    return 1;
-  }
+  if (!edit.refused.empty()) return voice.fail("not written: " + edit.refused);
   if (edit.unchanged) {
-    say << "--write: " << shown << " already says this; unchanged\n";
+    out << "--write: " << shown << " already says this; unchanged\n";
     return 0;
   }
   // The file as merged against, still: an edit made meanwhile is never written over.
-  if ((util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>()) != existing) {
-    std::cerr << "edashim report: " << shown << " changed while the settings were merged into it; nothing written: run it again\n";
-    return 1;
-  }
+  if ((util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>()) != existing)
+    return voice.fail(shown + " changed while the settings were merged into it; nothing written: run it again");
   struct stat st_mode;
   mode_t mode = ::stat(target.c_str(), &st_mode) == 0 ? (st_mode.st_mode & 07777) : 0644;
   if (!util::write_file_atomic(target, edit.text, mode)) {
-    std::cerr << "edashim report: cannot write " << shown << ": " << std::strerror(errno) << "\n";
-    return 1;
+    int err = errno;
+    return voice.fail("cannot write " + shown + ": " + std::strerror(err));
   }
-  say << "--write: added to " << shown << ":\n";
+  out << "--write: added to " << shown << ":\n";
   for (const auto& line : util::split(learn::render_settings(settings), '\n'))
-    if (!line.empty()) say << "  " << util::printable(line) << "\n";
+    if (!line.empty()) out << "  " << util::printable(line) << "\n";
   return 0;
 }
 
@@ -297,7 +288,7 @@ int write_config(const std::string& file, const std::vector<learn::Verdict>& ver
 
 int run_recommend(const RecommendOptions& o) {
   const util::SharedDirs shared = user_shared_dirs();
-  auto logs = select_logs(o.logs, "report", shared);
+  auto logs = select_logs(o.logs, voice, shared);
   if (logs.status == 2) return 2;
   auto ev = read_evidence(logs.files, o.tools, shared);
   // A log that cannot be read (or is refused) is named and the others still count; but a
@@ -308,7 +299,7 @@ int run_recommend(const RecommendOptions& o) {
   std::vector<std::string> paths;
   for (const auto& r : ev.reads) {
     if (!r.error.empty()) {
-      std::cerr << "edashim report: " << util::printable(r.error) << (ev.reads.size() > 1 ? " (the other logs still count)" : "") << "\n";
+      voice(util::printable(r.error), ev.reads.size() > 1 ? " (the other logs still count)" : "");
       ++failed;
     }
     if (r.error.empty() || r.stats.lines) ++read;
@@ -337,14 +328,18 @@ int run_recommend(const RecommendOptions& o) {
     if (verdicts.empty()) std::cout << "No runs to compare in " << util::printable(path) << ".\n";
     for (const auto& v : verdicts) print_verdict(v, ev.benches, rule);
   }
-  std::ostream& say = o.json ? std::cerr : std::cout;
+  // What adopting and --write did: after the verdicts, or beside the JSON (which is all stdout holds).
+  std::ostream& out = o.json ? std::cerr : std::cout;
+  // What is said about the verdicts comes after them in a log of both streams.
+  std::cout.flush();
   if (failed) {
-    say << "The verdicts are from the logs that could be read (" << failed << " could not): nothing is adopted"
+    out << "The verdicts are from the logs that could be read (" << failed << " could not): nothing is adopted"
         << (o.write.empty() ? "" : " or written to " + util::printable(o.write)) << " on part of the evidence.\n";
     return 1;
   }
-  adopt(verdicts, ev.runs, ev.benches, rule, say);
-  return o.write.empty() ? 0 : write_config(o.write, verdicts, shared, say);
+  adopt(verdicts, ev.runs, ev.benches, rule, out);
+  out.flush();
+  return o.write.empty() ? 0 : write_config(o.write, verdicts, shared, out);
 }
 
 Subcommand add_forget_command(CLI::App& app) {
@@ -356,8 +351,7 @@ Subcommand add_forget_command(CLI::App& app) {
   return {cmd, [tool] {
             std::string file = paths::Files::discover().learned_file;
             std::size_t dropped = 0;
-            std::string error;
-            bool ok = learn::update_learned(
+            auto updated = learn::update_learned(
                 file,
                 [&](std::vector<learn::Learned>& entries) {
                   auto before = entries.size();
@@ -367,11 +361,8 @@ Subcommand add_forget_command(CLI::App& app) {
                   dropped = before - entries.size();
                   return dropped > 0;
                 },
-                error, /*start_over_if_broken=*/tool->empty());
-            if (!ok) {
-              std::cerr << "edashim forget: " << error << "\n";
-              return 1;
-            }
+                /*start_over_if_broken=*/tool->empty());
+            if (!updated) return util::Voice("edashim forget").fail(updated.error());
             std::cout << "edashim forget: dropped " << dropped << " learned choice" << (dropped == 1 ? "" : "s")
                       << (tool->empty() ? "" : " for " + *tool) << "\n";
             return 0;

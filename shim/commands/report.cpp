@@ -29,6 +29,7 @@
 #include "util/fs.hpp"
 #include "util/owned_file.hpp"
 #include "util/strings.hpp"
+#include "util/voice.hpp"
 
 namespace commands {
 namespace {
@@ -38,11 +39,13 @@ const char* by_name(report::GroupBy by) { return report::group_by_name(by); }
 // A host or CPU model the record does not name (a log older than the field, a CPU unknown).
 constexpr const char* kUnknown = "(unknown)";
 
+const util::Voice voice("edashim report");
+
 // The current log, with the configuration's errors said: with one, runs are not logged at all.
-pipeline::CurrentLog current_log_said(const char* who) {
+pipeline::CurrentLog current_log_said(const util::Voice& voice) {
   auto cur = pipeline::current_log(paths::Files::discover(), pipeline::current_environment());
   for (const auto& p : cur.problems)
-    std::cerr << "edashim " << who << ": " << p.str() << " (runs from here run plain until it is fixed, each logged with its config_error)\n";
+    voice(p.str(), " (runs from here run plain until it is fixed, each logged with its config_error)");
   return cur;
 }
 
@@ -63,7 +66,7 @@ struct Options {
   std::string flow, svg;
 };
 
-// What reading the logs found wrong, said on stderr (unless `quiet`: a first pass over logs read
+// What reading the logs found wrong, said as the report's (unless `quiet`: a first pass over logs read
 // again). Returns {logs read, logs failed}.
 std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>& reads, std::size_t unreadable,
                                                       bool quiet = false) {
@@ -74,26 +77,19 @@ std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>
   }
   if (quiet) return {read, failed};
   for (const auto& r : reads) {
-    if (!r.error.empty()) {
-      std::cerr << "edashim report: " << util::printable(r.error) << (reads.size() > 1 ? " (the other logs still count)" : "")
-                << "\n";
-    }
+    if (!r.error.empty()) voice(util::printable(r.error), reads.size() > 1 ? " (the other logs still count)" : "");
     if (r.stats.malformed)
-      std::cerr << "edashim report: " << r.stats.malformed << " of " << r.stats.lines << " lines in " << util::printable(r.path)
-                << " are not run records and were skipped\n";
+      voice(r.stats.malformed, " of ", r.stats.lines, " lines in ", util::printable(r.path), " are not run records and were skipped");
     // Runs that were not what the configuration asked for: counted where nobody can miss them.
     if (std::size_t n = r.stats.config_errors, later = r.stats.runs_since_config_error; n)
-      std::cerr << "edashim report: " << n << " run" << (n > 1 ? "s" : "") << " in " << util::printable(r.path)
-                << " ran plain because of a configuration error (the last: " << util::printable(r.stats.last_config_error)
-                << "); left out. "
-                << (later ? "Fixed since: " + (later > 1 ? "the " + std::to_string(later) + " runs after it were" : std::string("the run after it was")) +
-                                " configured"
-                          : std::string("`edashim explain TOOL` shows it now"))
-                << "\n";
+      voice(n, " run", n > 1 ? "s" : "", " in ", util::printable(r.path),
+            " ran plain because of a configuration error (the last: ", util::printable(r.stats.last_config_error), "); left out. ",
+            later ? "Fixed since: " + (later > 1 ? "the " + std::to_string(later) + " runs after it were" : std::string("the run after it was")) +
+                        " configured"
+                  : std::string("`edashim explain TOOL` shows it now"));
     if (r.stats.untimed)
-      std::cerr << "edashim report: " << r.stats.untimed << " runs in " << util::printable(r.path)
-                << " have no times (a debugger or valgrind followed the tool, or edashim exec'd it in its place)"
-                   " and were left out\n";
+      voice(r.stats.untimed, " runs in ", util::printable(r.path),
+            " have no times (a debugger or valgrind followed the tool, or edashim exec'd it in its place) and were left out");
   }
   return {read, failed};
 }
@@ -104,8 +100,7 @@ void say_unseen_tools(const std::vector<std::string>& asked, const std::set<std:
   for (const auto& t : asked) {
     if (seen.count(t)) continue;
     auto near = util::nearest(t, names);
-    std::cerr << "edashim report: --tool " << util::printable(t) << ": no run of it in the logs read"
-              << (near ? "; did you mean '" + *near + "'?" : std::string()) << "\n";
+    voice("--tool ", util::printable(t), ": no run of it in the logs read", near ? "; did you mean '" + *near + "'?" : std::string());
   }
 }
 
@@ -113,10 +108,7 @@ int run_flow_report(const Options& o);
 
 int run_report(const Options& o) {
   if (o.flow_option && o.flow_option->count()) return run_flow_report(o);
-  if (!o.svg.empty()) {
-    std::cerr << "edashim report: --svg goes with --flow\n";
-    return 2;
-  }
+  if (!o.svg.empty()) return voice.fail("--svg goes with --flow", 2);
   if (o.recommend) {
     RecommendOptions r = o.rec;
     r.logs = o.logs;
@@ -124,25 +116,18 @@ int run_report(const Options& o) {
     r.json = o.json;
     return run_recommend(r);
   }
-  if (!o.rec.write.empty()) {
-    std::cerr << "edashim report: --write goes with --recommend\n";
-    return 2;
-  }
+  if (!o.rec.write.empty()) return voice.fail("--write goes with --recommend", 2);
   report::GroupBy by = report::group_by_named(o.by).value_or(report::GroupBy::none);
   report::Filter filter = o.filter;
   double now = double(std::time(nullptr));
   for (auto [text, slot] : {std::pair{&o.since, &filter.since}, std::pair{&o.until, &filter.until}}) {
     if (text->empty()) continue;
     *slot = report::parse_time(*text, now);
-    if (!*slot) {
-      std::cerr << "edashim report: cannot read the time '" << *text
-                << "' (use 2026-11-30, 2026-11-30T14:00, or 90m / 36h / 7d ago)\n";
-      return 2;
-    }
+    if (!*slot) return voice.fail("cannot read the time '" + *text + "' (use 2026-11-30, 2026-11-30T14:00, or 90m / 36h / 7d ago)", 2);
   }
   if (!filter.cwd.empty()) filter.cwd = util::real_path(filter.cwd).value_or(filter.cwd);
   const util::SharedDirs shared = user_shared_dirs();
-  auto logs = select_logs(o.logs, "report", shared);
+  auto logs = select_logs(o.logs, voice, shared);
   if (logs.status == 2) return 2;
   report::Aggregator agg(by);
   std::set<std::string> tools_seen;  // for a --tool that matches nothing: the name nearest it
@@ -168,10 +153,12 @@ int run_report(const Options& o) {
     auto table = report_table(rows, by, o.csv);
     if (o.csv) std::cout << util::render_csv(table);
     else if (o.markdown) std::cout << util::render_markdown(table);
-    else if (rows.empty()) std::cerr << "edashim report: no runs in " << util::printable(path) << " match\n";
+    else if (rows.empty()) voice("no runs in ", util::printable(path), " match");
+    // What is said about the rows comes after them in a log of both streams.
+    std::cout.flush();
     if (rows.empty()) say_unseen_tools(filter.tools, tools_seen);
-    else std::cout << util::render_text(table);
-    if (auto note = report::vm_peak_note(rows); !note.empty()) std::cerr << "edashim report: " << note << "\n";
+    else std::cout << util::render_text(table) << std::flush;
+    if (auto note = report::vm_peak_note(rows); !note.empty()) voice.say(note);
   }
   // Figures from some of the logs only: a script must be able to tell.
   return failed ? 1 : 0;
@@ -181,13 +168,12 @@ int run_report(const Options& o) {
 // and the SVG timeline.
 int run_flow_report(const Options& o) {
   std::string id = o.flow.empty() ? "last" : o.flow;
-  if (id != "last" && !run::valid_flow_id(id)) {
-    std::cerr << "edashim report: --flow " << util::printable(util::shell_quote(id))
-              << " is not a flow id (1 to 128 of A-Z a-z 0-9 . _ - : + @, as the log's \"flow\" shows it) nor \"last\"\n";
-    return 2;
-  }
+  if (id != "last" && !run::valid_flow_id(id))
+    return voice.fail("--flow " + util::printable(util::shell_quote(id)) +
+                          " is not a flow id (1 to 128 of A-Z a-z 0-9 . _ - : + @, as the log's \"flow\" shows it) nor \"last\"",
+                      2);
   const util::SharedDirs shared = user_shared_dirs();
-  auto logs = select_logs(o.logs, "report", shared);
+  auto logs = select_logs(o.logs, voice, shared);
   if (logs.status == 2) return 2;
   std::string where = logs.files.size() == 1 ? util::printable(logs.files[0]) : std::to_string(logs.files.size()) + " logs";
   if (id == "last") {
@@ -197,11 +183,8 @@ int run_flow_report(const Options& o) {
     // Said once, by the pass below, unless there is none.
     auto [read, failed] = say_read_problems(reads, logs.unreadable, true);
     if (read == 0 && failed) return say_read_problems(reads, logs.unreadable), 1;
-    if (last.id().empty()) {
-      std::cerr << "edashim report: no run in " << where
-                << " names its flow (lines written before edashim logged flows have no \"flow\")\n";
-      return 1;
-    }
+    if (last.id().empty())
+      return voice.fail("no run in " + where + " names its flow (lines written before edashim logged flows have no \"flow\")");
     id = last.id();
   }
   report::FlowCollector collect(id);
@@ -209,15 +192,11 @@ int run_flow_report(const Options& o) {
   auto [read, failed] = say_read_problems(reads, logs.unreadable);
   if (read == 0 && failed) return 1;
   auto flow = collect.summary();
-  if (flow.runs.empty()) {
-    std::cerr << "edashim report: no runs of the flow " << id << " in " << where << "\n";
-    return 1;
-  }
+  if (flow.runs.empty()) return voice.fail("no runs of the flow " + id + " in " + where);
   std::string svg_path = o.svg.empty() ? report::flow_svg_name(id) : o.svg;
   bool written = util::write_file_atomic(svg_path, report::flow_svg(flow));
-  if (!written)
-    std::cerr << "edashim report: cannot write the timeline " << util::printable(svg_path) << ": " << std::strerror(errno)
-              << " (name another file with --svg PATH)\n";
+  if (int err = errno; !written)
+    voice("cannot write the timeline ", util::printable(svg_path), ": ", std::strerror(err), " (name another file with --svg PATH)");
   if (o.json) {
     std::cout << flow_json(flow, written ? svg_path : "") << "\n";
   } else {
@@ -232,7 +211,7 @@ int run_flow_report(const Options& o) {
 
 }  // namespace
 
-std::string current_log_path(const char* who) { return current_log_said(who).path; }
+std::string current_log_path(const char* who) { return current_log_said(util::Voice(std::string("edashim ") + who)).path; }
 
 util::SharedDirs user_shared_dirs() { return config::shared_dirs(own_settings().shared_dirs.value); }
 
@@ -244,13 +223,12 @@ std::string json_text(const nlohmann::json& j) {
   }
 }
 
-LogSelection select_logs(const std::vector<std::string>& args, const char* who, const util::SharedDirs& shared) {
+LogSelection select_logs(const std::vector<std::string>& args, const util::Voice& voice, const util::SharedDirs& shared) {
   LogSelection out;
   if (args.empty()) {
-    auto cur = current_log_said(who);
+    auto cur = current_log_said(voice);
     if (cur.path.empty()) {
-      std::cerr << "edashim " << who << ": logging is off (log = \"off\" from " << util::printable(cur.origin.str())
-                << "); name a log with --log FILE or --log DIR\n";
+      voice("logging is off (log = \"off\" from ", util::printable(cur.origin.str()), "); name a log with --log FILE or --log DIR");
       out.status = 2;
       return out;
     }
@@ -265,14 +243,14 @@ LogSelection select_logs(const std::vector<std::string>& args, const char* who, 
     }
     // A directory another user can write could hold anything by the time it is read.
     if (auto refused = util::check_owned_dir(arg, shared); !refused.empty()) {
-      std::cerr << "edashim " << who << ": " << util::printable(refused) << "\n";
+      voice.say(util::printable(refused));
       ++out.unreadable;
       continue;
     }
     DIR* dir = ::opendir(arg.c_str());
     if (!dir) {
-      std::cerr << "edashim " << who << ": cannot list the directory " << util::printable(arg) << ": " << std::strerror(errno)
-                << "\n";
+      int err = errno;
+      voice("cannot list the directory ", util::printable(arg), ": ", std::strerror(err));
       ++out.unreadable;
       continue;
     }
@@ -290,7 +268,7 @@ LogSelection select_logs(const std::vector<std::string>& args, const char* who, 
       out.files.push_back(path);
       ++found;
     }
-    if (!found) std::cerr << "edashim " << who << ": no run logs (*.jsonl, *.jsonl.N) in " << util::printable(arg) << "\n";
+    if (!found) voice("no run logs (*.jsonl, *.jsonl.N) in ", util::printable(arg));
   }
   return out;
 }
@@ -301,21 +279,19 @@ std::vector<LogRead> scan_logs(const std::vector<std::string>& files, const util
   for (const auto& f : files) {
     LogRead r;
     r.path = f;
-    scan_log(f, shared, each, r.stats, r.error);
+    if (auto read = scan_log(f, shared, each, r.stats); !read) r.error = read.error();
     out.push_back(std::move(r));
   }
   return out;
 }
 
-bool scan_log(const std::string& path, const util::SharedDirs& shared,
-              const std::function<void(const runlog::RunRecord&)>& each, ReadStats& st, std::string& error) {
+util::Status scan_log(const std::string& path, const util::SharedDirs& shared,
+                      const std::function<void(const runlog::RunRecord&)>& each, ReadStats& st) {
   auto file = util::open_owned(path, util::FileUse::read, shared);
-  if (!file.ok()) {
-    error = file.absent ? "cannot open the run log " + path + ": " + std::strerror(ENOENT)
-            : file.refusal.empty() ? "cannot open the run log " + path + ": " + std::strerror(file.errnum)
-                                   : file.refusal;
-    return false;
-  }
+  if (!file.ok())
+    return util::fail(file.absent ? "cannot open the run log " + path + ": " + std::strerror(ENOENT)
+                      : file.refusal.empty() ? "cannot open the run log " + path + ": " + std::strerror(file.errnum)
+                                             : file.refusal);
   int fd = file.fd.get();  // closed when `file` goes
   // Large reads and in-place line splitting: no per-line allocation beyond the record's
   // reused buffers.
@@ -323,16 +299,12 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
   std::size_t filled = 0;
   const std::size_t chunk = 1 << 20;
   runlog::RunRecord rec;
-  bool ok = true;
   for (;;) {
     if (buf.size() < filled + chunk) buf.resize(filled + chunk);
     ssize_t n = ::read(fd, buf.data() + filled, chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = "cannot read " + path + ": " + std::strerror(errno);
-      ok = false;
-      break;
-    }
+    // What was read before stays counted in `st`.
+    if (n < 0) return util::fail("cannot read " + path + ": " + std::strerror(errno));
     bool eof = n == 0;
     filled += std::size_t(n);
     std::size_t start = 0;
@@ -366,7 +338,7 @@ bool scan_log(const std::string& path, const util::SharedDirs& shared,
     filled -= start;
     if (eof) break;
   }
-  return ok;
+  return util::Ok{};
 }
 
 util::Table report_table(const std::vector<report::GroupRow>& rows, report::GroupBy by, bool numbers) {

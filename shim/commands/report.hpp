@@ -9,7 +9,9 @@
 #include "report/aggregate.hpp"
 #include "report/flow.hpp"
 #include "util/owned_file.hpp"
+#include "util/result.hpp"
 #include "util/table.hpp"
+#include "util/voice.hpp"
 
 namespace commands {
 
@@ -43,11 +45,12 @@ struct ReadStats {
   std::size_t runs_since_config_error = 0;  // runs after the last one of those: the error is fixed
 };
 // Every record of the log, runs and others, parsed, in file order: `each` sees each line that
-// parses (the record is reused between calls). The file is opened under the one rule for files
-// edashim reads (util::open_owned): one another user owns or can write is refused, with the
-// refusal as `error`, unless it lies in one of `shared`.
-bool scan_log(const std::string& path, const util::SharedDirs& shared,
-              const std::function<void(const runlog::RunRecord&)>& each, ReadStats& st, std::string& error);
+// parses (the record is reused between calls), counted in `st`. The file is opened under the one
+// rule for files edashim reads (util::open_owned): one another user owns or can write is refused,
+// the refusal the failure's reason, unless it lies in one of `shared`. A read that fails midway
+// leaves in `st` what was read before.
+util::Status scan_log(const std::string& path, const util::SharedDirs& shared,
+                      const std::function<void(const runlog::RunRecord&)>& each, ReadStats& st);
 
 // The log `edashim run` writes to from here (pipeline::current_log: the config's `log` with
 // {host} expanded, EDASHIM_LOG, else the default); "" when logging is off. The configuration's
@@ -56,14 +59,14 @@ std::string current_log_path(const char* who);
 
 // The run logs a report reads: each --log as named, a directory's *.jsonl and rotated *.jsonl.N
 // files in name order (the directory checked under util::check_owned_dir first); or, with
-// none, the current log. What cannot be listed or is refused is said on stderr and counted;
+// none, the current log. What cannot be listed or is refused is said by `voice` and counted;
 // status 2 (nothing is read) when none is named and logging is off.
 struct LogSelection {
   std::vector<std::string> files;
   std::size_t unreadable = 0;
   int status = 0;
 };
-LogSelection select_logs(const std::vector<std::string>& args, const char* who, const util::SharedDirs& shared);
+LogSelection select_logs(const std::vector<std::string>& args, const util::Voice& voice, const util::SharedDirs& shared);
 
 // Each file in turn through `each`. A file that cannot be opened or read is not fatal: its
 // `error` says why, and the others are still read.

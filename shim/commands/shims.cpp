@@ -16,6 +16,7 @@
 #include "util/fs.hpp"
 #include "paths/layout.hpp"
 #include "util/strings.hpp"
+#include "util/voice.hpp"
 
 namespace commands {
 
@@ -75,6 +76,8 @@ std::vector<std::string> shim_links(const std::string& dir, const tool::SelfIden
 
 namespace {
 
+const util::Voice voice("edashim shims");
+
 struct Options {
   std::string dir;
   std::vector<std::string> names;
@@ -113,7 +116,7 @@ int add(const Options& o, const tool::SelfIdentity& self) {
   bool made_dir = false;
   for (const auto& name : o.names) {
     if (auto bad = bad_tool_name(name)) {
-      std::fprintf(stderr, "edashim shims: '%s' is %s; nothing linked\n", name.c_str(), bad->c_str());
+      voice("'", name, "' is ", *bad, "; nothing linked");
       status = 1;
       continue;
     }
@@ -124,9 +127,8 @@ int add(const Options& o, const tool::SelfIdentity& self) {
     }
     if (!made_dir) {
       if (!util::make_dirs(o.dir)) {
-        std::fprintf(stderr, "edashim shims: cannot create %s: %s (choose another with --dir, or run as its owner)\n",
-                     o.dir.c_str(), std::strerror(errno));
-        return 1;
+        int err = errno;
+        return voice.fail("cannot create " + o.dir + ": " + std::strerror(err) + " (choose another with --dir, or run as its owner)");
       }
       made_dir = true;
     }
@@ -135,8 +137,7 @@ int add(const Options& o, const tool::SelfIdentity& self) {
     std::string target = link_target(dir, exe);
     if (util::exists(link)) {
       if (!is_shim_link(link, self)) {
-        std::fprintf(stderr, "edashim shims: %s exists and is not a link to edashim; left alone (remove or rename it first)\n",
-                     link.c_str());
+        voice(link, " exists and is not a link to edashim; left alone (remove or rename it first)");
         status = 1;
         continue;
       }
@@ -150,7 +151,7 @@ int add(const Options& o, const tool::SelfIdentity& self) {
       std::string tmp = link + ".edashim-new";
       ::unlink(tmp.c_str());
       if (::symlink(target.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), link.c_str()) != 0) {
-        std::fprintf(stderr, "edashim shims: cannot re-link %s: %s\n", link.c_str(), std::strerror(errno));
+        voice("cannot re-link ", link, ": ", std::strerror(errno));
         ::unlink(tmp.c_str());
         status = 1;
         continue;
@@ -159,7 +160,7 @@ int add(const Options& o, const tool::SelfIdentity& self) {
       continue;
     }
     if (::symlink(target.c_str(), link.c_str()) != 0) {
-      std::fprintf(stderr, "edashim shims: cannot create %s: %s\n", link.c_str(), std::strerror(errno));
+      voice("cannot create ", link, ": ", std::strerror(errno));
       status = 1;
       continue;
     }
@@ -167,10 +168,8 @@ int add(const Options& o, const tool::SelfIdentity& self) {
       // Allowed (a shared tree's links for tools its nodes have), but a typo must not look linked.
       auto near = util::nearest(name, names_on_path(o.dir));
       std::printf("linked %s\n", name.c_str());
-      std::fprintf(stderr,
-                   "edashim shims: warning: no %s on PATH%s: until one is installed, running %s says \"command not found\". "
-                   "A mistake? edashim shims remove %s\n",
-                   name.c_str(), near ? (" (did you mean " + *near + "?)").c_str() : "", name.c_str(), name.c_str());
+      voice("warning: no ", name, " on PATH", near ? " (did you mean " + *near + "?)" : std::string(),
+            ": until one is installed, running ", name, " says \"command not found\". A mistake? edashim shims remove ", name);
     } else
       std::printf("linked %s -> edashim -> %s\n", name.c_str(), real.c_str());
   }
@@ -183,23 +182,23 @@ int remove(const Options& o, const tool::SelfIdentity& self) {
   int status = 0;
   for (const auto& name : names) {
     if (auto bad = bad_tool_name(name)) {
-      std::fprintf(stderr, "edashim shims: '%s' is %s\n", name.c_str(), bad->c_str());
+      voice("'", name, "' is ", *bad);
       status = 1;
       continue;
     }
     std::string link = o.dir + "/" + name;
     if (!util::exists(link)) {
-      std::fprintf(stderr, "edashim shims: no link named %s in %s (see: edashim shims list)\n", name.c_str(), o.dir.c_str());
+      voice("no link named ", name, " in ", o.dir, " (see: edashim shims list)");
       status = 1;
       continue;
     }
     if (!is_shim_link(link, self)) {
-      std::fprintf(stderr, "edashim shims: %s is not a link to edashim; left alone\n", link.c_str());
+      voice(link, " is not a link to edashim; left alone");
       status = 1;
       continue;
     }
     if (::unlink(link.c_str()) != 0) {
-      std::fprintf(stderr, "edashim shims: cannot remove %s: %s\n", link.c_str(), std::strerror(errno));
+      voice("cannot remove ", link, ": ", std::strerror(errno));
       status = 1;
       continue;
     }
@@ -211,8 +210,7 @@ int remove(const Options& o, const tool::SelfIdentity& self) {
 int list(const Options& o, const tool::SelfIdentity& self) {
   if (!util::is_directory(o.dir)) {
     if (!o.names_only)
-      std::fprintf(stderr, "edashim shims: no shim directory at %s yet (create it with: edashim shims add yosys)\n",
-                   o.dir.c_str());
+      voice("no shim directory at ", o.dir, " yet (create it with: edashim shims add yosys)");
     return 0;
   }
   auto names = shim_links(o.dir, self);
@@ -267,10 +265,8 @@ Subcommand add_shims_command(CLI::App& app) {
             auto self = tool::SelfIdentity::current(std::getenv(pipeline::kChainVar));
             if (*add_cmd) return add(*o, self);
             if (*rm_cmd) {
-              if (o->names.empty() && !o->all) {
-                std::fprintf(stderr, "edashim shims remove: name the tools to unlink, or --all\n");
-                return 2;
-              }
+              if (o->names.empty() && !o->all)
+                return util::Voice("edashim shims remove").fail("name the tools to unlink, or --all", 2);
               return remove(*o, self);
             }
             (void)list_cmd;

@@ -1,5 +1,4 @@
 #include "config/load.hpp"
-#include "util/toml_nesting.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,6 +18,7 @@
 #include "util/fs.hpp"
 #include "util/owned_file.hpp"
 #include "util/strings.hpp"
+#include "util/toml_parse.hpp"
 
 namespace config {
 
@@ -82,19 +82,18 @@ std::optional<toml::table> parse_text(const std::string& path, const std::string
     return std::nullopt;
   }
   // toml++ nests values at most 256 deep itself: keys and table names get the same limit.
-  if (auto deep = util::toml_too_deep(content, 256)) {
+  // Comments nest nothing: the text without them is checked as it is parsed.
+  auto parsed = util::parse_toml(without_comment_lines(content), path, 256);
+  if (parsed) return std::move(*parsed);
+  const auto& p = parsed.problem();
+  if (p.kind == util::TomlProblem::Kind::too_deep) {
     note = "nested too deeply";
-    problem = {path, deep->line, 0, deep->what + ": nested too deeply", true};
-    return std::nullopt;
-  }
-  try {
-    return toml::parse(without_comment_lines(content), path);
-  } catch (const toml::parse_error& e) {
+    problem = {path, p.line, 0, p.what + ": nested too deeply", true};
+  } else {
     note = "TOML syntax error";
-    problem = {path, int(e.source().begin.line), int(e.source().begin.column),
-               "TOML syntax error: " + std::string(e.description()), true};
-    return std::nullopt;
+    problem = {path, p.line, p.column, "TOML syntax error: " + p.what, true};
   }
+  return std::nullopt;
 }
 
 std::optional<ParsedFile> parse(const std::string& path, const std::optional<std::string>& content,

@@ -81,127 +81,116 @@ std::string TrustStore::render(const std::vector<Entry>& entries, Decision kind)
   return text;
 }
 
-bool TrustStore::parse(std::string_view text, std::vector<Entry>& entries, std::string& error, Decision kind) {
-  entries.clear();
+util::Result<std::vector<TrustStore::Entry>> TrustStore::parse(std::string_view text, Decision kind) {
+  std::vector<Entry> entries;
   const std::string_view header = header_of(kind);
-  if (kind == Decision::trusted && text.substr(0, kV1Header.size()) == kV1Header) {
-    error = "in edashim's old trust format, where a directory name could forge an entry; nothing in it is trusted "
-            "(`edashim trust` sets it aside and starts a new store: trust your files again)";
-    return false;
-  }
-  if (text.substr(0, header.size() + 1) != std::string(header) + "\n") {
-    error = std::string("line 1: not an edashim ") + (kind == Decision::trusted ? "trust" : "ignore") +
-            " store (expected \"" + std::string(header) + "\"); fix or remove it";
-    return false;
-  }
+  if (kind == Decision::trusted && text.substr(0, kV1Header.size()) == kV1Header)
+    return util::fail("in edashim's old trust format, where a directory name could forge an entry; nothing in it is trusted "
+                      "(`edashim trust` sets it aside and starts a new store: trust your files again)");
+  if (text.substr(0, header.size() + 1) != std::string(header) + "\n")
+    return util::fail(std::string("line 1: not an edashim ") + (kind == Decision::trusted ? "trust" : "ignore") +
+                      " store (expected \"" + std::string(header) + "\"); fix or remove it");
   size_t pos = header.size() + 1;
   int line = 1;
   while (pos < text.size()) {
     ++line;
     size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) {
-      error = "line " + std::to_string(line) + ": cut short (no newline); fix or remove the store";
-      return false;
-    }
+    if (end == std::string_view::npos)
+      return util::fail("line " + std::to_string(line) + ": cut short (no newline); fix or remove the store");
     std::string_view l = text.substr(pos, end - pos);
     Entry e;
-    if (l.size() < 66 || l[64] != ' ' || !is_hex(l.substr(0, 64)) || !unescape(l.substr(65), e.file)) {
-      error = "line " + std::to_string(line) + ": not \"<sha256> <absolute path>\"; fix or remove the store";
-      return false;
-    }
+    if (l.size() < 66 || l[64] != ' ' || !is_hex(l.substr(0, 64)) || !unescape(l.substr(65), e.file))
+      return util::fail("line " + std::to_string(line) + ": not \"<sha256> <absolute path>\"; fix or remove the store");
     e.hash = std::string(l.substr(0, 64));
     entries.push_back(std::move(e));
     pos = end + 1;
   }
-  return true;
+  return entries;
 }
 
-bool TrustStore::read(std::vector<Entry>& entries, std::string& error) const {
-  entries.clear();
+util::Result<std::vector<TrustStore::Entry>> TrustStore::read() const {
   // Whoever can write the store decides which project files run unchecked: the owned-file rule.
   auto text = util::read_owned(path_, util::SharedDirs::none(), 4 << 20);
-  if (text.absent) return true;
-  if (!text.ok()) {
-    error = std::string("cannot use the ") + (kind_ == Decision::trusted ? "trust store" : "store of ignored files") + ": " +
-            text.why();
-    return false;
-  }
-  return parse(text.content, entries, error, kind_);
+  if (text.absent) return std::vector<Entry>();
+  if (!text.ok())
+    return util::fail(std::string("cannot use the ") + (kind_ == Decision::trusted ? "trust store" : "store of ignored files") +
+                      ": " + text.why());
+  return parse(text.content, kind_);
 }
 
-bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) const {
-  if (!util::write_file_atomic(path_, render(entries, kind_), 0600)) {
-    error = "cannot write " + path_;
-    return false;
-  }
-  return true;
+util::Status TrustStore::write(const std::vector<Entry>& entries) const {
+  if (!util::write_file_atomic(path_, render(entries, kind_), 0600)) return util::fail("cannot write " + path_);
+  return util::Ok{};
 }
 
-// Read, change, write under the lock beside the store (it is replaced by a rename).
+// Read, change, write under the lock beside the store (it is replaced by a rename). `change`
+// edits the entries and returns a Status: a failed one leaves the store as it was.
 template <class Change>
-bool TrustStore::modify(Change change, std::string& error) {
+util::Result<TrustStore::Changed> TrustStore::modify(Change change) {
+  std::string error;
   auto lock = util::lock_beside(path_, error);
-  if (!lock) return false;
-  std::vector<Entry> entries;
-  bool ok = read(entries, error);
-  if (!ok && kind_ == Decision::trusted && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {
+  if (!lock) return util::fail(error);
+  Changed changed;
+  auto entries = read();
+  if (!entries && kind_ == Decision::trusted && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {
     // The old format cannot be told apart from a forged entry: set it aside, start anew.
     std::string aside = path_ + ".v1";
-    ok = ::rename(path_.c_str(), aside.c_str()) == 0;
-    if (ok) std::fprintf(stderr, "edashim: the old trust store is set aside as %s; trust your other files again\n", aside.c_str());
-    entries.clear();
-    error = ok ? "" : "cannot set the old trust store aside as " + aside;
+    if (::rename(path_.c_str(), aside.c_str()) != 0) return util::fail(path_ + ": cannot set the old trust store aside as " + aside);
+    changed.set_aside = aside;
+    entries = std::vector<Entry>();
   }
-  if (!ok) error = path_ + ": " + error;
-  return ok && change(entries, error) && write(entries, error);
+  if (!entries) return util::fail(path_ + ": " + entries.error());
+  // A failure after the old store was set aside still says where it went (one line before the reason).
+  auto failed = [&](const std::string& why) {
+    return util::fail(changed.set_aside.empty() ? why : set_aside_note(changed.set_aside) + "\n" + why);
+  };
+  if (auto done = change(*entries, changed); !done) return failed(done.error());
+  if (auto written = write(*entries); !written) return failed(written.error());
+  return changed;
+}
+
+std::string TrustStore::set_aside_note(const std::string& aside) {
+  return "the old trust store is set aside as " + aside + "; trust your other files again";
 }
 
 bool TrustStore::is_trusted(const std::string& file, const std::string& content, std::string* why) const {
-  std::vector<Entry> entries;
-  std::string error;
-  if (!read(entries, error)) {
-    if (why) *why = error;
+  auto entries = read();
+  if (!entries) {
+    if (why) *why = entries.error();
     return false;
   }
-  if (entries.empty()) return false;  // most users ignore nothing: no hash needed
+  if (entries->empty()) return false;  // most users ignore nothing: no hash needed
   std::string hash = util::sha256_hex(content);
-  for (const auto& e : entries)
+  for (const auto& e : *entries)
     if (e.file == file && e.hash == hash) return true;
   return false;
 }
 
-bool TrustStore::trust(const std::string& file, const std::string& content, std::string& error) {
-  return modify(
-      [&](std::vector<Entry>& entries, std::string&) {
-        std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
-        entries.push_back({util::sha256_hex(content), file});
-        return true;
-      },
-      error);
+util::Result<TrustStore::Changed> TrustStore::trust(const std::string& file, const std::string& content) {
+  return modify([&](std::vector<Entry>& entries, Changed&) -> util::Status {
+    std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
+    entries.push_back({util::sha256_hex(content), file});
+    return util::Ok{};
+  });
 }
 
-bool TrustStore::untrust(const std::string& file, std::string& error) {
-  return modify(
-      [&](std::vector<Entry>& entries, std::string& err) {
-        size_t before = entries.size();
-        std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
-        if (entries.size() == before) err = file + " was not trusted";
-        return entries.size() != before;
-      },
-      error);
+util::Result<TrustStore::Changed> TrustStore::untrust(const std::string& file) {
+  return modify([&](std::vector<Entry>& entries, Changed&) -> util::Status {
+    size_t before = entries.size();
+    std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
+    if (entries.size() == before) return util::fail(file + " was not trusted");
+    return util::Ok{};
+  });
 }
 
-bool TrustStore::remove(const std::string& file, bool& was_there, std::string& error) {
-  was_there = false;
-  if (!util::exists(path_)) return true;  // nothing recorded: nothing to remove, no store to create
-  return modify(
-      [&](std::vector<Entry>& entries, std::string&) {
-        size_t before = entries.size();
-        std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
-        was_there = entries.size() != before;
-        return true;
-      },
-      error);
+util::Result<TrustStore::Changed> TrustStore::remove(const std::string& file) {
+  if (!util::exists(path_)) return Changed{};  // nothing recorded: nothing to remove, no store to create
+  return modify([&](std::vector<Entry>& entries, Changed& changed) -> util::Status {
+    size_t before = entries.size();
+    std::erase_if(entries, [&](const Entry& e) { return e.file == file; });
+    changed.was_there = entries.size() != before;
+    return util::Ok{};
+  });
 }
 
 }  // namespace config

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/result.hpp"
+
 namespace config {
 
 // The same store holds the other decision, "never" (`edashim trust --ignore`, direnv's deny,
@@ -29,35 +31,43 @@ class TrustStore {
   // "trusted" or "ignored": what an entry of this store means, for messages.
   const char* meaning() const { return kind_ == Decision::trusted ? "trusted" : "ignored"; }
   // `why` gets the reason the store itself cannot be used, if so (the line, what is wrong).
+  // Asked by every run for each project file (config::load) and tested as a bool where it is
+  // asked: a Result<bool> there would read "answered" where "trusted" is meant.
   bool is_trusted(const std::string& file, const std::string& content, std::string* why = nullptr) const;
   // The same question of a store of either kind: does it hold `file` with exactly `content`?
   bool holds(const std::string& file, const std::string& content, std::string* why = nullptr) const {
     return is_trusted(file, content, why);
   }
-  // Records (or re-records after an edit) the file's current content; false when it cannot.
+  // What a change did besides its own work, for the command to say.
+  struct Changed {
+    bool was_there = false;  // remove: the file had an entry
+    std::string set_aside;   // the old-format store's new name, when it was set aside to start anew
+  };
+  // Records (or re-records after an edit) the file's current content, or why it cannot.
   // Read, change and write happen under a lock, so two at once lose neither entry.
-  bool trust(const std::string& file, const std::string& content, std::string& error);
-  bool untrust(const std::string& file, std::string& error);
-  // Removes the file's entry if there is one (`was_there` says whether); false only when the
+  util::Result<Changed> trust(const std::string& file, const std::string& content);
+  util::Result<Changed> untrust(const std::string& file);
+  // Removes the file's entry if there is one (`was_there` says whether); fails only when the
   // store cannot be read or written.
-  bool remove(const std::string& file, bool& was_there, std::string& error);
+  util::Result<Changed> remove(const std::string& file);
+  // What to tell the user when a change set the old store aside (Changed::set_aside).
+  static std::string set_aside_note(const std::string& aside);
 
   struct Entry {
     std::string hash;
     std::string file;
   };
-  // Pure: the store's text to entries; false with `error` (naming the line) when any line is
-  // not exactly an entry, or the store is of another version.
-  static bool parse(std::string_view text, std::vector<Entry>& entries, std::string& error,
-                    Decision kind = Decision::trusted);
+  // Pure: the store's text to entries, or why not (naming the line) when any line is not
+  // exactly an entry, or the store is of another version.
+  static util::Result<std::vector<Entry>> parse(std::string_view text, Decision kind = Decision::trusted);
   static std::string render(const std::vector<Entry>& entries, Decision kind = Decision::trusted);
   static std::string escape(std::string_view path);
 
  private:
-  bool read(std::vector<Entry>& entries, std::string& error) const;
-  bool write(const std::vector<Entry>& entries, std::string& error) const;
+  util::Result<std::vector<Entry>> read() const;
+  util::Status write(const std::vector<Entry>& entries) const;
   template <class Change>
-  bool modify(Change change, std::string& error);
+  util::Result<Changed> modify(Change change);
   std::string path_;
   Decision kind_;
 };

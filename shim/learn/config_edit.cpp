@@ -1,8 +1,4 @@
-#include "util/toml_nesting.hpp"
 #include "learn/config_edit.hpp"
-
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
 
 #include <charconv>
 #include <cstdlib>
@@ -10,7 +6,9 @@
 #include <variant>
 
 #include "learn/learned.hpp"
+#include "util/result.hpp"
 #include "util/strings.hpp"
+#include "util/toml_parse.hpp"
 
 namespace learn {
 namespace {
@@ -18,20 +16,18 @@ namespace {
 // A user's config nests a few levels; a file deeper than this is refused before toml++ sees it.
 constexpr int kMaxDepth = 64;
 
-// The file parsed, or nullopt with `why`: too deep, or not TOML.
-std::optional<toml::table> parse(const std::string& text, const std::string& name, std::string& why) {
-  if (auto deep = util::toml_nesting_problem(text, kMaxDepth); !deep.empty()) {
-    why = name + ":" + deep.substr(5);
-    return std::nullopt;
+// The file parsed, or why not: too deep, or not TOML.
+util::Result<toml::table> parse(const std::string& text, const std::string& name) {
+  auto parsed = util::parse_toml(text, name, kMaxDepth);
+  if (parsed) return std::move(*parsed);
+  const auto& p = parsed.problem();
+  switch (p.kind) {
+    case util::TomlProblem::Kind::too_deep: return util::fail(name + ":" + std::to_string(p.line) + ": " + p.what);
+    case util::TomlProblem::Kind::syntax:
+      return util::fail(name + ":" + std::to_string(p.line) + ": not valid TOML (" + p.what + ")");
+    case util::TomlProblem::Kind::other: break;
   }
-  try {
-    return toml::parse(text, name);
-  } catch (const toml::parse_error& err) {
-    why = name + ":" + std::to_string(err.source().begin.line) + ": not valid TOML (" + std::string(err.description()) + ")";
-  } catch (const std::exception& err) {
-    why = name + ": cannot be read as TOML (" + err.what() + ")";
-  }
-  return std::nullopt;
+  return util::fail(name + ": cannot be read as TOML (" + p.what + ")");
 }
 
 std::string render(const toml::table& t) {
@@ -164,11 +160,10 @@ std::string adopt_toml(const std::string& tool, const std::string& arm) {
 
 std::string check_merge(const std::string& old_text, const std::string& new_text, const std::string& name,
                         const std::vector<KeySetting>& settings) {
-  std::string why;
-  auto expected = parse(old_text, name, why);
-  if (!expected) return why;
-  auto merged = parse(new_text, name, why);
-  if (!merged) return "the merged file would not be read: " + why;
+  auto expected = parse(old_text, name);
+  if (!expected) return expected.error();
+  auto merged = parse(new_text, name);
+  if (!merged) return "the merged file would not be read: " + merged.error();
   for (const auto& s : settings) {
     auto* t = make_table(*expected, s.table);
     if (!t) return name + ": " + table_name(s.table) + " is not a table";
@@ -182,9 +177,9 @@ Edit merge_settings(const std::optional<std::string>& existing, const std::strin
                     const std::vector<KeySetting>& settings, const std::string& comment) {
   Edit e;
   const std::string old_text = existing.value_or("");
-  auto root = parse(old_text, name, e.refused);
+  auto root = parse(old_text, name);
   if (!root) {
-    e.refused += "; fix it or write to another file";
+    e.refused = root.error() + "; fix it or write to another file";
     return e;
   }
   std::vector<KeySetting> todo;

@@ -1,4 +1,3 @@
-#include "util/toml_nesting.hpp"
 #include "learn/learned.hpp"
 
 #include <fcntl.h>
@@ -11,9 +10,6 @@
 #include <cstdio>
 #include <cstring>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
-
 #include "alloc/allocators.hpp"
 #include "alloc/option_value.hpp"
 #include "alloc/options.hpp"
@@ -21,6 +17,7 @@
 #include "util/machine.hpp"
 #include "util/owned_file.hpp"
 #include "util/strings.hpp"
+#include "util/toml_parse.hpp"
 
 namespace learn {
 namespace {
@@ -127,38 +124,30 @@ bool is_tool_name(std::string_view name) {
 }
 
 
-std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error) {
+util::Result<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name) {
   std::vector<Learned> out;
   // edashim writes no key of more than one part and no nesting: 16 is far from both.
-  if (auto deep = util::toml_nesting_problem(text, 16); !deep.empty()) {
-    error = name + ":" + deep.substr(5) + " (edashim never writes one)";
-    return std::nullopt;
+  auto root = util::parse_toml(text, name, 16);
+  if (!root) {
+    const auto& p = root.problem();
+    switch (p.kind) {
+      case util::TomlProblem::Kind::too_deep:
+        return util::fail(name + ":" + std::to_string(p.line) + ": " + p.what + " (edashim never writes one)");
+      case util::TomlProblem::Kind::syntax: return util::fail(name + ":" + std::to_string(p.line) + ": " + p.what);
+      case util::TomlProblem::Kind::other: break;
+    }
+    return util::fail(name + ": cannot be read as TOML (" + p.what + ")");
   }
-  toml::table root;
-  try {
-    root = toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
-    error = name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
-    return std::nullopt;
-  } catch (const std::exception& e) {
-    error = name + ": cannot be read as TOML (" + e.what() + ")";
-    return std::nullopt;
-  }
-  auto* choices = root.get("choice");
+  auto* choices = root->get("choice");
   if (!choices) return out;
   auto* arr = choices->as_array();
-  if (!arr) {
-    error = name + ": 'choice' must be an array of tables ([[choice]])";
-    return std::nullopt;
-  }
+  if (!arr) return util::fail(name + ": 'choice' must be an array of tables ([[choice]])");
+  std::string error;  // the first field found missing or of the wrong type
   for (auto& node : *arr) {
     auto* t = node.as_table();
     int line = int(node.source().begin.line);
     auto where = name + ":" + std::to_string(line) + ": ";
-    if (!t) {
-      error = where + "each choice must be a table";
-      return std::nullopt;
-    }
+    if (!t) return util::fail(where + "each choice must be a table");
     Learned l;
     l.line = line;
     auto str = [&](const char* key, std::string& v, bool required) {
@@ -182,7 +171,7 @@ std::optional<std::vector<Learned>> parse_learned(const std::string& text, const
               integer("tool_mtime_ns", l.binary.mtime_ns) && integer("runs", l.runs) &&
               integer("signatures", l.signatures) && real("ratio", l.ratio) && real("ci_lo", l.ci_lo) &&
               real("ci_hi", l.ci_hi) && real("rss_ratio", l.rss_ratio) && real("p", l.p) && str("date", l.date, false);
-    if (!ok) return std::nullopt;
+    if (!ok) return util::fail(error);
     out.push_back(std::move(l));
   }
   return out;
@@ -215,33 +204,24 @@ std::string render_learned(const std::vector<Learned>& entries) {
   return out;
 }
 
-bool update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change, std::string& error,
-                    bool start_over_if_broken) {
+util::Status update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change,
+                            bool start_over_if_broken) {
+  std::string error;
   auto lock = util::lock_beside(path, error);
-  if (!lock) return false;
-  bool ok = false;
-  std::vector<Learned> entries;
+  if (!lock) return util::fail(error);
   // Under the rule runs read it by: a learned.toml runs would refuse (another user's, a link
   // another user could have made) is never read back and rewritten as the user's own.
   auto text = util::read_owned(path, util::SharedDirs::none(), 1 << 20);
-  if (text.ok() || text.absent) {
-    auto parsed = text.ok() ? parse_learned(text.content, path, error) : std::optional<std::vector<Learned>>(entries);
-    bool broken = !parsed && start_over_if_broken;
-    if (broken) parsed.emplace();
-    if (parsed) {
-      entries = std::move(*parsed);
-      ok = true;
-      if (change(entries) || broken) {
-        ok = util::write_file_atomic(path, render_learned(entries), 0600);
-        if (!ok) error = "cannot write " + path + ": " + std::strerror(errno);
-      }
-    } else {
-      error += " (fix or remove the file: edashim forget)";
-    }
-  } else {
-    error = text.why();
+  if (!text.ok() && !text.absent) return util::fail(text.why());
+  auto parsed = text.ok() ? parse_learned(text.content, path) : std::vector<Learned>();
+  bool broken = !parsed && start_over_if_broken;
+  if (broken) parsed = std::vector<Learned>();
+  if (!parsed) return util::fail(parsed.error() + " (fix or remove the file: edashim forget)");
+  if (change(*parsed) || broken) {
+    if (!util::write_file_atomic(path, render_learned(*parsed), 0600))
+      return util::fail("cannot write " + path + ": " + std::strerror(errno));
   }
-  return ok;
+  return util::Ok{};
 }
 
 std::string describe(const Learned& l) {

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/result.hpp"
+
 namespace learn {
 
 // The tool binary a choice was learned on: a changed binary (upgrade, rebuild) drops it.
@@ -56,18 +58,18 @@ struct Learned {
   int line = 0;                   // where its [[choice]] starts in the file (origin for explain)
 };
 
-// The file's entries; nullopt with `error` ("FILE:LINE: ...") when it does not parse, nests too
-// deep (toml_nesting_problem, checked before toml++ sees it) or an entry lacks a field (then no
-// learned choice is used at all: the file is edashim's own, so a broken one is said, not guessed
-// at). Never throws.
-std::optional<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name, std::string& error);
+// The file's entries; or why not ("FILE:LINE: ...") when it does not parse, nests too deep
+// (util::parse_toml checks before toml++ sees it) or an entry lacks a field (then no learned
+// choice is used at all: the file is edashim's own, so a broken one is said, not guessed at).
+// Never throws.
+util::Result<std::vector<Learned>> parse_learned(const std::string& text, const std::string& name);
 std::string render_learned(const std::vector<Learned>& entries);
 
 // Reads, changes and writes the file under an exclusive lock on FILE.lock, atomically (a
 // rename); `change` returns false to leave the file as it was. A missing file reads as empty; a
 // file that does not parse is an error, or, with `start_over_if_broken` (forget all), empty.
-bool update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change, std::string& error,
-                    bool start_over_if_broken = false);
+util::Status update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change,
+                            bool start_over_if_broken = false);
 
 // "allocator mimalloc: learned from 143 runs over 9 commands on this CPU model, 0.84x, 95% CI
 // 0.80-0.88, RSS 1.04x" (the options, when the arm has any, after the allocator).

@@ -44,9 +44,8 @@ config::LearnedRead read_learned_choice(const std::string& file, const std::stri
   auto text = util::read_owned(file, util::SharedDirs::none(), 1 << 20);
   if (text.absent) return none;  // none learned yet
   if (!text.ok()) return util::fail(text.why() + " (no learned choice is used)");
-  std::string error;
-  auto entries = learn::parse_learned(text.content, file, error);
-  if (!entries) return util::fail(error + " (no learned choice is used; edashim forget rewrites it)");
+  auto entries = learn::parse_learned(text.content, file);
+  if (!entries) return util::fail(entries.error() + " (no learned choice is used; edashim forget rewrites it)");
   std::string cpu;  // read only when the tool has an entry
   for (const auto& e : *entries) {
     if (e.tool != tool) continue;

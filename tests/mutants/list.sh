@@ -62,8 +62,8 @@ mutant trust-second-spelling shim/config/trust.cpp \
   '// only what escape() escapes: one spelling per path' \
   '^unit:Trust store'
 mutant trust-hash-not-hex shim/config/trust.cpp \
-  'if (l.size() < 66 || l[64] != '"' '"' || !is_hex(l.substr(0, 64)) || !unescape(l.substr(65), e.file)) {' \
-  'if (l.size() < 66 || l[64] != '"' '"' || !unescape(l.substr(65), e.file)) {' \
+  'if (l.size() < 66 || l[64] != '"' '"' || !is_hex(l.substr(0, 64)) || !unescape(l.substr(65), e.file))' \
+  'if (l.size() < 66 || l[64] != '"' '"' || !unescape(l.substr(65), e.file))' \
   '^unit:Trust store'
 mutant trust-store-anyones shim/config/trust.cpp \
   'auto text = util::read_owned(path_, util::SharedDirs::none(), 4 << 20);' \

@@ -146,8 +146,7 @@ TEST_CASE("Load: an untrusted file's huge top_pad is ignored with its line, and 
   REQUIRE(loaded.ignored.at(file).size() == 1);
   CHECK(loaded.ignored.at(file)[0].rfind("[glibc] top_pad (", 0) == 0);
   CHECK(loaded.ignored.at(file)[0].find("; line 3)") != std::string::npos);
-  std::string error;
-  REQUIRE(store.trust(file, body, error));
+  REQUIRE(store.trust(file, body).ok());
   loaded = config::load(r);
   CHECK(loaded.settings.options["glibc"].count("top_pad"));
 }
@@ -166,8 +165,7 @@ TEST_CASE("Load: a bad value in an untrusted file is a warning that ignores only
   CHECK(mentions(loaded, file + ":2:11: warning: 'scratch' must be true, false or \"override\""));
   CHECK(mentions(loaded, file + ":4:11: warning: [jemalloc] has no option 'no_such'"));
   // Trusted, the same file's mistakes are errors again (the user vouched for it).
-  std::string error;
-  REQUIRE(store.trust(file, body, error));
+  REQUIRE(store.trust(file, body).ok());
   loaded = config::load(r);
   CHECK(loaded.has_errors());
   CHECK(mentions(loaded, file + ":2:11: error: 'scratch' must be"));
@@ -230,10 +228,9 @@ TEST_CASE("Load: shared_dirs is read from the user's and the system's config onl
   CHECK(loaded.settings.shared_dirs.origin.str() == t.path + "/user/config.toml:1");
   std::string body = "shared_dirs = [\"/tmp\"]\n";
   auto file = t.write("proj/.edashim.toml", body);
-  std::string error;
   for (bool trusted : {false, true}) {
     INFO(trusted);
-    if (trusted) REQUIRE(store.trust(file, body, error));
+    if (trusted) REQUIRE(store.trust(file, body).ok());
     loaded = config::load(r);
     CHECK_FALSE(loaded.has_errors());
     CHECK(loaded.settings.shared_dirs.value == std::vector<std::string>{"/srv/team", "/shared/farm"});
@@ -260,8 +257,7 @@ TEST_CASE("Load: the trust store is read for what a profile's tool section sets 
   auto loaded = config::load(r);
   CHECK_FALSE(loaded.settings.env.count("SECRET"));
   CHECK(ignored_keys(loaded, file) == std::vector<std::string>{"env"});
-  std::string error;
-  REQUIRE(store.trust(file, body, error));
+  REQUIRE(store.trust(file, body).ok());
   loaded = config::load(r);
   CHECK(loaded.settings.env.count("SECRET"));
 }

@@ -134,8 +134,7 @@ TEST_CASE("Untrusted project files cannot set library paths, env, tool path or l
   REQUIRE(loaded.untrusted_files.size() == 1);
   CHECK(loaded.untrusted_files[0] == file);
 
-  std::string error;
-  REQUIRE(store.trust(file, body, error));
+  REQUIRE(store.trust(file, body).ok());
   loaded = config::load(r);
   CHECK(loaded.settings.allocator.value == "/tmp/evil.so");
   CHECK(loaded.settings.env.at("LD_AUDIT").value == "/tmp/evil.so");
@@ -217,15 +216,14 @@ TEST_CASE("Config: trust belongs to the path where the file was found, not a lin
   config::TrustStore store(t.path + "/state/trusted");
   auto r = request_in(t, "yosys", &store);
   auto trusted = t.write("mine/.edashim.toml", "[env]\nSECRET = \"1\"\n");
-  std::string error;
-  REQUIRE(store.trust(config::trust_key(trusted), "[env]\nSECRET = \"1\"\n", error));
+  REQUIRE(store.trust(config::trust_key(trusted), "[env]\nSECRET = \"1\"\n").ok());
   REQUIRE(::symlink(trusted.c_str(), (t.path + "/proj/.edashim.toml").c_str()) == 0);
   auto loaded = config::load(r);
   CHECK_FALSE(loaded.settings.env.count("SECRET"));
   REQUIRE(loaded.untrusted_files.size() == 1);
   CHECK(loaded.untrusted_files[0] == t.path + "/proj/.edashim.toml");
   // Trusted where the user trusts the link, it applies there.
-  REQUIRE(store.trust(config::trust_key(t.path + "/proj/.edashim.toml"), "[env]\nSECRET = \"1\"\n", error));
+  REQUIRE(store.trust(config::trust_key(t.path + "/proj/.edashim.toml"), "[env]\nSECRET = \"1\"\n").ok());
   loaded = config::load(r);
   CHECK(loaded.settings.env.count("SECRET"));
 }
@@ -365,8 +363,7 @@ TEST_CASE("Config: the explore and adopt keys are restricted: ignored from an un
   CHECK(ignored_keys(loaded, project) == std::vector<std::string>{"explore"});
   // Trusted: honoured.
   t.write("proj/.edashim.toml", body);
-  std::string error;
-  REQUIRE(store.trust(config::trust_key(project), body, error));
+  REQUIRE(store.trust(config::trust_key(project), body).ok());
   loaded = config::load(r);
   CHECK(loaded.untrusted_files.empty());
   CHECK(loaded.settings.explore.value == 0.5);

@@ -69,8 +69,7 @@ TEST_CASE("Config: a project file the user chose to ignore is skipped without a 
   CHECK(loaded.settings.allocator.value == "jemalloc");  // undecided: its safe settings, with a warning
   CHECK(loaded.untrusted_files.size() == 1);
 
-  std::string error;
-  REQUIRE(ignored.trust(file, body, error));
+  REQUIRE(ignored.trust(file, body).ok());
   loaded = config::load(r);
   CHECK(loaded.settings.allocator.value == "system");
   CHECK(loaded.untrusted_files.empty());
@@ -88,23 +87,23 @@ TEST_CASE("Trust store: the ignored store has its own first line, and removing i
   std::vector<config::TrustStore::Entry> entries{{std::string(64, 'a'), "/p/.edashim.toml"}};
   std::string text = config::TrustStore::render(entries, config::Decision::ignored);
   CHECK(text.rfind("edashim-ignored 1\n", 0) == 0);
-  std::vector<config::TrustStore::Entry> back;
-  std::string error;
-  CHECK(config::TrustStore::parse(text, back, error, config::Decision::ignored));
-  CHECK(back.size() == 1);
+  auto back = config::TrustStore::parse(text, config::Decision::ignored);
+  REQUIRE(back.ok());
+  CHECK(back->size() == 1);
   // Neither store can be taken for the other.
-  CHECK_FALSE(config::TrustStore::parse(text, back, error, config::Decision::trusted));
-  CHECK_FALSE(config::TrustStore::parse(config::TrustStore::render(entries), back, error, config::Decision::ignored));
+  CHECK_FALSE(config::TrustStore::parse(text, config::Decision::trusted).ok());
+  CHECK_FALSE(config::TrustStore::parse(config::TrustStore::render(entries), config::Decision::ignored).ok());
 
   TempDir t;
   config::TrustStore ignored(t.path + "/state/ignored", config::Decision::ignored);
-  bool was = true;
-  REQUIRE(ignored.remove("/p/.edashim.toml", was, error));
-  CHECK_FALSE(was);
+  auto none = ignored.remove("/p/.edashim.toml");
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->was_there);
   CHECK_FALSE(util::exists(ignored.path()));  // nothing recorded: no store made for it
-  REQUIRE(ignored.trust("/p/.edashim.toml", "x", error));
-  REQUIRE(ignored.remove("/p/.edashim.toml", was, error));
-  CHECK(was);
+  REQUIRE(ignored.trust("/p/.edashim.toml", "x").ok());
+  auto one = ignored.remove("/p/.edashim.toml");
+  REQUIRE(one.ok());
+  CHECK(one->was_there);
   CHECK_FALSE(ignored.holds("/p/.edashim.toml", "x"));
 }
 

@@ -154,8 +154,7 @@ TEST_CASE("Config: log_max_mb and log_keep are validated, and restricted in untr
   CHECK(loaded.settings.log_max_bytes.value == 64 << 20);  // the default stands
   CHECK(loaded.settings.log_keep.value == 3);
   CHECK(loaded.untrusted_files.size() == 1);
-  std::string error;
-  REQUIRE(store.trust(project, "log_max_mb = 0\nlog_keep = 0\n", error));
+  REQUIRE(store.trust(project, "log_max_mb = 0\nlog_keep = 0\n").ok());
   loaded = config::load(r);
   CHECK(loaded.settings.log_max_bytes.value == 0);
   CHECK(loaded.settings.log_keep.value == 0);
@@ -394,8 +393,7 @@ TEST_CASE("Config: allocator options that write files, abort or change the exit 
   CHECK(opts["tcmalloc"].empty());
   CHECK(opts["glibc"].size() == 1);
   // Trusted, the known ones apply (prof* is in no table: the plan reports it as unknown).
-  std::string error;
-  REQUIRE(store.trust(project, text, error));
+  REQUIRE(store.trust(project, text).ok());
   loaded = config::load(r);
   CHECK(loaded.untrusted_files.empty());
   CHECK(loaded.settings.options["jemalloc"].count("abort_conf"));

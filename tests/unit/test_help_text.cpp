@@ -22,12 +22,12 @@ TEST_CASE("Help: an option's exclusions read as 'not with', not CLI11's 'Exclude
 TEST_CASE("Help: a mistyped subcommand is named with the nearest one", "[cli][help]") {
   std::vector<std::string> names{"run", "explain", "trust", "untrust", "report", "bench", "tune", "doctor"};
   CHECK(commands::unknown_command("reprot", names) ==
-        "edashim: unknown command 'reprot'; did you mean 'report'? (edashim --help lists them)");
+        "unknown command 'reprot'; did you mean 'report'? (edashim --help lists them)");
   CHECK(commands::unknown_command("bnech", names).find("did you mean 'bench'?") != std::string::npos);
   // Nothing near: no guess.
-  CHECK(commands::unknown_command("frobnicate", names) == "edashim: unknown command 'frobnicate' (edashim --help lists them)");
+  CHECK(commands::unknown_command("frobnicate", names) == "unknown command 'frobnicate' (edashim --help lists them)");
   // A program's name where the subcommand goes: how to run it through edashim.
   CHECK(commands::unknown_command("yosys", names, true) ==
-        "edashim: unknown command 'yosys'; to run yosys through edashim: edashim run -- yosys ... "
+        "unknown command 'yosys'; to run yosys through edashim: edashim run -- yosys ... "
         "(edashim --help lists the commands)");
 }

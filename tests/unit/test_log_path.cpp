@@ -101,8 +101,7 @@ TEST_CASE("Log path: an untrusted project file still cannot set the log, {host} 
   CHECK(loaded.settings.log.value.empty());
   REQUIRE(loaded.untrusted_files.size() == 1);
   CHECK(loaded.untrusted_files[0] == file);
-  std::string error;
-  REQUIRE(store.trust(file, "log = \"/tmp/{host}.jsonl\"\n", error));
+  REQUIRE(store.trust(file, "log = \"/tmp/{host}.jsonl\"\n").ok());
   loaded = config::load(r);
   CHECK(loaded.settings.log.value == "/tmp/{host}.jsonl");
 }

@@ -281,9 +281,8 @@ TEST_CASE("Learned file: written and read back, a broken one is an error", "[rec
   l.rss_ratio = 1.04;
   l.p = 1.5e-7;
   l.date = "2026-12-01T22:00:00.000Z";
-  std::string error;
-  auto back = learn::parse_learned(learn::render_learned({l, l}), "learned.toml", error);
-  REQUIRE(back);
+  auto back = learn::parse_learned(learn::render_learned({l, l}), "learned.toml");
+  REQUIRE(back.ok());
   REQUIRE(back->size() == 2);
   const auto& r = (*back)[0];
   CHECK(r.cpu == l.cpu);
@@ -295,8 +294,9 @@ TEST_CASE("Learned file: written and read back, a broken one is an error", "[rec
   CHECK(learn::describe(r) ==
         "allocator mimalloc [eager_commit_delay=4]: learned from 143 runs over 9 commands on this CPU model, 0.84x, "
         "95% CI 0.80-0.88, RSS 1.04x (against jemalloc)");
-  CHECK_FALSE(learn::parse_learned("[[choice]]\ntool = \"yosys\"\n", "learned.toml", error));
-  CHECK(error.find("learned.toml:1: 'cpu' must be a string") != std::string::npos);
+  auto partial = learn::parse_learned("[[choice]]\ntool = \"yosys\"\n", "learned.toml");
+  REQUIRE_FALSE(partial.ok());
+  CHECK(partial.error().find("learned.toml:1: 'cpu' must be a string") != std::string::npos);
 }
 
 TEST_CASE("Learned file: update and forget under a lock, atomically", "[recommend]") {
@@ -308,24 +308,24 @@ TEST_CASE("Learned file: update and forget under a lock, atomically", "[recommen
   a.arm = "mimalloc";
   learn::Learned b = a;
   b.tool = "vpr";
-  std::string error;
-  REQUIRE(learn::update_learned(file, [&](std::vector<learn::Learned>& e) { e = {a, b}; return true; }, error));
+  REQUIRE(learn::update_learned(file, [&](std::vector<learn::Learned>& e) { e = {a, b}; return true; }).ok());
   struct stat st;
   REQUIRE(::stat(file.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
   REQUIRE(learn::update_learned(
-      file, [&](std::vector<learn::Learned>& e) { CHECK(e.size() == 2); e.erase(e.begin()); return true; }, error));
-  auto left = learn::parse_learned(*util::read_file(file), file, error);
-  REQUIRE(left);
+      file, [&](std::vector<learn::Learned>& e) { CHECK(e.size() == 2); e.erase(e.begin()); return true; }).ok());
+  auto left = learn::parse_learned(*util::read_file(file), file);
+  REQUIRE(left.ok());
   REQUIRE(left->size() == 1);
   CHECK((*left)[0].tool == "vpr");
   // A broken file stops an update, but forgetting everything starts it over.
   t.write("state/edashim/learned.toml", "[[choice]\n");
-  CHECK_FALSE(learn::update_learned(file, [](std::vector<learn::Learned>&) { return true; }, error));
-  CHECK(error.find("learned.toml:1") != std::string::npos);
-  CHECK(learn::update_learned(file, [](std::vector<learn::Learned>& e) { return !e.empty(); }, error, true));
-  auto empty = learn::parse_learned(*util::read_file(file), file, error);
-  REQUIRE(empty);
+  auto broken = learn::update_learned(file, [](std::vector<learn::Learned>&) { return true; });
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().find("learned.toml:1") != std::string::npos);
+  CHECK(learn::update_learned(file, [](std::vector<learn::Learned>& e) { return !e.empty(); }, true).ok());
+  auto empty = learn::parse_learned(*util::read_file(file), file);
+  REQUIRE(empty.ok());
   CHECK(empty->empty());
 }
 
@@ -637,11 +637,12 @@ TEST_CASE("TOML nesting guard: a key of many parts or deep brackets is refused b
   CHECK(continued->line == 4);
 
   // learned.toml: refused with the file and line, no crash (the 300000-part key once made every run exit 139).
-  std::string error;
-  CHECK_FALSE(learn::parse_learned(dotted + " = 1\n", "learned.toml", error));
-  CHECK(error == "learned.toml:1: a key of more than 16 dotted parts (edashim never writes one)");
-  CHECK_FALSE(learn::parse_learned("x = " + std::string(200000, '['), "learned.toml", error));
-  CHECK(error.find("learned.toml:1: nested more than 16 levels deep") == 0);
+  auto dotted_key = learn::parse_learned(dotted + " = 1\n", "learned.toml");
+  REQUIRE_FALSE(dotted_key.ok());
+  CHECK(dotted_key.error() == "learned.toml:1: a key of more than 16 dotted parts (edashim never writes one)");
+  auto nested = learn::parse_learned("x = " + std::string(200000, '['), "learned.toml");
+  REQUIRE_FALSE(nested.ok());
+  CHECK(nested.error().find("learned.toml:1: nested more than 16 levels deep") == 0);
   // merge_settings guards the user's file the same way.
   auto deep = learn::merge_settings(dotted + " = 1\n", "c.toml", learn::adopt_settings("yosys", "jemalloc"), "added");
   CHECK(deep.refused.find("c.toml:1: a key of more than 64 dotted parts") == 0);
@@ -651,11 +652,11 @@ TEST_CASE("Learned file: one runs would refuse is never read back and rewritten 
   TempDir t;
   std::string file = t.write("state/edashim/learned.toml", "[[choice]]\ntool = \"yosys\"\n");
   ::chmod(file.c_str(), 0666);  // anyone could have written it
-  std::string error;
   bool changed = false;
-  CHECK_FALSE(learn::update_learned(file, [&](std::vector<learn::Learned>&) { return changed = true; }, error, true));
+  auto refused = learn::update_learned(file, [&](std::vector<learn::Learned>&) { return changed = true; }, true);
+  REQUIRE_FALSE(refused.ok());
   CHECK_FALSE(changed);
-  CHECK(error.find(file) != std::string::npos);
+  CHECK(refused.error().find(file) != std::string::npos);
   CHECK(*util::read_file(file) == "[[choice]]\ntool = \"yosys\"\n");
 }
 

@@ -302,7 +302,8 @@ TEST_CASE("Report: --log DIR reads every log in it, a log that cannot be read is
   t.write("farm/n2.jsonl", farm_line("n2", "Xeon", "baseline", 4) + "\nnot json\n");
   t.write("farm/README.txt", "not a log\n");
   util::make_dirs(t.path + "/farm/old.jsonl");  // a directory, not a log
-  auto logs = commands::select_logs({t.path + "/farm", t.path + "/missing.jsonl"}, "report", {});
+  const util::Voice voice("edashim report");
+  auto logs = commands::select_logs({t.path + "/farm", t.path + "/missing.jsonl"}, voice, {});
   CHECK(logs.status == 0);
   CHECK(logs.unreadable == 0);
   REQUIRE(logs.files == std::vector<std::string>{t.path + "/farm/n1.jsonl", t.path + "/farm/n1.jsonl.1",
@@ -319,7 +320,7 @@ TEST_CASE("Report: --log DIR reads every log in it, a log that cannot be read is
   CHECK(rows[0].runs == 3);  // two in n1.jsonl, one in its rotated n1.jsonl.1
   CHECK(rows[1].by == "n2");
   CHECK(rows[1].runs == 1);
-  logs = commands::select_logs({t.path + "/farm/README.txt"}, "report", {});
+  logs = commands::select_logs({t.path + "/farm/README.txt"}, voice, {});
   CHECK(logs.files == std::vector<std::string>{t.path + "/farm/README.txt"});  // a file named is read as named
 }
 
