@@ -151,13 +151,14 @@ int run_report(const Options& o) {
     std::cout << report_json(rows, by) << "\n";
   } else {
     auto table = report_table(rows, by, o.csv);
+    bool text = !o.csv && !o.markdown;
     if (o.csv) std::cout << util::render_csv(table);
     else if (o.markdown) std::cout << util::render_markdown(table);
-    else if (rows.empty()) voice("no runs in ", util::printable(path), " match");
+    else if (!rows.empty()) std::cout << util::render_text(table);
     // What is said about the rows comes after them in a log of both streams.
     std::cout.flush();
+    if (rows.empty() && text) voice("no runs in ", util::printable(path), " match");
     if (rows.empty()) say_unseen_tools(filter.tools, tools_seen);
-    else std::cout << util::render_text(table) << std::flush;
     if (auto note = report::vm_peak_note(rows); !note.empty()) voice.say(note);
   }
   // Figures from some of the logs only: a script must be able to tell.
