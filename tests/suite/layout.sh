@@ -13,7 +13,7 @@
 set -uo pipefail
 cd "${1:?source dir}/shim" || exit 1
 # "folder dependency" pairs from every #include "folder/..." that crosses a folder boundary.
-edges=$(grep -rHoE '^#include "[a-z_]+/' --include='*.cpp' --include='*.hpp' --include='*.c' . |
+edges=$(grep -rHoE '^#include "[a-z_]+/' --include='*.cpp' --include='*.hpp' --include='*.c' --include='*.h' . |
   sed -E 's#^\./([a-z_]+)/[^:]*:\#include "([a-z_]+)/#\1 \2#' | awk '$1 != $2 && $1 !~ /^\./' | sort -u)
 [ -n "$edges" ] || { echo "FAIL: found no includes between folders (is this the source tree?)"; exit 1; }
 failed=0
@@ -53,7 +53,7 @@ fi
 # A string literal holding libmimalloc..., libjemalloc..., libtcmalloc... or libtbbmalloc... (a
 # soname, a file-name prefix or a Debian package) outside the registry is a copy to keep in step.
 # Comments may name them: the code part of each line is what counts.
-copies=$(grep -rnE '"[^"]*lib(mi|je|tc|tbb)malloc' --include='*.cpp' --include='*.hpp' --include='*.c' . |
+copies=$(grep -rnE '"[^"]*lib(mi|je|tc|tbb)malloc' --include='*.cpp' --include='*.hpp' --include='*.c' --include='*.h' . |
   grep -v '^\./alloc/registry\.cpp:' |
   awk -F: '{ code = substr($0, length($1) + length($2) + 3); sub(/^[ \t]*(\/\*|\*).*/, "", code); sub(/\/\/.*/, "", code)
              if (code ~ /"[^"]*lib(mi|je|tc|tbb)malloc/) print }')
