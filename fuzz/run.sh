@@ -27,7 +27,7 @@ while (($#)); do
   esac
 done
 if ((${#targets[@]} == 0)); then
-  targets=(fuzz_config fuzz_environment fuzz_elf fuzz_version fuzz_trust)
+  targets=(fuzz_config fuzz_environment fuzz_elf fuzz_loader_check fuzz_version fuzz_trust)
   [[ -f $src/shim/tool/inspect.hpp ]] && targets+=(fuzz_inspect)
 fi
 
@@ -64,6 +64,8 @@ summary=$build/fuzz-summary.txt
 : >"$summary"
 for t in "${targets[@]}"; do
   seeds=$src/fuzz/corpus/${t#fuzz_}
+  # The loader check reads what pre-flight reads: its seeds are those programs and libraries.
+  [[ $t == fuzz_loader_check ]] && seeds=$src/fuzz/corpus/inspect
   work=$build/corpus/${t#fuzz_}   # grows across runs; the seeds in the repo stay as they are
   mkdir -p "$work"
   log=$build/$t.log
