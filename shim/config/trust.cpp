@@ -140,8 +140,11 @@ bool TrustStore::write(const std::vector<Entry>& entries, std::string& error) co
 // Read, change, write under the lock beside the store (it is replaced by a rename).
 template <class Change>
 bool TrustStore::modify(Change change, std::string& error) {
-  auto lock = util::lock_beside(path_, error);
-  if (!lock) return false;
+  auto lock = util::lock_beside(path_);
+  if (!lock) {
+    error = lock.error();
+    return false;
+  }
   std::vector<Entry> entries;
   bool ok = read(entries, error);
   if (!ok && kind_ == Decision::trusted && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {

@@ -70,13 +70,12 @@ std::optional<Submission> submit_parallel(const std::string& dir, const Experime
   if (!sub_dir(dir + "/parallel", shared, error)) return std::nullopt;
   std::string n = std::to_string(seq);  // one joblog and output file per submission
   auto argv = parallel_argv(dir, edashim, e.fingerprint, rounds, e.executor_args, dir + "/parallel/joblog-" + n);
-  std::string why;
-  int pid = util::spawn_detached(argv, dir + "/parallel/output-" + n, why);
-  if (pid < 0) {
-    error = "cannot start GNU parallel: " + why + " (Debian: apt-get install parallel)";
+  auto pid = util::spawn_detached(argv, dir + "/parallel/output-" + n);
+  if (!pid) {
+    error = "cannot start GNU parallel: " + pid.error() + " (Debian: apt-get install parallel)";
     return std::nullopt;
   }
-  return Submission{0, "parallel", std::to_string(pid), start_time(pid), 0, rounds};
+  return Submission{0, "parallel", std::to_string(*pid), start_time(*pid), 0, rounds};
 }
 
 std::map<int, TaskState> slurm_states(const Submission& s, std::string& note) {

@@ -217,8 +217,11 @@ std::string render_learned(const std::vector<Learned>& entries) {
 
 bool update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change, std::string& error,
                     bool start_over_if_broken) {
-  auto lock = util::lock_beside(path, error);
-  if (!lock) return false;
+  auto lock = util::lock_beside(path);
+  if (!lock) {
+    error = lock.error();
+    return false;
+  }
   bool ok = false;
   std::vector<Learned> entries;
   // Under the rule runs read it by: a learned.toml runs would refuse (another user's, a link
