@@ -10,6 +10,7 @@
 #include "bench/runner.hpp"
 #include "farm/experiment.hpp"
 #include "farm/scheduler.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
 
@@ -120,15 +121,16 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   }
   set_aside(dir, round);
   std::string part = round_path(dir, round, false);
-  int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) {
+  util::Fd part_fd(::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
+  int fd = part_fd.get();  // its number, for the writes and the TERM handler
+  if (!part_fd) {
     err << "edashim bench round: cannot create " << part << ": " << std::strerror(errno) << "\n";
     return 1;
   }
   auto fail = [&](const std::string& message) {
     append(fd, error_line(message));
     g_part_fd = -1;
-    ::close(fd);
+    part_fd.reset();
     err << "edashim bench round: round " << round << ": " << message << "\n";
     return 1;
   };
@@ -154,13 +156,13 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   g_part_fd = -1;
   if (g_terminated) {
     session.reset();
-    ::close(fd);
+    part_fd.reset();
     ::signal(SIGTERM, SIG_DFL);
     ::raise(SIGTERM);
   }
   ::signal(SIGTERM, SIG_DFL);
   bool synced = ::fsync(fd) == 0 || errno == EINVAL;
-  ::close(fd);
+  part_fd.reset();
   if (!synced || ::rename(part.c_str(), round_path(dir, round, true).c_str()) != 0) {
     err << "edashim bench round: cannot complete " << part << ": " << std::strerror(errno) << "\n";
     return 1;
