@@ -113,15 +113,15 @@ std::string detect_version(const std::string& path, util::FactCache& cache) {
     const auto& v = facts->at("version");
     return v.empty() ? version_of(path) : v;
   }
-  std::string version, error;
+  std::string version;
   util::MappedFile file;
-  if (file.open(real, error)) version = version_from_image(family, file.bytes());
+  if (file.open(real)) version = version_from_image(family, file.bytes());
   // tbbmalloc's proxy has no version string of its own: the scalable allocator it loads does.
   if (version.empty() && f && !f->version_library.empty()) {
     if (auto info = elf::parse(file.bytes()))
       for (const auto& needed : info->needed) {
         util::MappedFile lib;
-        if (util::starts_with(needed, f->version_library) && lib.open(util::dirname(real) + "/" + needed, error))
+        if (util::starts_with(needed, f->version_library) && lib.open(util::dirname(real) + "/" + needed))
           version = version_from_image(family, lib.bytes());
       }
   }

@@ -127,9 +127,8 @@ util::Status TrustStore::write(const std::vector<Entry>& entries) const {
 // edits the entries and returns a Status: a failed one leaves the store as it was.
 template <class Change>
 util::Result<TrustStore::Changed> TrustStore::modify(Change change) {
-  std::string error;
-  auto lock = util::lock_beside(path_, error);
-  if (!lock) return util::fail(error);
+  auto lock = util::lock_beside(path_);
+  if (!lock) return std::move(lock).take_error();
   Changed changed;
   auto entries = read();
   if (!entries && kind_ == Decision::trusted && util::starts_with(util::read_file(path_, 4 << 20).value_or(""), kV1Header)) {

@@ -74,10 +74,9 @@ util::Result<Submission> submit_parallel(const std::string& dir, const Experimen
   if (auto made = sub_dir(dir + "/parallel", shared); !made) return std::move(made).take_error();
   std::string n = std::to_string(seq);  // one joblog and output file per submission
   auto argv = parallel_argv(dir, edashim, e.fingerprint, rounds, e.executor_args, dir + "/parallel/joblog-" + n);
-  std::string why;
-  int pid = util::spawn_detached(argv, dir + "/parallel/output-" + n, why);
-  if (pid < 0) return util::fail("cannot start GNU parallel: " + why + " (Debian: apt-get install parallel)");
-  return Submission{0, "parallel", std::to_string(pid), start_time(pid), 0, rounds};
+  auto pid = util::spawn_detached(argv, dir + "/parallel/output-" + n);
+  if (!pid) return util::fail("cannot start GNU parallel: " + pid.error() + " (Debian: apt-get install parallel)");
+  return Submission{0, "parallel", std::to_string(*pid), start_time(*pid), 0, rounds};
 }
 
 std::map<int, TaskState> slurm_states(const Submission& s, std::string& note) {

@@ -10,6 +10,7 @@
 #include "bench/runner.hpp"
 #include "farm/experiment.hpp"
 #include "farm/scheduler.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/machine.hpp"
 
@@ -120,26 +121,26 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   }
   set_aside(dir, round);
   std::string part = round_path(dir, round, false);
-  int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) {
+  util::Fd part_fd(::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (!part_fd) {
     err << "edashim bench round: cannot create " << part << ": " << std::strerror(errno) << "\n";
     return 1;
   }
   auto fail = [&](const std::string& message) {
-    append(fd, error_line(message));
+    append(part_fd.get(), error_line(message));
     g_part_fd = -1;
-    ::close(fd);
+    part_fd.reset();
     err << "edashim bench round: round " << round << ": " << message << "\n";
     return 1;
   };
-  append(fd, header_line(round, e->fingerprint, util::host_name(), util::cpu_model(nullptr).value_or(""), task_name()));
+  append(part_fd.get(), header_line(round, e->fingerprint, util::host_name(), util::cpu_model(nullptr).value_or(""), task_name()));
   if (e->version != EDASHIM_VERSION)
     return fail("this node's edashim is version " + std::string(EDASHIM_VERSION) + ", the experiment's is " + e->version +
                 ": install the same edashim on every node, at " + printable(e->edashim));
   if (::chdir(e->cwd.c_str()) != 0)
     return fail("cannot enter the command's directory " + e->cwd + " on this node: " + std::strerror(errno) +
                 " (it must be on storage every node shares)");
-  g_part_fd = fd;
+  g_part_fd = part_fd.get();
   struct sigaction sa {};
   sa.sa_handler = on_term;
   ::sigemptyset(&sa.sa_mask);
@@ -149,18 +150,18 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   auto session = bench::Session::open(e->spec, *checked, error);
   if (!session) return fail(error);
 
-  if (!run_jobs(*session, bench::round_jobs(e->spec, round), round, fd))
+  if (!run_jobs(*session, bench::round_jobs(e->spec, round), round, part_fd.get()))
     return fail("cannot write " + part + ": " + std::strerror(errno));
   g_part_fd = -1;
   if (g_terminated) {
     session.reset();
-    ::close(fd);
+    part_fd.reset();
     ::signal(SIGTERM, SIG_DFL);
     ::raise(SIGTERM);
   }
   ::signal(SIGTERM, SIG_DFL);
-  bool synced = ::fsync(fd) == 0 || errno == EINVAL;
-  ::close(fd);
+  bool synced = ::fsync(part_fd.get()) == 0 || errno == EINVAL;
+  part_fd.reset();
   if (!synced || ::rename(part.c_str(), round_path(dir, round, true).c_str()) != 0) {
     err << "edashim bench round: cannot complete " << part << ": " << std::strerror(errno) << "\n";
     return 1;

@@ -206,9 +206,8 @@ std::string render_learned(const std::vector<Learned>& entries) {
 
 util::Status update_learned(const std::string& path, const std::function<bool(std::vector<Learned>&)>& change,
                             bool start_over_if_broken) {
-  std::string error;
-  auto lock = util::lock_beside(path, error);
-  if (!lock) return util::fail(error);
+  auto lock = util::lock_beside(path);
+  if (!lock) return std::move(lock).take_error();
   // Under the rule runs read it by: a learned.toml runs would refuse (another user's, a link
   // another user could have made) is never read back and rewritten as the user's own.
   auto text = util::read_owned(path, util::SharedDirs::none(), 1 << 20);

@@ -11,6 +11,7 @@
 #include "run/exec_watch.hpp"
 #include "run/launch.hpp"
 #include "runlog/write.hpp"
+#include "util/fd.hpp"
 #include "util/json_writer.hpp"
 
 namespace pipeline {
@@ -21,7 +22,7 @@ struct RunSetup {
   std::string scratch;       // the private scratch directory; empty: none
   std::string scratch_note;
   bool keep_scratch = false;
-  int scratch_lock = -1;     // edashim's lock on the scratch for the run (run/scratch.hpp)
+  util::Fd scratch_lock;     // edashim's lock on the scratch for the run (run/scratch.hpp)
   bool scratch_left_in_use = false;  // a daemon of the run held it at the end: left to a later sweep
   bool probed = false;       // the probe records this run
 };

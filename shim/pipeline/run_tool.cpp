@@ -204,7 +204,7 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
     auto dir = run::make_scratch(plan.scratch_base, setup.keep_scratch, setup.scratch_note);
     if (dir.refused.refused) say(setup.scratch_note);
     setup.scratch = dir.path;
-    setup.scratch_lock = dir.lock_fd;
+    setup.scratch_lock = std::move(dir.lock_fd);
   }
   // The probe's records go to a private file, read back once the tool has ended.
   if (!plan.probe_library.empty() && !plan.log_path.empty()) {
@@ -248,7 +248,7 @@ bool ours_to_blame(const run::Outcome& out) {
 [[noreturn]] void fall_back_to_exec(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, const run::Outcome& out) {
   run::read_and_remove_probe_file(probe);
   if (!setup.scratch.empty()) util::remove_tree(setup.scratch);
-  if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);  // not inherited: the environment untouched
+  setup.scratch_lock.reset();  // not inherited: the environment untouched
   std::string why = std::string(out.pid <= 0 ? "fork: " : "exec: ") + std::strerror(out.exec_errno);
   say("could not start " + plan.inv.tool + " with edashim's settings (" + why + "); running it plain in its place, "
       "without timing or log figures");
@@ -321,11 +321,11 @@ void set_variable(std::vector<std::string>& env, const std::string& name, const 
 void arm_exit_notice(RunSetup& setup, const std::string& socket) {
   unsigned long long dev = 0, ino = 0;
   struct stat st;
-  if (setup.scratch_lock >= 0 && ::fstat(setup.scratch_lock, &st) == 0) {
+  if (setup.scratch_lock && ::fstat(setup.scratch_lock.get(), &st) == 0) {
     dev = st.st_dev;
     ino = st.st_ino;
   }
-  set_variable(setup.env.env, run::kExitVar, run::exit_var_value(::getpid(), setup.scratch_lock, dev, ino, socket));
+  set_variable(setup.env.env, run::kExitVar, run::exit_var_value(::getpid(), setup.scratch_lock.get(), dev, ino, socket));
 }
 
 // Whether the tool starts with the probe's library (the exit notice's code) in LD_PRELOAD.
@@ -341,7 +341,7 @@ bool preloads_hook(const Plan& plan, const RunSetup& setup) {
 int exec_failed(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, run::Outcome out) {
   if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
   std::string probe_records = run::read_and_remove_probe_file(probe);
-  if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);
+  setup.scratch_lock.reset();
   if (!setup.scratch.empty() && !setup.keep_scratch)
     setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
   say(plan.inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));
@@ -369,7 +369,7 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
   run::InPlace watch;
   // The watcher reads these after the exec, where this frame left them (run/exec_watch.cpp).
   util::JsonWriter record;
-  int log_fd = -1;
+  util::Fd log_fd;
   run::WatchJobs jobs;
   if (logging || removing) {
     // The notice needs the probe's library in the tool (preloaded with anything edashim
@@ -386,7 +386,7 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
       for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
       if (logging) {
         write_start(record, plan, setup, started);
-        if (log_fd < 0) log_fd = runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value));
+        if (!log_fd) log_fd.reset(runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value)));
       }
     };
     // The scratch is gone before the caller's wait returns, as directly there is none; the
@@ -396,14 +396,16 @@ std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFil
       if (removing) setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
       if (!logging) return "";
       write_end_in_place(record, plan, setup, end, probe_records);
-      return log_failure(plan, record.str(), std::exchange(log_fd, -1));
+      return log_failure(plan, record.str(), log_fd.release());
     };
     jobs.after = [&] { run::remove_probe_file(probe); };
     // A log that is one of this process's descriptors (EDASHIM_LOG=/dev/stderr) is opened here and
     // handed to the watcher: its own stderr is /dev/null.
     if (logging && runlog::names_own_descriptor(plan.log_path))
-      log_fd = runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value));
-    if (int err = watch.start(jobs, probe.lock_fd, t0, log_fd); err != 0) {
+      log_fd.reset(runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value)));
+    // Numbers, not owners: the watcher keeps its own copies of these descriptors (its own table);
+    // this process's Fds close this process's, and no Fd is touched while the memory is shared.
+    if (int err = watch.start(jobs, probe.lock_fd.get(), t0, log_fd.get()); err != 0) {
       run::Outcome refused = started;
       refused.pid = -1;
       refused.exec_errno = err;
@@ -435,7 +437,7 @@ int run_supervised(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
     if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
   }
   std::string probe_records = run::read_and_remove_probe_file(probe);
-  if (setup.scratch_lock >= 0) ::close(setup.scratch_lock);
+  setup.scratch_lock.reset();
   if (!setup.scratch.empty() && !setup.keep_scratch)
     setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
   if (!out.started) say(inv.argv[0] + ": " + plan.tool_path + ": " + std::strerror(out.exec_errno));

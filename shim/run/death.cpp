@@ -12,24 +12,25 @@
 #include <cstdlib>
 #include <string>
 
+#include "util/fd.hpp"
+
 namespace run {
 namespace {
 
 std::string read_small(const char* path) {
   char buf[256];
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  ssize_t n = ::read(fd, buf, sizeof buf);
-  ::close(fd);
+  util::Fd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) return {};
+  ssize_t n = ::read(fd.get(), buf, sizeof buf);
+  fd.reset();
   return n > 0 ? std::string(buf, size_t(n)) : std::string();
 }
 
 void write_small(const char* path, const char* text) {
-  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  ssize_t ignored = ::write(fd, text, std::char_traits<char>::length(text));
+  util::Fd fd(::open(path, O_WRONLY | O_CLOEXEC));
+  if (!fd) return;
+  ssize_t ignored = ::write(fd.get(), text, std::char_traits<char>::length(text));
   (void)ignored;
-  ::close(fd);
 }
 
 // A process of its own (out of the caller's group, no descriptors: a caller reading our

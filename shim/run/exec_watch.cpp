@@ -25,6 +25,8 @@
 #include <new>
 #include <vector>
 
+#include "util/fd.hpp"
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
 #endif
@@ -71,11 +73,11 @@ std::optional<int> status_from_pidfd(int pidfd) {
 std::optional<int> status_of_zombie(pid_t pid, int pidfd) {
   char path[40];
   std::snprintf(path, sizeof path, "/proc/%d/stat", int(pid));
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  util::Fd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
   char buf[2048];
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
+  ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
+  fd.reset();
   if (n <= 0) return std::nullopt;
   buf[n] = 0;
   char* p = std::strrchr(buf, ')');
@@ -116,17 +118,17 @@ std::optional<int> status_after_end(pid_t pid, int pidfd) {
 }
 
 // One notice from the tool's own process (its pid checked by the kernel's credentials).
-std::optional<ExitNotice> take_notice(int listen_fd, pid_t tool, int& conn) {
-  conn = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-  if (conn < 0) return std::nullopt;
+std::optional<ExitNotice> take_notice(int listen_fd, pid_t tool, util::Fd& conn) {
+  conn.reset(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+  if (!conn) return std::nullopt;
   struct ucred cred {};
   socklen_t len = sizeof cred;
   char buf[512];
   ssize_t n = -1;
-  if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid == tool) n = ::recv(conn, buf, sizeof buf, 0);
+  if (::getsockopt(conn.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid == tool)
+    n = ::recv(conn.get(), buf, sizeof buf, 0);
   if (n <= 0) {
-    ::close(conn);
-    conn = -1;
+    conn.reset();
     return std::nullopt;
   }
   return parse_exit_notice(std::string_view(buf, size_t(n)));
@@ -197,37 +199,30 @@ void figures_from_notice(const ExitNotice& n, const OwnUsage& own, Ending& e) {
   if (peak > 0) e.max_rss_kb = peak;
 }
 
-bool pidfd_available() {
-  int fd = pidfd_open(::getpid());
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
-}
+bool pidfd_available() { return bool(util::Fd(pidfd_open(::getpid()))); }
 
 bool InPlace::prepare(const std::string& socket_path) {
   self_ = ::getpid();
-  pidfd_ = pidfd_open(self_);  // close-on-exec by itself: the tool never has it
-  if (pidfd_ < 0) return false;
+  util::Fd pidfd(pidfd_open(self_));  // close-on-exec by itself: the tool never has it
+  if (!pidfd) return false;
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) {
     int e = errno;
-    ::close(pidfd_);
-    pidfd_ = -1;
+    pidfd.reset();
     errno = e;
     return false;
   }
-  pipe_r_ = p[0];
-  pipe_w_ = p[1];
+  pidfd_ = pidfd.release();
+  pipe_r_.reset(p[0]);
+  pipe_w_.reset(p[1]);
   if (!exit_socket_fits(socket_path)) return true;
-  int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  util::Fd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   struct sockaddr_un at {};
   at.sun_family = AF_UNIX;
   std::memcpy(at.sun_path, socket_path.c_str(), socket_path.size() + 1);
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 && ::listen(fd, 4) == 0) {
-    listen_fd_ = fd;
+  if (fd && ::bind(fd.get(), reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 && ::listen(fd.get(), 4) == 0) {
+    listen_fd_ = fd.release();
     socket_path_ = socket_path;
-  } else if (fd >= 0) {
-    ::close(fd);
   }
   return true;
 }
@@ -286,6 +281,8 @@ struct BeforeExec {
     from = unsigned(fd) + 1;
   }
   ::syscall(SYS_close_range, from, ~0u, 0u);
+  // A plain descriptor and ::close: until the exec this runs in edashim's memory, system calls
+  // only (an Fd's destructor here would be edashim's code on edashim's objects).
   for (int fd; (fd = ::open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0;)
     if (fd > 2) {
       ::close(fd);
@@ -339,7 +336,7 @@ int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns, int keep
   void* stack = ::mmap(nullptr, kWatcherStack, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return errno;
-  Start s{this, &jobs, pidfd_, listen_fd_, pipe_r_, keep, keep_too, start_ns, static_cast<char*>(stack), false};
+  Start s{this, &jobs, pidfd_, listen_fd_, pipe_r_.get(), keep, keep_too, start_ns, static_cast<char*>(stack), false};
   alignas(16) char middle_stack[16384];
   // Both start with every signal blocked; edashim's own mask comes back at once.
   sigset_t all, old;
@@ -357,8 +354,9 @@ int InPlace::start(const WatchJobs& jobs, int keep, long long start_ns, int keep
   int status = 0;
   while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
   }
-  // The watcher has its own descriptor (the member stays as the watcher read it).
-  ::close(pipe_r_);
+  // The watcher has its own descriptor, by the number in its copy of `s` (made before the middle
+  // ended): the member is not read again.
+  pipe_r_.reset();
   // A watcher that did not start never touches its stack; one that did keeps it (this
   // process's view of it goes with the exec).
   if (!s.started) {
@@ -375,16 +373,16 @@ void InPlace::watch(const WatchJobs& jobs, std::optional<OwnUsage> own, long lon
   w.own = own;
   Ending e = ending(w, start_ns);
   std::string say = jobs.finish ? jobs.finish(e) : std::string();
-  if (w.conn >= 0) {
+  if (w.conn) {
     std::string answer = say.empty() ? std::string("ok") : say;
-    ::send(w.conn, answer.data(), answer.size(), MSG_NOSIGNAL);
+    ::send(w.conn.get(), answer.data(), answer.size(), MSG_NOSIGNAL);
     // Out of the tool's way: a woken task does not take the CPU from the one that woke it, and
     // the tool's exit (the caller's wait) would come after the rest of this and the watcher's
     // own exit. Bounded: the tool is in its exit handlers, but one of them could block.
     struct pollfd q = {pidfd_, POLLIN, 0};
     while (::poll(&q, 1, 1000) < 0 && errno == EINTR) {
     }
-    ::close(w.conn);
+    w.conn.reset();
   }
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
   if (jobs.after) jobs.after();
@@ -425,7 +423,7 @@ InPlace::Waited InPlace::wait_for_end() {
 
 Ending InPlace::ending(const Waited& w, long long start_ns) {
   Ending e;
-  e.told = w.notice && w.conn >= 0 && !w.ended_first;
+  e.told = w.notice && w.conn && !w.ended_first;
   // The end as the tool told it; else when the watcher saw it, which is later by what the watcher
   // was busy with (the start of the line) when the tool ended sooner than that.
   long long end = e.told && w.notice->end_ns > start_ns ? w.notice->end_ns : w.end_ns;
@@ -445,8 +443,10 @@ void InPlace::before_exec() {
   ::getrusage(RUSAGE_SELF, &self);
   ::getrusage(RUSAGE_CHILDREN, &children);
   m.usage = {usec(self.ru_utime), usec(self.ru_stime), usec(children.ru_utime), usec(children.ru_stime), self.ru_maxrss};
-  if (::write(pipe_w_, &m, sizeof m) != ssize_t(sizeof m)) {
+  if (::write(pipe_w_.get(), &m, sizeof m) != ssize_t(sizeof m)) {
   }
+  // By hand, the members left as they are: the watcher, sharing this memory until the exec,
+  // goes on with its own copies by these numbers.
   if (listen_fd_ >= 0) ::close(listen_fd_);
   ::close(pidfd_);
 }
@@ -454,10 +454,9 @@ void InPlace::before_exec() {
 void InPlace::call_off() {
   PipeMessage m{};
   m.kind = 'X';
-  if (::write(pipe_w_, &m, sizeof m) != ssize_t(sizeof m)) {
+  if (::write(pipe_w_.get(), &m, sizeof m) != ssize_t(sizeof m)) {
   }
-  ::close(pipe_w_);
-  pipe_w_ = -1;
+  pipe_w_.reset();
 }
 
 }  // namespace run

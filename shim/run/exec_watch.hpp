@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/fd.hpp"
+
 namespace run {
 
 // The probe's exit notice is armed by this variable: "PID:LOCKFD:DEV:INO:SOCKET" (LOCKFD "-"
@@ -93,14 +95,18 @@ class InPlace {
   struct Waited {
     std::optional<ExitNotice> notice;
     std::optional<OwnUsage> own;  // from the pipe, before the exec
-    int conn = -1;             // the notice's connection, answered once the line is written
+    util::Fd conn;             // the notice's connection, answered once the line is written
     bool ended_first = false;  // the tool was gone before (or while) it told
     long long end_ns = 0;
   };
   Waited wait_for_end();
   Ending ending(const Waited& w, long long start_ns);
 
-  int pidfd_ = -1, listen_fd_ = -1, pipe_r_ = -1, pipe_w_ = -1;
+  // Plain numbers, not Fds: before_exec closes this process's copies while the watcher shares
+  // its memory, and the watcher then uses its own copies by these numbers, read from the members
+  // as the exec left them (an Fd's reset would write -1 there).
+  int pidfd_ = -1, listen_fd_ = -1;
+  util::Fd pipe_r_, pipe_w_;  // the watcher's end goes to it by number (start)
   pid_t self_ = 0;
   std::string socket_path_;
 };

@@ -17,9 +17,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <utility>
 
 #include "run/death.hpp"
 #include "run/exec_rules.hpp"
+#include "util/fd.hpp"
 
 namespace run {
 namespace {
@@ -41,7 +43,7 @@ bool is_pipe(int fd) {
 struct Arrangement {
   bool step_aside = false;  // edashim leaves the caller's group to the tool
   bool own_group = false;   // the tool leads a group of its own
-  int terminal = -1;        // the controlling terminal, when the tool's group is to be its foreground
+  util::Fd terminal;        // the controlling terminal, when the tool's group is to be its foreground
   bool foreground = false;  // now (a job started in the background gets the terminal at `fg`)
 };
 
@@ -70,21 +72,18 @@ Arrangement choose_arrangement() {
     a.step_aside = true;
     return a;
   }
-  int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (tty < 0) {
+  util::Fd tty(::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (!tty) {
     a.own_group = true;
     return a;
   }
   // A terminal job of edashim alone: directly the tool would lead it. With a pipe on stdin or
   // stdout edashim leads a pipeline whose other members are in its group; they must go on
   // getting the terminal's signals with the tool, so the tool shares that group instead.
-  if (is_pipe(STDIN_FILENO) || is_pipe(STDOUT_FILENO)) {
-    ::close(tty);
-    return a;
-  }
+  if (is_pipe(STDIN_FILENO) || is_pipe(STDOUT_FILENO)) return a;
   a.own_group = true;
-  a.terminal = tty;
-  a.foreground = ::tcgetpgrp(tty) == ::getpgrp();
+  a.foreground = ::tcgetpgrp(tty.get()) == ::getpgrp();
+  a.terminal = std::move(tty);
   return a;
 }
 
@@ -109,11 +108,10 @@ void take_own_name(const std::vector<std::string>& argv) {
 
 std::string read_text(const std::string& path) {
   std::string text;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return text;
+  util::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return text;
   char buf[4096];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
-  ::close(fd);
+  for (ssize_t n; (n = ::read(fd.get(), buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
   return text;
 }
 
@@ -232,7 +230,9 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   Arrangement arrangement = choose_arrangement();
   volatile bool step_aside = arrangement.step_aside;
   volatile bool own_group = arrangement.own_group;
-  volatile int terminal = arrangement.terminal;
+  // A plain number for the vfork child, which borrows this memory: it may use the terminal but
+  // must change no object of ours (arrangement.terminal, the owner, is closed here at the end).
+  volatile int terminal = arrangement.terminal.get();
   volatile bool foreground = arrangement.foreground;
 
   sigset_t all, old;
@@ -288,7 +288,7 @@ Outcome launch(const std::string& path, const std::vector<std::string>& argv, co
   // them would be a system call per signal on every run; launch runs once per process.
   relay::set_tool(0);
   relay::set_terminal(-1, false);
-  if (terminal >= 0) ::close(terminal);
+  arrangement.terminal.reset();
   return out;
 }
 

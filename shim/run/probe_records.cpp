@@ -117,23 +117,25 @@ ProbeFile make_probe_file(const std::string& base) {
   ProbeFile f;
   // Named and locked like scratch directories, so that run::sweep_stale_scratch removes what a
   // killed edashim left behind, and nothing of a live run.
-  auto d = make_locked_dir(base, sweepable_prefix(::getuid()), f.error);
-  if (d.path.empty()) return f;
-  f.dir = d.path;
-  f.lock_fd = d.lock_fd;
-  f.file = d.path + "/probe";
-  int fd = ::open(f.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
+  auto d = make_locked_dir(base, sweepable_prefix(::getuid()));
+  if (!d) {
+    f.error = d.error();
+    return f;
+  }
+  f.dir = d->path;
+  f.lock_fd = std::move(d->lock_fd);
+  f.file = d->path + "/probe";
+  util::Fd created(::open(f.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!created) {
     f.error = "cannot create " + f.file + ": " + std::strerror(errno);
     ::rmdir(f.dir.c_str());
-    ::close(f.lock_fd);
-    return ProbeFile{{}, {}, f.error};
+    f.lock_fd.reset();
+    return ProbeFile{{}, {}, f.error, {}};
   }
-  ::close(fd);
   return f;
 }
 
-std::string read_and_remove_probe_file(const ProbeFile& f) {
+std::string read_and_remove_probe_file(ProbeFile& f) {
   std::string text = read_probe_file(f);
   remove_probe_file(f);
   return text;
@@ -143,10 +145,10 @@ std::string read_probe_file(const ProbeFile& f) {
   return f.file.empty() ? std::string() : util::read_file(f.file, 64 << 20).value_or("");
 }
 
-void remove_probe_file(const ProbeFile& f) {
+void remove_probe_file(ProbeFile& f) {
   if (f.file.empty()) return;
   util::remove_tree(f.dir);
-  if (f.lock_fd >= 0) ::close(f.lock_fd);  // after the removal: no sweep can take it half-deleted
+  f.lock_fd.reset();  // after the removal: no sweep can take it half-deleted
 }
 
 }  // namespace run

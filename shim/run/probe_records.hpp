@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/fd.hpp"
+
 namespace run {
 
 struct ProbedProcess {
@@ -47,12 +49,13 @@ Verification verify_allocator(const std::vector<ProbedProcess>& processes, const
 struct ProbeFile {
   std::string dir, file;  // empty when it could not be created (the run goes on unprobed)
   std::string error;
-  int lock_fd = -1;       // edashim's lock on dir for the run (run/scratch.hpp): no sweep removes it
+  util::Fd lock_fd;       // edashim's lock on dir for the run (run/scratch.hpp): no sweep removes it
 };
 ProbeFile make_probe_file(const std::string& base);
-std::string read_and_remove_probe_file(const ProbeFile& f);
-// The same in two steps: the records, and (once nothing waits for the run) the directory.
+std::string read_and_remove_probe_file(ProbeFile& f);
+// The same in two steps: the records, and (once nothing waits for the run) the directory and
+// its lock.
 std::string read_probe_file(const ProbeFile& f);
-void remove_probe_file(const ProbeFile& f);
+void remove_probe_file(ProbeFile& f);
 
 }  // namespace run

@@ -10,6 +10,8 @@
 
 #include <cerrno>
 
+#include "util/fd.hpp"
+
 namespace run::relay {
 namespace {
 
@@ -44,11 +46,11 @@ bool read_stat(pid_t pid, char& state, pid_t& ppid) {
   const char* tail = "/stat";
   while (*tail) path[at++] = *tail++;
   path[at] = 0;
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  util::Fd fd(::open(path, O_RDONLY | O_CLOEXEC));  // async-signal-safe: its close is all it does
+  if (!fd) return false;
   char buf[512];
-  ssize_t got = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
+  ssize_t got = ::read(fd.get(), buf, sizeof buf - 1);
+  fd.reset();
   if (got <= 0) return false;
   buf[got] = 0;
   char* close_paren = nullptr;
@@ -75,11 +77,11 @@ unsigned long long status_value(pid_t pid, const char* field, unsigned base) {
   while (n) path[at++] = digits[--n];
   for (const char* tail = "/status"; *tail;) path[at++] = *tail++;
   path[at] = 0;
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  util::Fd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) return 0;
   char buf[2048];
-  ssize_t got = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
+  ssize_t got = ::read(fd.get(), buf, sizeof buf - 1);
+  fd.reset();
   if (got <= 0) return 0;
   buf[got] = 0;
   int len = 0;

@@ -194,7 +194,7 @@ bool still_there(const std::string& path, int fd) {
 
 }  // namespace
 
-LockedDir make_locked_dir(const std::string& base, const std::string& prefix, std::string& error) {
+util::Result<LockedDir> make_locked_dir(const std::string& base, const std::string& prefix) {
   for (int attempt = 0; attempt < 8; ++attempt) {
     // The pid at a fixed width (pid_max is at most 2^22, 7 digits): the directory's name reaches
     // the tool's environment (TMPDIR, the probe's file), whose size bench keeps equal across runs
@@ -202,25 +202,22 @@ LockedDir make_locked_dir(const std::string& base, const std::string& prefix, st
     char pid[16];
     std::snprintf(pid, sizeof pid, "%07d", int(::getpid()));
     std::string templ = base + "/" + prefix + pid + "-XXXXXX";
-    if (!::mkdtemp(templ.data())) {  // mkdtemp creates it 0700
-      error = "cannot create a directory in " + base + ": " + std::strerror(errno);
-      return {};
-    }
-    int fd = ::open(templ.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-      error = "cannot lock " + templ + ": " + std::strerror(errno);
+    if (!::mkdtemp(templ.data()))  // mkdtemp creates it 0700
+      return util::fail("cannot create a directory in " + base + ": " + std::strerror(errno));
+    util::Fd fd(::open(templ.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd && (errno == EMFILE || errno == ENFILE)) {
+      std::string why = "cannot lock " + templ + ": " + std::strerror(errno);
       ::rmdir(templ.c_str());
-      return {};
+      return util::fail(why);
     }
-    if (fd < 0) continue;  // swept before we opened it
+    if (!fd) continue;  // swept before we opened it
     // Shared, as every process of the run that uses the directory holds it (probe/probe.c): a
     // sweep's exclusive lock conflicts with each of them. A sweep that locked it first fails this
     // one; one that removed it between mkdtemp and here is seen by still_there.
-    if (::flock(fd, LOCK_SH | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};
-    ::close(fd);  // a sweep holds it (and deletes it) or already did: take another name
+    if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0 && still_there(templ, fd.get())) return LockedDir{templ, std::move(fd), {}};
+    // Else a sweep holds it (and deletes it) or already did: `fd` goes, take another name.
   }
-  error = "cannot lock a directory in " + base + " (each one was taken by a concurrent sweep)";
-  return {};
+  return util::fail("cannot lock a directory in " + base + " (each one was taken by a concurrent sweep)");
 }
 
 LockedDir make_scratch(const std::string& own, bool kept, std::string& note) {
@@ -230,23 +227,20 @@ LockedDir make_scratch(const std::string& own, bool kept, std::string& note) {
     if (check.refused) none.refused = check;
     return none;
   }
-  std::string error;
-  LockedDir d = make_locked_dir(own, kept ? kept_prefix(::getuid()) : sweepable_prefix(::getuid()), error);
-  if (d.path.empty()) {
-    note = "scratch: " + error + "; TMPDIR left as it was";
-    return d;
+  auto made = make_locked_dir(own, kept ? kept_prefix(::getuid()) : sweepable_prefix(::getuid()));
+  if (!made) {
+    note = "scratch: " + made.error() + "; TMPDIR left as it was";
+    return {};
   }
+  LockedDir d = std::move(*made);
   // The tool's processes inherit the lock: a daemon the tool leaves keeps its TMPDIR (edashim
   // removes it at the end only if it can take the lock; else a later run's sweep does, once the
   // daemon has ended). Moved to 64 or above, out of the way of descriptors a tool numbers itself.
   // Under a `ulimit -n` of 64 or less it stays close-on-exec: a descriptor handed down there would
   // take one of the few the tool has (a dynamic tool then failed to load libc under ulimit -n 5),
   // and the scratch is removed at the end as before, daemon or not.
-  int high = ::fcntl(d.lock_fd, F_DUPFD, 64);
-  if (high >= 0) {
-    ::close(d.lock_fd);
-    d.lock_fd = high;  // F_DUPFD leaves close-on-exec clear
-  }
+  int high = ::fcntl(d.lock_fd.get(), F_DUPFD, 64);
+  if (high >= 0) d.lock_fd.reset(high);  // F_DUPFD leaves close-on-exec clear
   return d;
 }
 
@@ -266,19 +260,18 @@ bool open_up(int fd, uid_t me, dev_t dev) {
 // A directory entry `name` of `parent` that is a directory of the user's, opened for listing
 // without following a link; a directory they cannot read yet (mode 0300) is opened as a path,
 // opened up through /proc/self/fd (chmod of what was opened, never of what a name now points
-// to), then opened for listing. -1 for anything else.
-int open_subdir(int parent, const char* name, uid_t me) {
-  int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0 || errno != EACCES) return fd;
-  int path = ::openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (path < 0) return -1;
+// to), then opened for listing. None for anything else.
+util::Fd open_subdir(int parent, const char* name, uid_t me) {
+  util::Fd fd(::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd || errno != EACCES) return fd;
+  util::Fd path(::openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!path) return fd;
   struct stat st;
-  if (::fstat(path, &st) == 0 && st.st_uid == me) {
-    std::string proc = "/proc/self/fd/" + std::to_string(path);
+  if (::fstat(path.get(), &st) == 0 && st.st_uid == me) {
+    std::string proc = "/proc/self/fd/" + std::to_string(path.get());
     (void)::chmod(proc.c_str(), (st.st_mode & 07777) | S_IRWXU);
-    fd = ::openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    fd.reset(::openat(path.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   }
-  ::close(path);
   return fd;
 }
 
@@ -287,19 +280,16 @@ int open_subdir(int parent, const char* name, uid_t me) {
 // levels).
 void open_up_tree(int fd, uid_t me, dev_t dev, int depth) {
   if (!open_up(fd, me, dev) || depth <= 0) return;
-  int listing = ::dup(fd);
-  DIR* d = listing < 0 ? nullptr : ::fdopendir(listing);
-  if (!d) {
-    if (listing >= 0) ::close(listing);
-    return;
-  }
+  util::Fd listing(::dup(fd));
+  DIR* d = listing ? ::fdopendir(listing.get()) : nullptr;
+  if (!d) return;
+  listing.release();  // closedir closes it
   while (auto* e = ::readdir(d)) {
     if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) continue;
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    int sub = open_subdir(fd, e->d_name, me);
-    if (sub < 0) continue;
-    open_up_tree(sub, me, dev, depth - 1);
-    ::close(sub);
+    util::Fd sub = open_subdir(fd, e->d_name, me);
+    if (!sub) continue;
+    open_up_tree(sub.get(), me, dev, depth - 1);
   }
   ::closedir(d);
 }

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "util/fd.hpp"
+#include "util/result.hpp"
+
 namespace run {
 
 // Why a directory cannot be the user's own base (below), and what would make it one.
@@ -79,7 +82,7 @@ BaseCheck make_own_base(const std::string& own);
 // it while deleting cannot race the owner.
 struct LockedDir {
   std::string path;  // empty on failure
-  int lock_fd = -1;
+  util::Fd lock_fd;
   BaseCheck refused; // make_scratch: the user's own base was refused (the caller says so)
 };
 
@@ -92,7 +95,7 @@ bool is_sweepable_name(const std::string& name, uid_t uid);
 
 // Creates base/<prefix><pid>-XXXXXX with mode 0700 and takes its lock (close-on-exec). Tries
 // again with a new name when a concurrent sweep took a directory between mkdtemp and flock.
-LockedDir make_locked_dir(const std::string& base, const std::string& prefix, std::string& error);
+util::Result<LockedDir> make_locked_dir(const std::string& base, const std::string& prefix);
 
 // Creates the run's scratch directory in the user's own base `own` (make_own_base first; kept:
 // named so that no sweep removes it). Its lock

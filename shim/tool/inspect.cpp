@@ -218,7 +218,10 @@ Preflight inspect(const std::string& path, const std::string& path_env, util::Fa
       if (depth == 0) p.warned = c->count("warned") && c->at("warned") == "1";
     } else {
       util::MappedFile file;
-      if (!file.open(current, p.error)) return p;
+      if (auto opened = file.open(current); !opened) {
+        p.error = opened.error();
+        return p;
+      }
       facts = facts_from_image(file.bytes());
       p.cached = false;
       auto entry = to_cache(facts);

@@ -36,8 +36,7 @@ namespace {
 // Mapped, not read: the kernel reads only the pages the note lookup touches.
 std::optional<std::string> build_id_of(const std::string& path) {
   util::MappedFile file;
-  std::string error;
-  if (!file.open(path, error)) return std::nullopt;
+  if (!file.open(path)) return std::nullopt;
   return elf::build_id(file.bytes());
 }
 }  // namespace

@@ -52,17 +52,11 @@ std::optional<std::string> read_regular_file(const std::string& path, size_t lim
   return read_all(fd, limit);
 }
 
-Fd lock_beside(const std::string& path, std::string& error) {
-  if (!make_dirs(dirname(path), 0700)) {
-    error = "cannot create " + dirname(path) + ": " + std::strerror(errno);
-    return Fd();
-  }
+Result<Fd> lock_beside(const std::string& path) {
+  if (!make_dirs(dirname(path), 0700)) return fail("cannot create " + dirname(path) + ": " + std::strerror(errno));
   std::string lock_path = path + ".lock";
   Fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!lock || ::flock(lock.get(), LOCK_EX) != 0) {
-    error = "cannot lock " + lock_path + ": " + std::strerror(errno);
-    return Fd();
-  }
+  if (!lock || ::flock(lock.get(), LOCK_EX) != 0) return fail("cannot lock " + lock_path + ": " + std::strerror(errno));
   return lock;
 }
 

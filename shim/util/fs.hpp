@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "util/fd.hpp"
+#include "util/result.hpp"
 
 namespace util {
 
@@ -31,8 +32,8 @@ std::optional<std::string> read_regular_file(const std::string& path, size_t lim
 bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode = 0644);
 // For a read-change-write of a file replaced by rename (write_file_atomic): an exclusive flock on
 // PATH.lock beside it (a lock on PATH itself would be on the old file after the rename), its
-// directory made first (0700). The lock, held until it goes; none with `error` set.
-Fd lock_beside(const std::string& path, std::string& error);
+// directory made first (0700). The lock, held until it goes; or why it could not be taken.
+Result<Fd> lock_beside(const std::string& path);
 
 // True when the file at `path` begins with "#!" (a script the kernel runs through the
 // interpreter its first line names). Reads two bytes; never waits for a FIFO's writer.

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <utility>
 
+#include "util/fd.hpp"
+
 namespace util {
 
 MappedFile::~MappedFile() {
@@ -27,32 +29,17 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   return *this;
 }
 
-bool MappedFile::open(const std::string& path, std::string& error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error = "cannot open " + path + ": " + std::strerror(errno);
-    return false;
-  }
+Status MappedFile::open(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return fail("cannot open " + path + ": " + std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    error = path + " is not a regular file";
-    ::close(fd);
-    return false;
-  }
-  if (st.st_size == 0) {  // mmap refuses length 0; an empty view is the truth
-    ::close(fd);
-    return true;
-  }
-  void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-  int e = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) {
-    error = "cannot map " + path + ": " + std::strerror(e);
-    return false;
-  }
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return fail(path + " is not a regular file");
+  if (st.st_size == 0) return Ok{};  // mmap refuses length 0; an empty view is the truth
+  void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (p == MAP_FAILED) return fail("cannot map " + path + ": " + std::strerror(errno));
   data_ = p;
   size_ = size_t(st.st_size);
-  return true;
+  return Ok{};
 }
 
 }  // namespace util

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/result.hpp"
+
 namespace util {
 
 class MappedFile {
@@ -15,8 +17,8 @@ class MappedFile {
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;
 
-  // Maps `path`; false (and `error` says why) when it cannot be opened or mapped.
-  bool open(const std::string& path, std::string& error);
+  // Maps `path`; the reason when it cannot be opened or mapped.
+  Status open(const std::string& path);
   std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
 
  private:

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/fd.hpp"
+
 extern char** environ;
 
 namespace util {
@@ -40,37 +42,36 @@ std::vector<std::string> environment_plus(const std::vector<std::string>& extra)
 
 Captured capture(const std::vector<std::string>& argv_in, const std::vector<std::string>& extra_env) {
   Captured c;
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) {
+  int out_ends[2], err_ends[2];
+  if (::pipe2(out_ends, O_CLOEXEC) != 0) {
     c.start_error = std::strerror(errno);
     return c;
   }
-  if (::pipe2(err, O_CLOEXEC) != 0) {
+  Fd out_r(out_ends[0]), out_w(out_ends[1]);
+  if (::pipe2(err_ends, O_CLOEXEC) != 0) {
     c.start_error = std::strerror(errno);
-    ::close(out[0]);
-    ::close(out[1]);
     return c;
   }
+  Fd err_r(err_ends[0]), err_w(err_ends[1]);
   std::vector<std::string> argv = argv_in, env = environment_plus(extra_env);
   posix_spawn_file_actions_t fa;
   ::posix_spawn_file_actions_init(&fa);
   ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  ::posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  ::posix_spawn_file_actions_adddup2(&fa, out_w.get(), 1);
+  ::posix_spawn_file_actions_adddup2(&fa, err_w.get(), 2);
   pid_t pid = 0;
   auto av = pointers(argv), ev = pointers(env);
   int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, nullptr, av.data(), ev.data());
   ::posix_spawn_file_actions_destroy(&fa);
-  ::close(out[1]);
-  ::close(err[1]);
+  out_w.reset();
+  err_w.reset();
   if (rc != 0) {
     c.start_error = argv[0] + ": " + std::strerror(rc);
-    ::close(out[0]);
-    ::close(err[0]);
     return c;
   }
   // Both pipes drained together: a child that fills one while we block on the other would hang.
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  pollfd fds[2] = {{out_r.get(), POLLIN, 0}, {err_r.get(), POLLIN, 0}};
+  Fd* ends[2] = {&out_r, &err_r};
   std::string* sinks[2] = {&c.out, &c.err};
   int open_fds = 2;
   char buf[8192];
@@ -84,7 +85,7 @@ Captured capture(const std::vector<std::string>& argv_in, const std::vector<std:
       ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        ::close(fds[i].fd);
+        ends[i]->reset();
         fds[i].fd = -1;
         --open_fds;
         continue;
@@ -99,7 +100,7 @@ Captured capture(const std::vector<std::string>& argv_in, const std::vector<std:
   return c;
 }
 
-int spawn_detached(const std::vector<std::string>& argv_in, const std::string& log, std::string& error) {
+Result<pid_t> spawn_detached(const std::vector<std::string>& argv_in, const std::string& log) {
   std::vector<std::string> argv = argv_in, env = environment_plus({});
   posix_spawn_file_actions_t fa;
   ::posix_spawn_file_actions_init(&fa);
@@ -115,10 +116,7 @@ int spawn_detached(const std::vector<std::string>& argv_in, const std::string& l
   int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, &attr, av.data(), ev.data());
   ::posix_spawn_file_actions_destroy(&fa);
   ::posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    error = argv[0] + ": " + std::strerror(rc);
-    return -1;
-  }
+  if (rc != 0) return fail(argv[0] + ": " + std::strerror(rc));
   return pid;
 }
 

@@ -3,8 +3,12 @@
 // the user's tool: that runs through run/launch, with every rule of transparency. These are
 // edashim's own short-lived calls, started by argv (never through a shell), with stdin from
 // /dev/null and every descriptor of ours close-on-exec.
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
+
+#include "util/result.hpp"
 
 namespace util {
 
@@ -18,7 +22,7 @@ struct Captured {
 Captured capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
 
 // Starts argv detached from us (its own session, stdio to `log`, or /dev/null), not waited
-// for: a task launcher that outlives `edashim bench`. Returns its pid, or -1 with `error`.
-int spawn_detached(const std::vector<std::string>& argv, const std::string& log, std::string& error);
+// for: a task launcher that outlives `edashim bench`. Its pid, or why it could not start.
+Result<pid_t> spawn_detached(const std::vector<std::string>& argv, const std::string& log);
 
 }  // namespace util

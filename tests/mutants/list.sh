@@ -173,16 +173,16 @@ mutant runlog-empty-log-rotated shim/runlog/append.cpp \
 
 # --- scratch lock inheritance and sweeping (run/scratch.cpp) ---
 mutant scratch-lock-not-inherited shim/run/scratch.cpp \
-  'int high = ::fcntl(d.lock_fd, F_DUPFD, 64);' \
-  'int high = ::fcntl(d.lock_fd, F_DUPFD_CLOEXEC, 64);' \
+  'int high = ::fcntl(d.lock_fd.get(), F_DUPFD, 64);' \
+  'int high = ::fcntl(d.lock_fd.get(), F_DUPFD_CLOEXEC, 64);' \
   '^unit:Scratch|^e2e_nothing_lost: test_a_daemon_the_tool_leaves'
 mutant scratch-locked-dir-swept shim/run/scratch.cpp \
   'st.st_uid != ::getuid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)' \
   'st.st_uid != ::getuid())' \
   '^unit:Scratch'
 mutant scratch-created-exclusive shim/run/scratch.cpp \
-  'if (::flock(fd, LOCK_SH | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};' \
-  'if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && still_there(templ, fd)) return {templ, fd, {}};' \
+  'if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0 && still_there(templ, fd.get())) return LockedDir{templ, std::move(fd), {}};' \
+  'if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0 && still_there(templ, fd.get())) return LockedDir{templ, std::move(fd), {}};' \
   '^unit:Scratch|^e2e_nothing_lost: test_a_detached_helper'
 mutant scratch-not-held-by-the-probe shim/probe/probe.c \
   'if (!EDASHIM_IN_LAUNCHER()) hold_scratch();' \
@@ -195,8 +195,8 @@ mutant scratch-sweep-leaves-read-only-trees shim/run/scratch.cpp \
 # (Not listed: make_locked_dir's still_there check. It closes a race with a concurrent sweep
 # between mkdtemp and flock that no test can open on demand.)
 mutant scratch-kept-made-sweepable shim/run/scratch.cpp \
-  'make_locked_dir(own, kept ? kept_prefix(::getuid()) : sweepable_prefix(::getuid()), error);' \
-  'make_locked_dir(own, sweepable_prefix(::getuid()), error);' \
+  'make_locked_dir(own, kept ? kept_prefix(::getuid()) : sweepable_prefix(::getuid()));' \
+  'make_locked_dir(own, sweepable_prefix(::getuid()));' \
   '^unit:Scratch|^e2e_nothing_lost: test_a_kept_scratch_is_never_swept'
 mutant scratch-sweep-in-a-writable-base shim/run/scratch.cpp \
   '::fstat(dir_fd.get(), &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)' \

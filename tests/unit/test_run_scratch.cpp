@@ -17,6 +17,15 @@
 #include "temp_dir.hpp"
 #include "util/fs.hpp"
 
+namespace {
+// A directory make_locked_dir made: the test stops here when it could not.
+run::LockedDir locked_dir(const std::string& base, const std::string& prefix) {
+  auto d = run::make_locked_dir(base, prefix);
+  REQUIRE(d.ok());
+  return std::move(*d);
+}
+}  // namespace
+
 TEST_CASE("Scratch: a sweep looks only at this user's run directories, never at kept ones", "[scratch]") {
   CHECK(run::is_sweepable_name("edashim-1000-4242-abcDEF", 1000));
   CHECK_FALSE(run::is_sweepable_name("edashim-1001-4242-abcDEF", 1000));  // another user's
@@ -39,24 +48,23 @@ TEST_CASE("Scratch: the free space asked for is the larger of the MiB and the sh
 
 TEST_CASE("Scratch: a sweep removes an unlocked run directory and keeps a locked one", "[scratch]") {
   TempDir t;
-  std::string error;
-  auto live = run::make_locked_dir(t.path, run::sweepable_prefix(::getuid()), error);
+  auto live = locked_dir(t.path, run::sweepable_prefix(::getuid()));
   REQUIRE(!live.path.empty());
-  auto dead = run::make_locked_dir(t.path, run::sweepable_prefix(::getuid()), error);
+  auto dead = locked_dir(t.path, run::sweepable_prefix(::getuid()));
   REQUIRE(!dead.path.empty());
-  auto kept = run::make_locked_dir(t.path, run::kept_prefix(::getuid()), error);
+  auto kept = locked_dir(t.path, run::kept_prefix(::getuid()));
   REQUIRE(!kept.path.empty());
   t.write(util::basename(live.path) + "/file", "x");
   t.write(util::basename(dead.path) + "/file", "x");
-  ::close(dead.lock_fd);  // its run ended without removing it (SIGKILL)
-  ::close(kept.lock_fd);
+  dead.lock_fd.reset();  // its run ended without removing it (SIGKILL)
+  kept.lock_fd.reset();
   run::sweep_stale_scratch(t.path);
   CHECK(util::exists(live.path + "/file"));
   CHECK_FALSE(util::exists(dead.path));
   CHECK(util::exists(kept.path));
   // The owner's end: in use while another descriptor of the lock lives (a daemon), then removed.
-  int daemon = ::dup(live.lock_fd);
-  ::close(live.lock_fd);
+  int daemon = ::dup(live.lock_fd.get());
+  live.lock_fd.reset();
   CHECK(run::remove_if_unlocked(live.path) == run::Removal::in_use);
   CHECK(util::exists(live.path + "/file"));
   ::close(daemon);
@@ -67,25 +75,24 @@ TEST_CASE("Scratch: a sweep removes an unlocked run directory and keeps a locked
 
 TEST_CASE("Scratch: a directory is created locked, close-on-exec, mode 0700", "[scratch]") {
   TempDir t;
-  std::string error;
-  auto d = run::make_locked_dir(t.path, run::sweepable_prefix(::getuid()), error);
+  auto d = locked_dir(t.path, run::sweepable_prefix(::getuid()));
   REQUIRE(!d.path.empty());
   struct stat st;
   REQUIRE(::stat(d.path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
-  CHECK((::fcntl(d.lock_fd, F_GETFD) & FD_CLOEXEC) != 0);
+  CHECK((::fcntl(d.lock_fd.get(), F_GETFD) & FD_CLOEXEC) != 0);
   CHECK(run::remove_if_unlocked(d.path) == run::Removal::in_use);
   // Shared: each process of the run that uses it takes a lock of its own beside the run's
   // (probe/probe.c), and holds it alone once the run's is gone.
   int process = ::open(d.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   CHECK(::flock(process, LOCK_SH | LOCK_NB) == 0);
-  ::close(d.lock_fd);
+  d.lock_fd.reset();
   CHECK(run::remove_if_unlocked(d.path) == run::Removal::in_use);
   ::close(process);
   CHECK(run::remove_if_unlocked(d.path) == run::Removal::removed);
-  auto none = run::make_locked_dir(t.path + "/missing", run::sweepable_prefix(::getuid()), error);
-  CHECK(none.path.empty());
-  CHECK(error.find(t.path + "/missing") != std::string::npos);
+  auto none = run::make_locked_dir(t.path + "/missing", run::sweepable_prefix(::getuid()));
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().find(t.path + "/missing") != std::string::npos);
 }
 
 TEST_CASE("Scratch: a temporary directory the user set is found in TMPDIR, TMP or TEMP", "[scratch]") {
@@ -204,14 +211,14 @@ TEST_CASE("Scratch: the run's directory is made inside the own base, and swept o
   // A name of the old layout beside the own base: not this user's sweep's business any more.
   std::string beside = t.path + "/" + run::sweepable_prefix(::getuid()) + "1-abcdef";
   util::make_dirs(beside);
-  ::close(d.lock_fd);
+  d.lock_fd.reset();
   run::sweep_stale_scratch(own);
   CHECK_FALSE(util::exists(d.path));
   CHECK(util::exists(beside));
   // Writable by others (ours, not yet narrowed): not listed.
   auto again = run::make_scratch(own, false, note);
   REQUIRE(!again.path.empty());
-  ::close(again.lock_fd);
+  again.lock_fd.reset();
   ::chmod(own.c_str(), 0777);
   run::sweep_stale_scratch(own);
   CHECK(util::exists(again.path));
@@ -285,10 +292,9 @@ struct Shell {
 
 TEST_CASE("Scratch: the probe's library holds the run's scratch in each process whose TMPDIR it still is", "[scratch]") {
   TempDir t;
-  std::string error;
-  auto d = run::make_locked_dir(t.path, run::sweepable_prefix(::getuid()), error);
+  auto d = locked_dir(t.path, run::sweepable_prefix(::getuid()));
   REQUIRE(!d.path.empty());
-  ::close(d.lock_fd);  // the run's own lock gone: what is held is the process's
+  d.lock_fd.reset();  // the run's own lock gone: what is held is the process's
   std::vector<std::string> env{"LD_PRELOAD=" EDASHIM_PROBE_LIBRARY, "PATH=/usr/bin:/bin", "TMPDIR=" + d.path,
                                std::string(run::kScratchVar) + "=" + d.path};
   Shell held(env);
