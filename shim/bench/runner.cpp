@@ -404,15 +404,6 @@ util::Result<Checked> check(const Spec& spec, const Previewer& preview) {
   return out;
 }
 
-std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::string& error) {
-  auto checked = check(spec, preview);
-  if (!checked) {
-    error = checked.error();
-    return std::nullopt;
-  }
-  return std::move(*checked);
-}
-
 struct Session::Impl {
   explicit Impl(const Spec& sp) : spec(sp) {}
   const Spec& spec;
@@ -485,15 +476,6 @@ util::Result<std::unique_ptr<Session>> Session::open(const Spec& spec, const Che
     s->env_bytes.push_back(largest + 8);
   }
   return std::unique_ptr<Session>(new Session(std::move(s)));
-}
-
-std::unique_ptr<Session> Session::open(const Spec& spec, const Checked& checked, std::string& error) {
-  auto session = open(spec, checked);
-  if (!session) {
-    error = session.error();
-    return nullptr;
-  }
-  return std::move(*session);
 }
 
 ArmRun Session::execute(const Job& job, std::string* log_line) {

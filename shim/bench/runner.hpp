@@ -27,8 +27,6 @@ struct Checked {
 // the output filter, and each arm as the run pipeline sees it (`preview`). Fails with every
 // problem, one per line, when a run would be refused: nothing has run then.
 util::Result<Checked> check(const Spec& spec, const Previewer& preview);
-// The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
-std::optional<Checked> check(const Spec& spec, const Previewer& preview, std::string& error);
 
 // Checks (as check()), then runs the schedule. Fails when the benchmark cannot start at all;
 // nothing has run then.
@@ -57,8 +55,6 @@ std::vector<Job> round_jobs(const Spec& spec, int round);
 class Session {
  public:
   static util::Result<std::unique_ptr<Session>> open(const Spec& spec, const Checked& checked);
-  // The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
-  static std::unique_ptr<Session> open(const Spec& spec, const Checked& checked, std::string& error);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;

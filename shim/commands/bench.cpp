@@ -326,7 +326,7 @@ int run_collect(Options& o) {
 }
 
 int run_bench(Options& o) {
-  if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, o.fingerprint, user_shared_dirs(), preview_arm, std::cerr);
+  if (!o.round_dir.empty()) return farm::run_round(o.round_dir, o.round, o.fingerprint, user_shared_dirs(), preview_arm, util::Voice("edashim bench round"));
   if (!o.collect_dir.empty()) return run_collect(o);
   auto& spec = o.spec;
   if (auto arms = default_arms(o); !arms) return voice.fail(arms.error(), 2);

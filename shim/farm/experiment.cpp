@@ -111,14 +111,6 @@ util::Result<std::string> read_owned(const std::string& path, const util::Shared
   return std::move(text.content);
 }
 
-std::optional<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
-                                      std::string& error) {
-  auto text = farm::read_owned(path, shared, limit);
-  error = text ? "" : text.error();
-  if (!text) return std::nullopt;
-  return std::move(*text);
-}
-
 std::string make_experiment_dir(const std::string& dir, const util::SharedDirs& shared) {
   auto parent = util::real_path(util::dirname(dir));
   bool team = parent && shared.covers(*parent);
@@ -201,15 +193,6 @@ util::Result<Experiment> from_json(const std::string& text) {
   }
 }
 
-std::optional<Experiment> from_json(const std::string& text, std::string& error) {
-  auto e = from_json(text);
-  if (!e) {
-    error = e.error();
-    return std::nullopt;
-  }
-  return std::move(*e);
-}
-
 util::Result<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared) {
   if (auto bad = check_new_dir(dir, shared); !bad.empty()) return util::fail(bad);
   for (const char* sub : {"", "/rounds", "/profiles"})
@@ -263,16 +246,6 @@ util::Result<Experiment> load(const std::string& dir, const std::string& version
   if (auto bad = check_fingerprint(dir, *e, shared); !bad.empty())
     return util::fail(printable(experiment_path(dir)) + ": " + bad + "; refusing it (start a new experiment)");
   return e;
-}
-
-std::optional<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared,
-                               std::string& error) {
-  auto e = load(dir, version, shared);
-  if (!e) {
-    error = e.error();
-    return std::nullopt;
-  }
-  return std::move(*e);
 }
 
 std::string header_line(int round, const std::string& fp, const std::string& host, const std::string& cpu,

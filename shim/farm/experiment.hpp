@@ -73,9 +73,6 @@ std::string check_new_dir(const std::string& dir, const util::SharedDirs& shared
 // user's shared_dirs), checks its fingerprint against its contents and that it was made by this
 // edashim's version. `own` is set when DIR and experiment.json are the user's.
 util::Result<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared);
-// The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
-std::optional<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared,
-                               std::string& error);
 
 // "" when e's fingerprint is that of its fields and of the profile and input files in DIR (read
 // under the one rule); else what differs. Profiles and inputs must be DIR's own copies.
@@ -86,15 +83,10 @@ std::string check_fingerprint(const std::string& dir, const Experiment& e, const
 // `st`: the file's status as opened (its owner, for records).
 util::Result<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
                                      struct stat* st = nullptr);
-// The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
-std::optional<std::string> read_owned(const std::string& path, const util::SharedDirs& shared, std::size_t limit,
-                                      std::string& error);
 
 // Serialisation (pure): the fingerprint covers every field but itself.
 std::string to_json(const Experiment& e);
 util::Result<Experiment> from_json(const std::string& text);
-// The same, its reason in `error`, for farm/round_task.cpp until it takes the Result.
-std::optional<Experiment> from_json(const std::string& text, std::string& error);
 std::string fingerprint(const Experiment& e, const std::string& inputs_digest);
 
 // A round file's lines (pure): the header, and one run.

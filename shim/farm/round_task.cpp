@@ -5,7 +5,6 @@
 
 #include <csignal>
 #include <cstring>
-#include <ostream>
 
 #include "bench/runner.hpp"
 #include "farm/experiment.hpp"
@@ -88,50 +87,34 @@ std::string task_name() {
 }
 
 int run_round(const std::string& dir, int round, const std::string& fingerprint, const util::SharedDirs& shared,
-              const bench::Previewer& preview, std::ostream& err) {
-  std::string error;
-  auto e = load(dir, EDASHIM_VERSION, shared, error);
-  if (!e && error.find(" was made by edashim ") != std::string::npos) {
+              const bench::Previewer& preview, const util::Voice& voice) {
+  auto e = load(dir, EDASHIM_VERSION, shared);
+  if (!e && e.error().find(" was made by edashim ") != std::string::npos) {
     // Another version's experiment: said in the round's file below, where collect reads it.
-    auto text = read_owned(experiment_path(dir), shared, std::size_t(16) << 20, error);
-    e = text ? from_json(*text, error) : std::nullopt;
-    if (e && !check_fingerprint(dir, *e, shared).empty()) e.reset();
+    auto text = farm::read_owned(experiment_path(dir), shared, std::size_t(16) << 20);
+    auto other = text ? from_json(*text) : util::Result<Experiment>(std::move(text).take_error());
+    if (!other || check_fingerprint(dir, *other, shared).empty()) e = std::move(other);
   }
-  if (!e) {
-    err << "edashim bench round: " << printable(error) << "\n";
-    return 1;
-  }
-  if (!fingerprint.empty() && fingerprint != e->fingerprint) {
-    err << "edashim bench round: " << printable(experiment_path(dir)) << " is not the experiment this task was submitted for "
-        << "(fingerprint " << printable(e->fingerprint.substr(0, 64)) << ", submitted " << printable(fingerprint.substr(0, 64))
-        << "): it was replaced; refusing to run it\n";
-    return 1;
-  }
-  if (auto bad = util::check_owned_dir(dir + "/rounds", shared); !bad.empty()) {
-    err << "edashim bench round: " << bad << "\n";
-    return 1;
-  }
-  if (round < 0 || round >= e->spec.runs) {
-    err << "edashim bench round: round " << round << " is not one of the experiment's rounds 0-" << e->spec.runs - 1 << "\n";
-    return 2;
-  }
-  if (util::exists(round_path(dir, round, true))) {
-    err << "edashim bench round: round " << round << " is already complete in " << dir << "; nothing to do\n";
-    return 0;
-  }
+  if (!e) return voice.fail(printable(e.error()));
+  if (!fingerprint.empty() && fingerprint != e->fingerprint)
+    return voice.fail(printable(experiment_path(dir)) + " is not the experiment this task was submitted for (fingerprint " +
+                      printable(e->fingerprint.substr(0, 64)) + ", submitted " + printable(fingerprint.substr(0, 64)) +
+                      "): it was replaced; refusing to run it");
+  if (auto bad = util::check_owned_dir(dir + "/rounds", shared); !bad.empty()) return voice.fail(bad);
+  if (round < 0 || round >= e->spec.runs)
+    return voice.fail("round " + std::to_string(round) + " is not one of the experiment's rounds 0-" +
+                      std::to_string(e->spec.runs - 1), 2);
+  if (util::exists(round_path(dir, round, true)))
+    return voice.fail("round " + std::to_string(round) + " is already complete in " + dir + "; nothing to do", 0);
   set_aside(dir, round);
   std::string part = round_path(dir, round, false);
   util::Fd part_fd(::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
-  if (!part_fd) {
-    err << "edashim bench round: cannot create " << part << ": " << std::strerror(errno) << "\n";
-    return 1;
-  }
+  if (!part_fd) return voice.fail("cannot create " + part + ": " + std::strerror(errno));
   auto fail = [&](const std::string& message) {
     append(part_fd.get(), error_line(message));
     g_part_fd = -1;
     part_fd.reset();
-    err << "edashim bench round: round " << round << ": " << message << "\n";
-    return 1;
+    return voice.fail("round " + std::to_string(round) + ": " + message);
   };
   append(part_fd.get(), header_line(round, e->fingerprint, util::host_name(), util::cpu_model(nullptr).value_or(""), task_name()));
   if (e->version != EDASHIM_VERSION)
@@ -145,16 +128,16 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   sa.sa_handler = on_term;
   ::sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
-  auto checked = bench::check(e->spec, preview, error);
-  if (!checked) return fail(error);
-  auto session = bench::Session::open(e->spec, *checked, error);
-  if (!session) return fail(error);
+  auto checked = bench::check(e->spec, preview);
+  if (!checked) return fail(checked.error());
+  auto session = bench::Session::open(e->spec, *checked);
+  if (!session) return fail(session.error());
 
-  if (!run_jobs(*session, bench::round_jobs(e->spec, round), round, part_fd.get()))
+  if (!run_jobs(**session, bench::round_jobs(e->spec, round), round, part_fd.get()))
     return fail("cannot write " + part + ": " + std::strerror(errno));
   g_part_fd = -1;
   if (g_terminated) {
-    session.reset();
+    session->reset();
     part_fd.reset();
     ::signal(SIGTERM, SIG_DFL);
     ::raise(SIGTERM);
@@ -162,10 +145,8 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
   ::signal(SIGTERM, SIG_DFL);
   bool synced = ::fsync(part_fd.get()) == 0 || errno == EINVAL;
   part_fd.reset();
-  if (!synced || ::rename(part.c_str(), round_path(dir, round, true).c_str()) != 0) {
-    err << "edashim bench round: cannot complete " << part << ": " << std::strerror(errno) << "\n";
-    return 1;
-  }
+  if (!synced || ::rename(part.c_str(), round_path(dir, round, true).c_str()) != 0)
+    return voice.fail("cannot complete " + part + ": " + std::strerror(errno));
   return 0;
 }
 

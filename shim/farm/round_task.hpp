@@ -4,11 +4,11 @@
 // `edashim run --strict -p ARM` through bench's Session (the same runs a local bench makes);
 // each run is appended to the round's .part file as it ends, and the file is renamed .jsonl
 // after the last one, so a complete round is one rename and anything else is partial.
-#include <iosfwd>
 #include <string>
 
 #include "bench/spec.hpp"
 #include "util/owned_file.hpp"
+#include "util/voice.hpp"
 
 namespace farm {
 
@@ -19,7 +19,7 @@ namespace farm {
 // of its contents and equal to `fingerprint` (what the submission put on the task's command
 // line, out of reach of whoever can write DIR). An empty `fingerprint` skips only that last test.
 int run_round(const std::string& dir, int round, const std::string& fingerprint, const util::SharedDirs& shared,
-              const bench::Previewer& preview, std::ostream& err);
+              const bench::Previewer& preview, const util::Voice& voice);
 
 // The task's own name for the record: "slurm 12_3", "parallel 4", or "" outside a scheduler.
 std::string task_name();
