@@ -125,30 +125,30 @@ std::string render_report(const Spec& spec, const BenchResult& o, const std::vec
 }
 
 bool present(const Spec& spec, const BenchResult& o, const std::vector<ArmStats>& arms, const Exports& x,
-             std::ostream& out, std::ostream& err) {
-  for (const auto& w : all_warnings(spec, o, arms)) err << "edashim bench: warning: " << w << "\n";
+             std::ostream& out, std::ostream& aside, const util::Voice& voice) {
+  for (const auto& w : all_warnings(spec, o, arms)) voice.say("warning: " + w);
   for (const auto& a : arms) {
     // A broken command fails every run the same way: three lines say it, thirty bury the table.
-    for (std::size_t i = 0; i < a.failures.size() && i < 3; ++i)
-      err << "edashim bench: " << a.name << " failed, " << a.failures[i] << "\n";
+    for (std::size_t i = 0; i < a.failures.size() && i < 3; ++i) voice.say(a.name + " failed, " + a.failures[i]);
     if (a.failures.size() > 3)
-      err << "edashim bench: " << a.name << ": " << a.failures.size() - 3 << " more failed runs (all in the JSON export)\n";
+      voice(a.name, ": ", a.failures.size() - 3, " more failed runs (all in the JSON export)");
   }
-  if (o.interrupted) err << "edashim bench: interrupted; figures below cover the runs that finished\n";
+  if (o.interrupted) voice.say("interrupted; figures below cover the runs that finished");
   auto files = renderings(spec, o, arms, x);
   bool stdout_taken = false;
   for (const auto& f : files) stdout_taken |= f.path == "-";
-  (stdout_taken ? err : out) << render_report(spec, o, arms, false, x.wide);
+  // What is said comes before the table in a log of both streams.
+  (stdout_taken ? aside : out) << std::flush << render_report(spec, o, arms, false, x.wide) << std::flush;
   bool ok = true;
   for (const auto& f : files) {
     if (f.path == "-") {
-      out << f.content;
+      out << f.content << std::flush;
     } else if (o.interrupted) {
-      err << "edashim bench: interrupted: " << f.kind << " not written to " << f.path << "\n";
+      voice.say("interrupted: " + f.kind + " not written to " + f.path);
     } else if (util::write_file_atomic(f.path, f.content)) {
-      err << "edashim bench: " << f.kind << " written to " << f.path << "\n";
+      voice.say(f.kind + " written to " + f.path);
     } else {
-      err << "edashim bench: cannot write the " << f.kind << " to " << f.path << " (left as it was)\n";
+      voice.say("cannot write the " + f.kind + " to " + f.path + " (left as it was)");
       ok = false;
     }
   }

@@ -8,6 +8,7 @@
 
 #include "bench/analysis.hpp"
 #include "bench/spec.hpp"
+#include "util/voice.hpp"
 
 namespace bench {
 
@@ -29,11 +30,12 @@ std::string check_exports(const Exports& exports);
 std::string render_report(const Spec& spec, const BenchResult& outcome, const std::vector<ArmStats>& arms, bool markdown,
                           bool wide = false);
 
-// Prints warnings and failed runs to `err`, the terminal table to `out` (to `err` when an
-// export goes to stdout), and writes every export. An interrupted benchmark writes no file
-// (what is there stays). False when an export could not be written.
+// Says warnings, failed runs and each export's fate through `voice`, prints the terminal table to
+// `out` (to `aside`, stderr, when an export goes to stdout), and writes every export. An
+// interrupted benchmark writes no file (what is there stays). False when an export could not be
+// written.
 bool present(const Spec& spec, const BenchResult& outcome, const std::vector<ArmStats>& arms, const Exports& exports,
-             std::ostream& out, std::ostream& err);
+             std::ostream& out, std::ostream& aside, const util::Voice& voice);
 
 // A table name for a profile: the name itself, or a profile file's name without .toml.
 std::string arm_name(const std::string& profile);

@@ -190,7 +190,7 @@ int finish(Options& o, const bench::BenchResult& outcome) {
   if (o.adopt) o.spec.adopt_into = adopt_target(o.project).file;
   const auto& spec = o.spec;
   auto arms = bench::analyse(spec, outcome);
-  bool written = bench::present(spec, outcome, arms, o.exports, std::cout, std::cerr);
+  bool written = bench::present(spec, outcome, arms, o.exports, std::cout, std::cerr, voice);
   if (spec.compare && !outcome.interrupted && o.own) record_outputs(outcome, arms);
   if (outcome.interrupted) return 130;
   bool decided = true;

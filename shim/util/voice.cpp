@@ -35,13 +35,18 @@ void write_all(const std::string& out) {
 
 }  // namespace
 
-void Voice::say(std::string_view text) const { write_all(lines(text)); }
+void Voice::write(const std::string& out) const {
+  if (kept_) *kept_ += out;
+  else write_all(out);
+}
+
+void Voice::say(std::string_view text) const { write(lines(text)); }
 
 void Voice::say_with(std::string_view line, std::string_view details) const {
   std::string out = lines(line);
   out += details;
   if (!details.empty() && details.back() != '\n') out += '\n';
-  write_all(out);
+  write(out);
 }
 
 }  // namespace util

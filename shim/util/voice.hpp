@@ -13,10 +13,12 @@ namespace util {
 class Voice {
  public:
   explicit Voice(std::string who) : who_(std::move(who)) {}
+  // A Voice that keeps what it says in `*kept` instead of writing it: for tests.
+  Voice(std::string who, std::string* kept) : who_(std::move(who)), kept_(kept) {}
 
   // "WHO: line\n" for each line of `text` (a trailing newline adds no empty line). Pure.
   std::string lines(std::string_view text) const;
-  // Writes lines(text) to stderr.
+  // Writes lines(text) to stderr (or keeps it).
   void say(std::string_view text) const;
   // Says `line`, then `details` as written (lines the caller indents under it, not "WHO: "
   // again), in the same write.
@@ -36,7 +38,9 @@ class Voice {
   const std::string& who() const { return who_; }
 
  private:
+  void write(const std::string& out) const;
   std::string who_;
+  std::string* kept_ = nullptr;
 };
 
 }  // namespace util

@@ -520,8 +520,11 @@ TEST_CASE("Bench: exports are checked first, written whole, and never half over 
   x.csv = {dir + "/r.csv"};
   CHECK(bench::check_exports(x).empty());
   REQUIRE(util::write_file_atomic(dir + "/r.csv", "the user's old file\n"));
-  std::ostringstream out, err;
-  CHECK(bench::present(spec, o, arms, x, out, err));
+  std::ostringstream out, aside;
+  std::string said;
+  CHECK(bench::present(spec, o, arms, x, out, aside, util::Voice("edashim bench", &said)));
+  CHECK(said.find("edashim bench: CSV written to " + dir + "/r.csv\n") != std::string::npos);
+  CHECK(aside.str().empty());
   CHECK(out.str().find("mean ± σ s") != std::string::npos);  // the terminal table, always
   CHECK(util::read_file(dir + "/a.json") == util::read_file(dir + "/b.json"));
   CHECK(nlohmann::json::parse(*util::read_file(dir + "/a.json"))["arms"].size() == 2);
@@ -530,17 +533,19 @@ TEST_CASE("Bench: exports are checked first, written whole, and never half over 
   // An interrupted benchmark leaves every file as it was.
   REQUIRE(util::write_file_atomic(dir + "/r.csv", "the user's old file\n"));
   o.interrupted = true;
-  std::ostringstream out2, err2;
-  bench::present(spec, o, arms, x, out2, err2);
+  std::ostringstream out2, aside2;
+  std::string said2;
+  bench::present(spec, o, arms, x, out2, aside2, util::Voice("edashim bench", &said2));
   CHECK(util::read_file(dir + "/r.csv") == std::optional<std::string>("the user's old file\n"));
-  CHECK(err2.str().find("not written") != std::string::npos);
+  CHECK(said2.find("edashim bench: interrupted: CSV not written to") != std::string::npos);
   // A file that cannot be written is reported, and nothing is left half-written beside it.
   o.interrupted = false;
   bench::Exports into_missing;
   into_missing.csv = {dir + "/gone/r.csv"};
-  std::ostringstream out3, err3;
-  CHECK_FALSE(bench::present(spec, o, arms, into_missing, out3, err3));
-  CHECK(err3.str().find("cannot write the CSV") != std::string::npos);
+  std::ostringstream out3, aside3;
+  std::string said3;
+  CHECK_FALSE(bench::present(spec, o, arms, into_missing, out3, aside3, util::Voice("edashim bench", &said3)));
+  CHECK(said3.find("edashim bench: cannot write the CSV") != std::string::npos);
   util::remove_tree(dir);
 }
 
