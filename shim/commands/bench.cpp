@@ -150,8 +150,8 @@ int adopt(const bench::Spec& spec, const bench::BenchResult& outcome, const std:
   const std::string& file = where.file;
   std::string target = util::real_path(file).value_or(file);
   if (std::string dir = util::dirname(target); !util::exists(target) && !util::is_directory(dir))
-    if (auto refused = util::make_owned_dir(dir, user_shared_dirs(), 0700); !refused.empty()) {
-      voice.say("--adopt: " + refused + "; nothing written");
+    if (auto refused = util::make_owned_dir(dir, user_shared_dirs(), 0700); !refused) {
+      voice.say("--adopt: " + refused.error() + "; nothing written");
       return 1;
     }
   auto read = [&] { return util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>(); };

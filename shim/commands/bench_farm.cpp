@@ -83,8 +83,8 @@ std::string check_farm_options(const FarmOptions& f, const bench::Spec& spec, co
     else if (who == "tune" && util::exists(absolute(f.dir) + "/step-1"))
       e += "--dir " + farm::printable(f.dir) + " already holds a tune's steps (step-1, ...): each is an experiment bench "
            "collect reads; choose a new directory\n";
-    else if (auto bad = farm::check_new_dir(absolute(f.dir), user_shared_dirs()); !bad.empty())
-      e += bad + "\n";
+    else if (auto bad = farm::check_new_dir(absolute(f.dir), user_shared_dirs()); !bad)
+      e += bad.error() + "\n";
     if (f.executor == "slurm" && !f.parallel_args.empty()) e += "--parallel-args goes with --executor parallel\n";
     if (f.executor == "parallel" && !f.slurm_args.empty()) e += "--slurm-args goes with --executor slurm\n";
     // The same check as every resubmission makes of the words experiment.json keeps.

@@ -116,7 +116,8 @@ std::string owned_rule_refusal(const std::string& path, const util::SharedDirs& 
   }
   std::string dir = util::dirname(path);
   while (!util::exists(dir) && dir != "/" && dir != ".") dir = util::dirname(dir);
-  return util::check_owned_dir(dir, shared);
+  auto refused = util::check_owned_dir(dir, shared);
+  return refused ? "" : refused.error();
 }
 
 // A directory other users can write, which the user shares on purpose: worth saying, since

@@ -257,8 +257,8 @@ int write_config(const std::string& file, const std::vector<learn::Verdict>& ver
   std::string target = util::real_path(file).value_or(file);  // write through a link, keep the link
   // A first --write, before edashim ever wrote a config: ~/.config/edashim is made, the user's own.
   if (std::string dir = util::dirname(target); !util::exists(target) && !util::is_directory(dir)) {
-    if (auto refused = util::make_owned_dir(dir, shared, 0700); !refused.empty())
-      return voice.fail("--write: " + refused + "; nothing written");
+    if (auto refused = util::make_owned_dir(dir, shared, 0700); !refused)
+      return voice.fail("--write: " + refused.error() + "; nothing written");
   }
   auto existing = util::exists(target) ? util::read_file(target, 1 << 20) : std::optional<std::string>();
   if (util::exists(target) && !existing) return voice.fail("cannot read " + shown + " (or it is larger than 1 MiB); nothing written");

@@ -243,8 +243,8 @@ LogSelection select_logs(const std::vector<std::string>& args, const util::Voice
       continue;
     }
     // A directory another user can write could hold anything by the time it is read.
-    if (auto refused = util::check_owned_dir(arg, shared); !refused.empty()) {
-      voice.say(util::printable(refused));
+    if (auto refused = util::check_owned_dir(arg, shared); !refused) {
+      voice.say(util::printable(refused.error()));
       ++out.unreadable;
       continue;
     }

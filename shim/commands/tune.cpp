@@ -53,7 +53,7 @@ util::Result<bench::BenchResult> bench_step(const Options& o, const bench::Spec&
   if (auto checked = bench::check(spec, preview_arm); !checked) return std::move(checked).take_error();
   // The tune's own directory first, under the one rule (0700, or 0750 among shared_dirs): each
   // step is an experiment made inside it.
-  if (auto bad = farm::make_experiment_dir(farm_dir(o.farm), user_shared_dirs()); !bad.empty()) return util::fail(bad);
+  if (auto bad = farm::make_experiment_dir(farm_dir(o.farm), user_shared_dirs()); !bad) return std::move(bad).take_error();
   FarmOptions f = o.farm;
   f.dir = farm_dir(o.farm) + "/step-" + std::to_string(i + 1);
   auto e = start_farm(spec, f);

@@ -38,8 +38,7 @@ void reap_if_ours(int pid) {
 // A subdirectory of DIR for the scheduler's output: made 0700 (or as DIR when shared), and held
 // to the one rule when it is already there.
 util::Status sub_dir(const std::string& dir, const util::SharedDirs& shared) {
-  if (auto bad = make_experiment_dir(dir, shared); !bad.empty()) return util::fail(bad);
-  return util::Ok{};
+  return make_experiment_dir(dir, shared);
 }
 
 // A file of DIR's as text; "" when it is missing or refused (what the scheduler's files do not

@@ -111,43 +111,43 @@ util::Result<std::string> read_owned(const std::string& path, const util::Shared
   return std::move(text.content);
 }
 
-std::string make_experiment_dir(const std::string& dir, const util::SharedDirs& shared) {
+util::Status make_experiment_dir(const std::string& dir, const util::SharedDirs& shared) {
   auto parent = util::real_path(util::dirname(dir));
   bool team = parent && shared.covers(*parent);
   return util::make_owned_dir(dir, shared, team ? 0750 : 0700);
 }
 
-std::string check_new_dir(const std::string& dir, const util::SharedDirs& shared) {
+util::Status check_new_dir(const std::string& dir, const util::SharedDirs& shared) {
   struct stat st;
-  if (::lstat(dir.c_str(), &st) != 0) return "";
+  if (::lstat(dir.c_str(), &st) != 0) return util::Ok{};
   if (util::exists(experiment_path(dir)))
-    return "--dir " + printable(dir) + " already holds an experiment: see it with edashim bench collect " + printable(dir) +
-           " (--resubmit runs its missing rounds), or choose a new directory";
-  if (auto bad = util::check_owned_dir(dir, shared); !bad.empty())
-    return "--dir " + printable(dir) + ": " + bad + "; choose a new directory (edashim creates it, 0700)";
+    return util::fail("--dir " + printable(dir) + " already holds an experiment: see it with edashim bench collect " + printable(dir) +
+           " (--resubmit runs its missing rounds), or choose a new directory");
+  if (auto bad = util::check_owned_dir(dir, shared); !bad)
+    return util::fail("--dir " + printable(dir) + ": " + bad.error() + "; choose a new directory (edashim creates it, 0700)");
   if (!is_empty_dir(dir))
-    return "--dir " + printable(dir) + " is not empty: an experiment's directory holds only what edashim writes in it; "
-           "choose a new directory (edashim creates it)";
-  return "";
+    return util::fail("--dir " + printable(dir) + " is not empty: an experiment's directory holds only what edashim writes in it; "
+           "choose a new directory (edashim creates it)");
+  return util::Ok{};
 }
 
-std::string check_fingerprint(const std::string& dir, const Experiment& e, const util::SharedDirs& shared) {
+util::Status check_fingerprint(const std::string& dir, const Experiment& e, const util::SharedDirs& shared) {
   auto canon_dir = util::real_path(dir);
-  if (!canon_dir) return "cannot resolve " + printable(dir);
+  if (!canon_dir) return util::fail("cannot resolve " + printable(dir));
   for (const auto& arm : e.spec.arms) {
     if (arm.profile.find('/') == std::string::npos) continue;
     if (util::real_path(util::dirname(arm.profile)) != *canon_dir + "/profiles")
-      return "arm " + printable(arm.name) + "'s profile " + printable(arm.profile) + " is not the experiment's own copy in " +
-             printable(dir) + "/profiles";
+      return util::fail("arm " + printable(arm.name) + "'s profile " + printable(arm.profile) + " is not the experiment's own copy in " +
+             printable(dir) + "/profiles");
   }
   if (!e.spec.fresh_copy.empty() && util::real_path(e.spec.fresh_copy_from) != *canon_dir + "/inputs")
-    return "its inputs " + printable(e.spec.fresh_copy_from) + " are not the experiment's own copies in " + printable(dir) + "/inputs";
+    return util::fail("its inputs " + printable(e.spec.fresh_copy_from) + " are not the experiment's own copies in " + printable(dir) + "/inputs");
   auto digest = inputs_digest(e, shared);
-  if (!digest) return digest.error();
+  if (!digest) return std::move(digest).take_error();
   if (fingerprint(e, *digest) != e.fingerprint)
-    return "its fingerprint " + printable(e.fingerprint.substr(0, 64)) +
-           " is not that of its contents: experiment.json or a profile or input in it changed since the experiment was made";
-  return "";
+    return util::fail("its fingerprint " + printable(e.fingerprint.substr(0, 64)) +
+           " is not that of its contents: experiment.json or a profile or input in it changed since the experiment was made");
+  return util::Ok{};
 }
 
 std::string experiment_path(const std::string& dir) { return dir + "/experiment.json"; }
@@ -194,9 +194,9 @@ util::Result<Experiment> from_json(const std::string& text) {
 }
 
 util::Result<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared) {
-  if (auto bad = check_new_dir(dir, shared); !bad.empty()) return util::fail(bad);
+  if (auto bad = check_new_dir(dir, shared); !bad) return std::move(bad).take_error();
   for (const char* sub : {"", "/rounds", "/profiles"})
-    if (auto bad = make_experiment_dir(dir + sub, shared); !bad.empty()) return util::fail(bad);
+    if (auto bad = make_experiment_dir(dir + sub, shared); !bad) return std::move(bad).take_error();
   for (std::size_t i = 0; i < e.spec.arms.size(); ++i) {
     auto& arm = e.spec.arms[i];
     if (arm.profile.find('/') == std::string::npos) continue;  // a named profile: each node's own
@@ -223,7 +223,7 @@ util::Result<Experiment> load(const std::string& dir, const std::string& version
   struct stat dir_st;
   if (::stat(dir.c_str(), &dir_st) != 0 && errno == ENOENT)
     return util::fail(printable(dir) + " holds no experiment (no such directory)");
-  if (auto bad = util::check_owned_dir(dir, shared); !bad.empty()) return util::fail(bad);
+  if (auto bad = util::check_owned_dir(dir, shared); !bad) return std::move(bad).take_error();
   struct stat fst, dst;
   auto text = farm::read_owned(experiment_path(dir), shared, std::size_t(16) << 20, &fst);
   if (!text) {
@@ -243,8 +243,8 @@ util::Result<Experiment> load(const std::string& dir, const std::string& version
     return util::fail(printable(dir) + " was made by edashim " + printable(e->version) + " and this is edashim " + version +
                       ": its runs are not comparable with this version's; collect it with edashim " + printable(e->version) +
                       ", or start a new experiment in a new directory");
-  if (auto bad = check_fingerprint(dir, *e, shared); !bad.empty())
-    return util::fail(printable(experiment_path(dir)) + ": " + bad + "; refusing it (start a new experiment)");
+  if (auto bad = check_fingerprint(dir, *e, shared); !bad)
+    return util::fail(printable(experiment_path(dir)) + ": " + bad.error() + "; refusing it (start a new experiment)");
   return e;
 }
 

@@ -62,21 +62,21 @@ std::string round_path(const std::string& dir, int round, bool complete);
 // as the user gave it; profile files and --fresh-copy inputs are copied in.
 util::Result<Experiment> create(const std::string& dir, Experiment e, const util::SharedDirs& shared);
 
-// DIR or a directory in it made (or found) under the one rule, as create makes them: "" or why not.
-std::string make_experiment_dir(const std::string& dir, const util::SharedDirs& shared);
+// DIR or a directory in it made (or found) under the one rule, as create makes them.
+util::Status make_experiment_dir(const std::string& dir, const util::SharedDirs& shared);
 
-// Whether --dir DIR may become an experiment: "" when it does not exist, or is an empty
+// Whether --dir DIR may become an experiment: Ok when it does not exist, or is an empty
 // directory that passes the one rule; else one line saying why not and what to do.
-std::string check_new_dir(const std::string& dir, const util::SharedDirs& shared);
+util::Status check_new_dir(const std::string& dir, const util::SharedDirs& shared);
 
 // Reads DIR's experiment under the one rule (the directory and experiment.json; shared = the
 // user's shared_dirs), checks its fingerprint against its contents and that it was made by this
 // edashim's version. `own` is set when DIR and experiment.json are the user's.
 util::Result<Experiment> load(const std::string& dir, const std::string& version, const util::SharedDirs& shared);
 
-// "" when e's fingerprint is that of its fields and of the profile and input files in DIR (read
+// Ok when e's fingerprint is that of its fields and of the profile and input files in DIR (read
 // under the one rule); else what differs. Profiles and inputs must be DIR's own copies.
-std::string check_fingerprint(const std::string& dir, const Experiment& e, const util::SharedDirs& shared);
+util::Status check_fingerprint(const std::string& dir, const Experiment& e, const util::SharedDirs& shared);
 
 // A file of an experiment directory read under the one file rule (util::open_owned), up to
 // `limit` bytes; fails with the refusal or I/O error, or with "" when it does not exist.

@@ -93,14 +93,14 @@ int run_round(const std::string& dir, int round, const std::string& fingerprint,
     // Another version's experiment: said in the round's file below, where collect reads it.
     auto text = farm::read_owned(experiment_path(dir), shared, std::size_t(16) << 20);
     auto other = text ? from_json(*text) : util::Result<Experiment>(std::move(text).take_error());
-    if (!other || check_fingerprint(dir, *other, shared).empty()) e = std::move(other);
+    if (!other || check_fingerprint(dir, *other, shared)) e = std::move(other);
   }
   if (!e) return voice.fail(printable(e.error()));
   if (!fingerprint.empty() && fingerprint != e->fingerprint)
     return voice.fail(printable(experiment_path(dir)) + " is not the experiment this task was submitted for (fingerprint " +
                       printable(e->fingerprint.substr(0, 64)) + ", submitted " + printable(fingerprint.substr(0, 64)) +
                       "): it was replaced; refusing to run it");
-  if (auto bad = util::check_owned_dir(dir + "/rounds", shared); !bad.empty()) return voice.fail(bad);
+  if (auto bad = util::check_owned_dir(dir + "/rounds", shared); !bad) return voice.fail(bad.error());
   if (round < 0 || round >= e->spec.runs)
     return voice.fail("round " + std::to_string(round) + " is not one of the experiment's rounds 0-" +
                       std::to_string(e->spec.runs - 1), 2);

@@ -260,11 +260,11 @@ OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t l
   return out;
 }
 
-std::string check_owned_dir(const std::string& dir, const SharedDirs& shared, bool missing_ok) {
+Status check_owned_dir(const std::string& dir, const SharedDirs& shared, bool missing_ok) {
   struct stat st;
   if (::lstat(dir.c_str(), &st) != 0) {
-    if (missing_ok && errno == ENOENT) return "";
-    return "cannot use directory " + shell_quote(dir) + ": " + std::strerror(errno);
+    if (missing_ok && errno == ENOENT) return Ok{};
+    return fail("cannot use directory " + shell_quote(dir) + ": " + std::strerror(errno));
   }
   if (S_ISLNK(st.st_mode)) {
     // Where the link sits decides whether it is the user's: the same rule as for a file's link.
@@ -272,20 +272,22 @@ std::string check_owned_dir(const std::string& dir, const SharedDirs& shared, bo
     std::string up = dirname(absolute(dir));
     if (::stat(up.c_str(), &parent) != 0 || !ours(st.st_uid, ::getuid()) || !ours(parent.st_uid, ::getuid()) ||
         (parent.st_mode & (S_IWGRP | S_IWOTH)))
-      return shell_quote(dir) + " is a symbolic link owned by " + user_name(st.st_uid) + " in " + shell_quote(up) +
-             ", where another user could have put it: not followed (name the directory itself)";
-    if (::stat(dir.c_str(), &st) != 0) return "cannot use directory " + shell_quote(dir) + ": " + std::strerror(errno);
+      return fail(shell_quote(dir) + " is a symbolic link owned by " + user_name(st.st_uid) + " in " + shell_quote(up) +
+                ", where another user could have put it: not followed (name the directory itself)");
+    if (::stat(dir.c_str(), &st) != 0) return fail("cannot use directory " + shell_quote(dir) + ": " + std::strerror(errno));
   }
   std::string canonical = real_path(dir).value_or(dir);
-  return refuse_dir(dir, st, ::getuid(), shared.covers(canonical), shared.how_to_share);
+  if (auto refused = refuse_dir(dir, st, ::getuid(), shared.covers(canonical), shared.how_to_share); !refused.empty())
+    return fail(refused);
+  return Ok{};
 }
 
-std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mode_t mode) {
+Status make_owned_dir(const std::string& dir, const SharedDirs& shared, mode_t mode) {
   struct stat st;
   if (::lstat(dir.c_str(), &st) != 0) {
-    if (errno != ENOENT) return "cannot use directory " + shell_quote(dir) + ": " + std::strerror(errno);
+    if (errno != ENOENT) return fail("cannot use directory " + shell_quote(dir) + ": " + std::strerror(errno));
     if (!make_dirs(dirname(absolute(dir)), 0700) || (::mkdir(dir.c_str(), mode) != 0 && errno != EEXIST))
-      return "cannot create " + shell_quote(dir) + ": " + std::strerror(errno);
+      return fail("cannot create " + shell_quote(dir) + ": " + std::strerror(errno));
   }
   return check_owned_dir(dir, shared);
 }

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "util/result.hpp"
 #include "util/fd.hpp"
 
 namespace util {
@@ -76,12 +77,12 @@ struct OwnedText {
 OwnedText read_owned(const std::string& path, const SharedDirs& shared, size_t limit);
 
 // The same rule for a directory itself (an experiment directory, a --log directory, a scratch
-// base): "" when it passes, else the refusal line. `missing_ok`: "" for a missing directory.
-std::string check_owned_dir(const std::string& dir, const SharedDirs& shared, bool missing_ok = false);
+// base): Ok when it passes, else the refusal line. `missing_ok`: Ok for a missing directory.
+Status check_owned_dir(const std::string& dir, const SharedDirs& shared, bool missing_ok = false);
 
-// Creates `dir` (mode, parents 0700) if missing, then checks it with check_owned_dir; "" when
+// Creates `dir` (mode, parents 0700) if missing, then checks it with check_owned_dir; Ok when
 // it exists afterwards and passes.
-std::string make_owned_dir(const std::string& dir, const SharedDirs& shared, mode_t mode = 0700);
+Status make_owned_dir(const std::string& dir, const SharedDirs& shared, mode_t mode = 0700);
 
 // The rule applied to stat results already in hand (pure: unit-testable without files).
 // `what` names the thing in the message ("file", "directory"); `path` is quoted in it.

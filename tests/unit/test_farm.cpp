@@ -358,14 +358,14 @@ TEST_CASE("Farm: load refuses an experiment whose fingerprint is not that of its
 
 TEST_CASE("Farm: --dir must be new, or empty and the user's own under the one rule", "[farm][hostile]") {
   TempDir t;
-  CHECK(farm::check_new_dir(t.path + "/new", {}).empty());
+  CHECK(farm::check_new_dir(t.path + "/new", {}).ok());
   util::make_dirs(t.path + "/empty", 0700);
-  CHECK(farm::check_new_dir(t.path + "/empty", {}).empty());
+  CHECK(farm::check_new_dir(t.path + "/empty", {}).ok());
   t.write("full/notes.txt", "x");
-  CHECK(farm::check_new_dir(t.path + "/full", {}).find("is not empty") != std::string::npos);
+  CHECK(farm::check_new_dir(t.path + "/full", {}).error().find("is not empty") != std::string::npos);
   util::make_dirs(t.path + "/open", 0700);
   ::chmod((t.path + "/open").c_str(), 0777);
-  auto why = farm::check_new_dir(t.path + "/open", {});
+  auto why = farm::check_new_dir(t.path + "/open", {}).error();
   CHECK(why.find(t.path + "/open") != std::string::npos);
   CHECK(why.find("choose a new directory") != std::string::npos);
   // A directory made by create is 0700, whatever the umask.

@@ -145,10 +145,10 @@ TEST_CASE("open_owned: a file owned by another user is refused unless its direct
   CHECK(contains(f.refusal, "uid 65534"));
   auto s = util::open_owned(log, util::FileUse::read, util::SharedDirs{{t.path + "/logs"}});
   CHECK(s.ok());
-  CHECK(util::check_owned_dir(t.path + "/logs", {}).empty());
+  CHECK(util::check_owned_dir(t.path + "/logs", {}).ok());
   REQUIRE(::chown((t.path + "/logs").c_str(), 65534, 65534) == 0);
-  CHECK(contains(util::check_owned_dir(t.path + "/logs", {}), "owned by"));
-  CHECK(util::check_owned_dir(t.path + "/logs", util::SharedDirs{{t.path + "/logs"}}).empty());
+  CHECK(contains(util::check_owned_dir(t.path + "/logs", {}).error(), "owned by"));
+  CHECK(util::check_owned_dir(t.path + "/logs", util::SharedDirs{{t.path + "/logs"}}).ok());
 }
 
 TEST_CASE("open_owned: appending to a device is allowed, reading one is not", "[owned_file]") {
@@ -161,12 +161,12 @@ TEST_CASE("open_owned: appending to a device is allowed, reading one is not", "[
 
 TEST_CASE("make_owned_dir: creates the directory with the mode asked, refuses one made wider", "[owned_file]") {
   TempDir t;
-  CHECK(util::make_owned_dir(t.path + "/exp", {}).empty());
+  CHECK(util::make_owned_dir(t.path + "/exp", {}).ok());
   struct stat st;
   REQUIRE(::stat((t.path + "/exp").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
   ::chmod((t.path + "/exp").c_str(), 0777);
-  CHECK(contains(util::make_owned_dir(t.path + "/exp", {}), "writable by others"));
+  CHECK(contains(util::make_owned_dir(t.path + "/exp", {}).error(), "writable by others"));
 }
 
 // The directory rule's link case (report --log DIR, experiment directories, doctor): a link to
@@ -182,12 +182,12 @@ TEST_CASE("check_owned_dir: a directory link in a directory others can write is 
     REQUIRE(::chmod(shared.c_str(), mode) == 0);
     REQUIRE(::symlink((t.path + "/mine").c_str(), (shared + "/logs").c_str()) == 0);
     INFO("mode " << std::oct << mode);
-    CHECK(contains(util::check_owned_dir(shared + "/logs", {}), "is a symbolic link"));
+    CHECK(contains(util::check_owned_dir(shared + "/logs", {}).error(), "is a symbolic link"));
   }
   // The same link where only the user can write is the user's own: followed to a directory that passes.
   std::string own = t.path + "/own";
   REQUIRE(util::make_dirs(own));
   ::chmod(own.c_str(), 0700);
   REQUIRE(::symlink((t.path + "/mine").c_str(), (own + "/logs").c_str()) == 0);
-  CHECK(util::check_owned_dir(own + "/logs", {}) == "");
+  CHECK(util::check_owned_dir(own + "/logs", {}).ok());
 }
