@@ -85,7 +85,7 @@ std::optional<toml::table> parse_text(const std::string& path, const std::string
   // Comments nest nothing: the text without them is checked as it is parsed.
   auto parsed = util::parse_toml(without_comment_lines(content), path, 256);
   if (parsed) return std::move(*parsed);
-  const auto& p = parsed.problem();
+  const auto& p = parsed.failure();
   if (p.kind == util::TomlProblem::Kind::too_deep) {
     note = "nested too deeply";
     problem = {path, p.line, 0, p.what + ": nested too deeply", true};

@@ -20,7 +20,7 @@ constexpr int kMaxDepth = 64;
 util::Result<toml::table> parse(const std::string& text, const std::string& name) {
   auto parsed = util::parse_toml(text, name, kMaxDepth);
   if (parsed) return std::move(*parsed);
-  const auto& p = parsed.problem();
+  const auto& p = parsed.failure();
   switch (p.kind) {
     case util::TomlProblem::Kind::too_deep: return util::fail(name + ":" + std::to_string(p.line) + ": " + p.what);
     case util::TomlProblem::Kind::syntax:

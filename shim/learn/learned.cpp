@@ -129,7 +129,7 @@ util::Result<std::vector<Learned>> parse_learned(const std::string& text, const 
   // edashim writes no key of more than one part and no nesting: 16 is far from both.
   auto root = util::parse_toml(text, name, 16);
   if (!root) {
-    const auto& p = root.problem();
+    const auto& p = root.failure();
     switch (p.kind) {
       case util::TomlProblem::Kind::too_deep:
         return util::fail(name + ":" + std::to_string(p.line) + ": " + p.what + " (edashim never writes one)");

@@ -3,7 +3,6 @@
 // caller checks the nesting first (toml_too_deep: toml++ recurses per level) and sees a failure
 // the same way, with where it is. The callers word it: a run's config problem, learned.toml's
 // broken line, a config file --write will not touch.
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +10,8 @@
 #define TOML_EXCEPTIONS 1
 #endif
 #include <toml++/toml.h>
+
+#include "util/result.hpp"
 
 namespace util {
 
@@ -26,23 +27,8 @@ struct TomlProblem {
   std::string what;
 };
 
-// The table, or the problem that stops it; a Result whose reason has a place in the file.
-class TomlParsed {
- public:
-  TomlParsed(toml::table table) : table_(std::move(table)) {}
-  TomlParsed(TomlProblem problem) : problem_(std::move(problem)) {}
-  bool ok() const { return !problem_; }
-  explicit operator bool() const { return ok(); }
-  // Only when ok().
-  toml::table& operator*() { return table_; }
-  toml::table* operator->() { return &table_; }
-  // Only when !ok().
-  const TomlProblem& problem() const { return *problem_; }
-
- private:
-  toml::table table_;
-  std::optional<TomlProblem> problem_;
-};
+// The table, or the problem that stops it, with its place in the file.
+using TomlParsed = Result<toml::table, TomlProblem>;
 
 // `text` parsed as TOML, `source` naming it in toml++'s own records (node.source().path), after
 // refusing a text nested more than `max_depth` levels (keys' dotted parts, '[' and '{').
