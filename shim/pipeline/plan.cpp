@@ -150,11 +150,16 @@ void choose_allocator(Plan& plan) {
   plan.options_family = alloc::allocator_of_library(lib);
 }
 
+// The allocator the probe must find serving malloc: the caller's own preload's, else the plan's.
+void find_allocator_to_find(Plan& plan) {
+  plan.allocator_to_find =
+      plan.preloaded_by_caller.empty() ? plan.allocator : alloc::allocator_of_library(plan.preloaded_by_caller);
+}
+
 // 3b. An allocator the caller preloaded is their choice: none is added to it (two would stack).
 void respect_callers_preload(Plan& plan, const std::vector<std::string>& env) {
   plan.preloaded_by_caller = run::preloaded_allocator(env);
-  plan.allocator_to_find =
-      plan.preloaded_by_caller.empty() ? plan.allocator : alloc::allocator_of_library(plan.preloaded_by_caller);
+  find_allocator_to_find(plan);
   if (plan.preloaded_by_caller.empty()) return;
   plan.allocator_library.clear();
   plan.allocator_version.clear();
@@ -279,6 +284,20 @@ RunMode run_mode(const config::Setting<bool>& supervise, bool pidfd) {
                   "watch the tool; edashim starts it as its child and waits"};
   return {false, "exec in place: the tool takes edashim's process (its pid, group, session, terminal, limits); a "
                  "detached watcher writes the log line"};
+}
+
+Plan plain_run(const Plan& plan) {
+  Plan plain = plan;
+  plain.allocator = "system";
+  plain.allocator_library.clear();
+  plain.allocator_version.clear();
+  plain.fallback_library.clear();
+  plain.options_family.clear();
+  plain.explored.clear();
+  find_allocator_to_find(plain);
+  describe_fallback(plain);
+  name_arm(plain);
+  return plain;
 }
 
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {

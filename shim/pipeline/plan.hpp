@@ -80,6 +80,11 @@ RunMode run_mode(const config::Setting<bool>& supervise, bool pidfd);
 // The steps, in order: profile, tool, allocator, pre-flight, options, destinations.
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env);
 
+// What runs when the configuration is broken: `plan` with no allocator, options or fallback of
+// edashim's (the caller's own preload stays), its decided facts (the arm, the allocator to find)
+// decided again by make_plan's own steps.
+Plan plain_run(const Plan& plan);
+
 // What the settings ask of the tool's environment, as run::build_environment takes it: the
 // options of `in.options_family` (another allocator's options do not apply), the locale and [env].
 void environment_settings(const config::Settings& s, run::EnvInputs& in);

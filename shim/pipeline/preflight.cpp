@@ -141,9 +141,9 @@ std::string fallback_effect(const Plan& plan) {
 }  // namespace
 
 void describe_fallback(Plan& plan) {
-  if (plan.fallback_library.empty()) return;
-  plan.fallback_source = fallback_source(plan);
-  plan.fallback_effect = fallback_effect(plan);
+  bool fallback = !plan.fallback_library.empty();
+  plan.fallback_source = fallback ? fallback_source(plan) : "";
+  plan.fallback_effect = fallback ? fallback_effect(plan) : "";
 }
 
 std::string preflight_warning(const Plan& plan) {

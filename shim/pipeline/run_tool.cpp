@@ -123,17 +123,7 @@ void say_unsafe_preloads(const Plan& plan) {
 // nobody is left to time it, so the line has no times or status, and names what really ran.
 void log_config_error(const Plan& plan) {
   if (plan.log_path.empty()) return;
-  Plan plain = plan;
-  plain.allocator = "system";
-  plain.allocator_library.clear();
-  plain.allocator_version.clear();
-  plain.fallback_library.clear();
-  plain.options_family.clear();
-  plain.fallback_source.clear();
-  plain.fallback_effect.clear();
-  // Glibc's malloc with no options, or the caller's own preload, whose arm the plan has already.
-  if (plain.preloaded_by_caller.empty()) plain.arm = plain.allocator_to_find = "system";
-  plain.explored.clear();
+  Plan plain = plain_run(plan);
   plain.allocator_note = "not applied: the configuration has errors (config_error); the tool ran plain";
   RunSetup setup;
   run::Outcome none;

@@ -413,6 +413,30 @@ TEST_CASE("Plan: the log line and the warning read the facts make_plan decided",
   CHECK(f.plan("yosys").allocator_to_find == "mimalloc");
 }
 
+TEST_CASE("Plan: the plain run of a broken configuration decides its arm and allocator again", "[plan][log]") {
+  PlanFixture f;
+  f.tool("yosys");
+  f.t.write("user/config.toml", "[tool.yosys]\nallocator = \"jemalloc\"\n[tool.yosys.jemalloc]\nnarenas = 2\n");
+  auto p = f.plan("yosys");
+  REQUIRE(p.arm != "system");  // jemalloc with its option
+  auto plain = pipeline::plain_run(p);
+  CHECK(plain.arm == "system");
+  CHECK(plain.allocator_to_find == "system");
+  CHECK(plain.allocator_library.empty());
+  // A static tool's glibc fallback is edashim's too: gone with its words.
+  f.tool("yosys", "proof_static");
+  auto s = pipeline::plain_run(f.plan("yosys"));
+  CHECK(s.fallback_library.empty());
+  CHECK(s.fallback_source.empty());
+  CHECK(s.fallback_effect.empty());
+  // The caller's own preload stays what runs.
+  f.tool("yosys");
+  std::string jemalloc = std::string(kLibDir) + "/libjemalloc.so.2";
+  auto c = pipeline::plain_run(f.plan("yosys", {"LD_PRELOAD=" + jemalloc}));
+  CHECK(c.arm == "jemalloc");
+  CHECK(c.allocator_to_find == "jemalloc");
+}
+
 TEST_CASE("Plan: a library left out of LD_PRELOAD for its path is named with what that costs and the fix", "[plan]") {
   pipeline::Plan plan;
   CHECK(pipeline::unsafe_preload_note(plan).empty());
