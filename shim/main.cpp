@@ -11,13 +11,20 @@
 #include <cstring>
 #include <string>
 
+#include "pipeline/finish.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/run_tool.hpp"
+#include "run/exit_notice.hpp"
 #include "run/launch.hpp"
 #include "util/fs.hpp"
 #include "paths/layout.hpp"
 
 int main(int argc, char** argv) {
+  // The tool's own process at its normal end, exec'd by the probe library to finish the run
+  // (pipeline/finish.hpp): nothing else is done, and the process ends with the tool's status.
+  if (argc == 3 && std::strcmp(argv[0], run::kFinishName) == 0)
+    if (const char* dir = std::getenv(run::kFinishVar); dir && *dir == '/')
+      pipeline::finish_run(dir, std::atoi(argv[1]), argv[2]);
   // Started by the exec hook (probe/hook.c) in place of a tool called by any path inside a run:
   // that path is the tool, argv[0] stays as its caller set it.
   if (const char* route = std::getenv(pipeline::kRouteVar); route && *route) {

@@ -21,7 +21,6 @@
 #include "pipeline/plan.hpp"
 #include "commands/shims.hpp"
 #include "run/environment.hpp"
-#include "run/exec_watch.hpp"
 #include "run/scratch.hpp"
 #include "tool/path_order.hpp"
 #include "util/fact_cache.hpp"
@@ -404,13 +403,17 @@ void check_owned_inputs(Report& r, const paths::Files& paths) {
 // The passes of doctor, in the order of its report: PATH, the tools behind the links, the
 // allocators, the configuration each tool's run would load, then what that configuration asks
 // of the machine (scratch space, a writable log) and the files a run must own.
-// Exec in place needs pidfd_open to watch the tool it became; without it, every run is supervised.
+// Exec in place: the tool's own process finishes its run at its end by exec'ing edashim's shim
+// (pipeline/finish.hpp); a shim it cannot execute leaves every run's end untold.
 void check_run_mode(Report& r) {
-  if (run::pidfd_available())
-    r.ok("tools run in edashim's place (pidfd_open works; supervise = true in your config keeps edashim as their parent)");
+  const std::string& shim = paths::layout().shim;
+  if (::access(shim.c_str(), X_OK) != 0)
+    r.problem("a tool's process cannot finish its run: " + shim + " cannot be executed (" + std::strerror(errno) +
+                  "); each run's line would say it ended without a word",
+              "reinstall edashim (install/install.sh)");
   else
-    r.note("this kernel has no pidfd_open (Linux 5.3 and later): every run is supervised (edashim starts the tool as "
-           "its child and waits), not exec'd in place");
+    r.ok("tools run in edashim's place, nothing of edashim's beside them (supervise = true in your config keeps "
+         "edashim as their parent)");
 }
 
 int doctor(const std::string& dir_arg) {

@@ -14,7 +14,6 @@
 #include "paths/layout.hpp"
 #include "pipeline/learned_layer.hpp"
 #include "pipeline/preflight.hpp"
-#include "run/exec_watch.hpp"
 #include "run/scratch.hpp"
 #include "runlog/append.hpp"
 #include "util/fs.hpp"
@@ -275,15 +274,12 @@ std::string unsafe_preload_note(const Plan& plan) {
   return out;
 }
 
-RunMode run_mode(const config::Setting<bool>& supervise, bool pidfd) {
+RunMode run_mode(const config::Setting<bool>& supervise) {
   if (supervise.value)
     return {true, "supervised (supervise = true, " + supervise.origin.str() +
                       "): edashim starts the tool as its child, waits for it and relays its signals"};
-  if (!pidfd)
-    return {true, "supervised: this kernel has no pidfd_open (Linux 5.3 and later), which exec in place needs to "
-                  "watch the tool; edashim starts it as its child and waits"};
-  return {false, "exec in place: the tool takes edashim's process (its pid, group, session, terminal, limits); a "
-                 "detached watcher writes the log line"};
+  return {false, "exec in place: the tool takes edashim's process (its pid, group, session, terminal, limits) and "
+                 "nothing of edashim's runs beside it; its own process writes the log line at its end"};
 }
 
 Plan plain_run(const Plan& plan) {
@@ -320,7 +316,7 @@ Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vect
   describe_fallback(plan);  // from the options the check kept
   name_arm(plan);
   choose_destinations(plan, files, env);
-  auto mode = run_mode(plan.loaded.settings.supervise, run::pidfd_available());
+  auto mode = run_mode(plan.loaded.settings.supervise);
   plan.supervise = mode.supervise;
   plan.mode_note = mode.why;
   return plan;

@@ -68,14 +68,13 @@ inline constexpr const char* kFlowTopNote =
 // A run says it once a session; explain and doctor say it every time. Pure.
 std::string unsafe_preload_note(const Plan& plan);
 
-// How a run starts its tool: exec in place (edashim becomes the tool; run/exec_watch.hpp)
-// unless `supervise` is set or the kernel cannot watch a process that is not its child
-// (`pidfd`: pidfd_open works). Pure.
+// How a run starts its tool: exec in place (edashim becomes the tool; pipeline/finish.hpp)
+// unless `supervise` is set. Pure.
 struct RunMode {
   bool supervise = false;
   std::string why;
 };
-RunMode run_mode(const config::Setting<bool>& supervise, bool pidfd);
+RunMode run_mode(const config::Setting<bool>& supervise);
 
 // The steps, in order: profile, tool, allocator, pre-flight, options, destinations.
 Plan make_plan(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env);

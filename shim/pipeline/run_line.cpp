@@ -42,22 +42,37 @@ runlog::PreflightFields preflight_fields(const Plan& plan, const run::EnvPlan& e
   return f;
 }
 
-// The probe's evidence: each process's record, and whether the requested allocator served malloc.
-void verification_fields(runlog::RunEnd& e, const Plan& plan, bool probed, const std::string& probe_records) {
+}  // namespace
+
+VerifyInputs verify_inputs(const Plan& plan, bool probed) {
   const auto& p = plan.preflight;
-  if (!probed) {
-    e.verification = !plan.loaded.settings.probe.value
-                         ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
-                     : preloads_nothing_of_ours(p)
-                         ? "probe not preloaded, nor the exec hook: " + p.reason
-                         : std::string("probe not run (libedashim_probe.so not installed, or no private "
-                                       "directory for its records)");
+  VerifyInputs v;
+  v.probed = probed;
+  if (!probed)
+    v.unprobed_note = !plan.loaded.settings.probe.value
+                          ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
+                      : preloads_nothing_of_ours(p)
+                          ? "probe not preloaded, nor the exec hook: " + p.reason
+                          : std::string("probe not run (libedashim_probe.so not installed, or no private "
+                                        "directory for its records)");
+  v.flow_top = plan.flow_top;
+  v.allocator_to_find = plan.allocator_to_find;
+  v.launcher = util::self_exe();
+  if (p.inspected && !p.preload_reaches() && p.blocker != tool::Blocker::own_malloc &&
+      p.blocker != tool::Blocker::address_space_limit)
+    v.nothing_recorded_suffix = " (" + p.reason + "; the probe cannot load either)";
+  return v;
+}
+
+void verification_fields(runlog::RunEnd& e, const VerifyInputs& v, const std::string& probe_records) {
+  if (!v.probed) {
+    e.verification = v.unprobed_note;
     return;
   }
   // Processes the exec hook left without the allocator: a loader edashim's libraries cannot load under.
   e.not_applied.emplace();
   for (const auto& n : run::not_applied(probe_records)) e.not_applied->push_back("allocator not applied to " + n);
-  if (plan.flow_top) {
+  if (v.flow_top) {
     e.verification = kFlowTopNote;
     return;
   }
@@ -66,13 +81,13 @@ void verification_fields(runlog::RunEnd& e, const Plan& plan, bool probed, const
   for (const auto& q : processes)
     e.processes->push_back({q.pid, q.ppid, q.exe, q.malloc_object, run::malloc_provider(q), q.forked, q.end, q.vm_hwm_kb,
                             q.vm_peak_kb});
-  auto v = run::verify_allocator(processes, plan.allocator_to_find, util::self_exe());
-  if (processes.empty() && p.inspected && !p.preload_reaches() && p.blocker != tool::Blocker::own_malloc &&
-      p.blocker != tool::Blocker::address_space_limit)
-    v.note += " (" + p.reason + "; the probe cannot load either)";
-  e.allocator_verified = v.verified;
-  e.verification = v.note;
+  auto r = run::verify_allocator(processes, v.allocator_to_find, v.launcher);
+  if (processes.empty()) r.note += v.nothing_recorded_suffix;
+  e.allocator_verified = r.verified;
+  e.verification = r.note;
 }
+
+namespace {
 
 // Where a run's temporary names live: the tool's TMPDIR (a scratch directory), the caller's,
 // and the usual places.
@@ -146,11 +161,11 @@ runlog::RunEnd end_fields(const Plan& plan, const RunSetup& setup, const run::Ou
   else if (WIFSIGNALED(out.status)) e.signal = WTERMSIG(out.status);
   if (!setup.scratch.empty()) e.scratch_left_in_use = setup.scratch_left_in_use;
   e.status = out.started ? run::shell_status(out.status) : (out.exec_errno == ENOENT ? 127 : 126);
-  verification_fields(e, plan, setup.probed, probe_records);
+  verification_fields(e, verify_inputs(plan, setup.probed), probe_records);
   return e;
 }
 
-runlog::RunEnd end_fields_in_place(const Plan& plan, const RunSetup& setup, const run::Ending& end,
+runlog::RunEnd end_fields_in_place(const VerifyInputs& verify, const run::Ending& end, std::optional<bool> scratch_left_in_use,
                                    const std::string& probe_records) {
   runlog::RunEnd e;
   e.wall_s = end.wall_s;
@@ -163,8 +178,8 @@ runlog::RunEnd end_fields_in_place(const Plan& plan, const RunSetup& setup, cons
     else if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
     e.status = run::shell_status(status);
   }
-  if (!setup.scratch.empty()) e.scratch_left_in_use = setup.scratch_left_in_use;
-  verification_fields(e, plan, setup.probed, probe_records);
+  e.scratch_left_in_use = scratch_left_in_use;
+  verification_fields(e, verify, probe_records);
   return e;
 }
 
@@ -175,11 +190,6 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
 void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,
                const std::string& probe_records) {
   runlog::write_end(j, end_fields(plan, setup, out, probe_records));
-}
-
-void write_end_in_place(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Ending& end,
-                        const std::string& probe_records) {
-  runlog::write_end(j, end_fields_in_place(plan, setup, end, probe_records));
 }
 
 std::string config_error_text(const std::vector<config::Problem>& problems) {

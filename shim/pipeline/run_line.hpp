@@ -8,7 +8,7 @@
 
 #include "pipeline/plan.hpp"
 #include "run/environment.hpp"
-#include "run/exec_watch.hpp"
+#include "run/exit_notice.hpp"
 #include "run/launch.hpp"
 #include "runlog/write.hpp"
 #include "util/fd.hpp"
@@ -35,9 +35,24 @@ runlog::RunStart start_fields(const Plan& plan, const RunSetup& setup, const run
 // allocator served malloc in each process.
 runlog::RunEnd end_fields(const Plan& plan, const RunSetup& setup, const run::Outcome& out, const std::string& probe_records);
 
-// The same for a tool run in edashim's place (run/exec_watch.hpp): what the watcher learned,
-// each figure nobody could know null.
-runlog::RunEnd end_fields_in_place(const Plan& plan, const RunSetup& setup, const run::Ending& end,
+// What the probe's evidence is checked against, from the plan: kept with a run's unfinished
+// line (pipeline/unfinished.hpp), so that the process that finishes it needs no plan.
+struct VerifyInputs {
+  bool probed = false;            // the probe records this run
+  std::string unprobed_note;      // the verification when it does not
+  bool flow_top = false;          // a flow's top: its processes are not listed
+  std::string allocator_to_find;  // Plan::allocator_to_find
+  std::string launcher;           // edashim's own executable: its records are not the tool's
+  std::string nothing_recorded_suffix;  // added when no process recorded: why the probe could not load
+};
+VerifyInputs verify_inputs(const Plan& plan, bool probed);
+
+// The probe's evidence (its records) into the line's processes, not_applied and verdict.
+void verification_fields(runlog::RunEnd& e, const VerifyInputs& v, const std::string& probe_records);
+
+// The end of a run whose tool ran in edashim's place (pipeline/finish.hpp): what its process
+// told, or nothing (each figure nobody could know null).
+runlog::RunEnd end_fields_in_place(const VerifyInputs& verify, const run::Ending& end, std::optional<bool> scratch_left_in_use,
                                    const std::string& probe_records);
 
 // Opens the line with start_fields.
@@ -46,9 +61,6 @@ void write_start(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, c
 // Adds end_fields and closes the line.
 void write_end(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Outcome& out,
                const std::string& probe_records);
-
-void write_end_in_place(util::JsonWriter& j, const Plan& plan, const RunSetup& setup, const run::Ending& end,
-                        const std::string& probe_records);
 
 // Pure: the log's "config_error" for a configuration with errors: the first error as
 // "FILE:LINE:COLUMN: what is wrong", and how many more there are. "" when none is an error.

@@ -18,11 +18,15 @@
 #include "pipeline/preflight.hpp"
 #include "pipeline/run_line.hpp"
 #include "pipeline/warn_once.hpp"
-#include "run/exec_watch.hpp"
+#include "pipeline/finish.hpp"
+#include "pipeline/unfinished.hpp"
+#include "paths/layout.hpp"
+#include "run/exit_notice.hpp"
 #include "run/launch.hpp"
 #include "run/probe_records.hpp"
 #include "run/scratch.hpp"
 #include "runlog/append.hpp"
+#include "runlog/schema.hpp"
 #include "util/fs.hpp"
 #include "util/json_writer.hpp"
 #include "util/strings.hpp"
@@ -212,9 +216,7 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
 // What a run says when its line could not be written ("" when it was).
 std::string log_failure(const Plan& plan, const std::string& line, int opened = -1) {
   auto written = write_log_line(plan, line, opened);
-  if (written) return "";
-  return "edashim: run log not written (" + written.error() +
-         "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.\n";
+  return written ? "" : log_not_written(written.error());
 }
 
 void append_to_log(const Plan& plan, const std::string& line) {
@@ -306,19 +308,20 @@ void set_variable(std::vector<std::string>& env, const std::string& name, const 
   env.push_back(prefix + value);
 }
 
-// Arms the probe's exit notice in the tool's environment: its process is this one, the scratch
-// lock it lets go of is the one edashim hands down (by device and inode), the socket is `socket`.
-void arm_exit_notice(RunSetup& setup, const std::string& socket) {
+// Arms the probe's finish in the tool's environment (run/exit_notice.hpp): its process is this
+// one, the scratch lock it lets go of is the one edashim hands down (by device and inode).
+void arm_finish(RunSetup& setup, const std::string& dir) {
   unsigned long long dev = 0, ino = 0;
   struct stat st;
   if (setup.scratch_lock && ::fstat(setup.scratch_lock.get(), &st) == 0) {
     dev = st.st_dev;
     ino = st.st_ino;
   }
-  set_variable(setup.env.env, run::kExitVar, run::exit_var_value(::getpid(), setup.scratch_lock.get(), dev, ino, socket));
+  set_variable(setup.env.env, run::kExitVar,
+               run::exit_var_value(::getpid(), setup.scratch_lock.get(), dev, ino, dir, paths::layout().shim));
 }
 
-// Whether the tool starts with the probe's library (the exit notice's code) in LD_PRELOAD.
+// Whether the tool starts with the probe's library (what finishes the run) in LD_PRELOAD.
 bool preloads_hook(const Plan& plan, const RunSetup& setup) {
   if (plan.hook_library.empty()) return false;
   auto preload = run::effective_preload(setup.env.env);
@@ -344,68 +347,67 @@ int exec_failed(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, run::O
   return out.exec_errno == ENOENT ? 127 : 126;
 }
 
-// The default: edashim becomes the tool (run/exec_watch.hpp). A watcher started just before the
-// exec does what the supervising launcher does after its wait: sweep, remove the scratch, read
-// the probe's records and write the line. Returns only when the exec failed (the status to
-// return), or nullopt when this kernel cannot watch the tool (then the launcher runs it).
-std::optional<int> run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
-  const auto& inv = plan.inv;
+// What the run's end needs, kept in its private directory (pipeline/unfinished.hpp).
+Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::ProbeFile& probe, std::string line) {
+  const auto& s = plan.loaded.settings;
+  Unfinished u;
+  u.line = std::move(line);
+  u.log = plan.log_path;
+  u.limits = {s.log_max_bytes.value, s.log_keep.value};
+  u.shared_dirs = s.shared_dirs.value;
+  u.scratch = setup.scratch;
+  u.keep_scratch = setup.keep_scratch;
+  u.probe_file = setup.probed ? probe.file : "";
+  u.verify = verify_inputs(plan, setup.probed);
+  u.sweep_bases = sweep_bases(plan);
+  u.own = run::own_usage_now();
+  u.start_ns = util::monotonic_ns();
+  return u;
+}
+
+// The line of a run whose end nobody will tell (nothing of edashim's loads into the tool, or no
+// private directory for the record): written now, its end null.
+void write_untold_line(const Plan& plan, const RunSetup& setup, util::JsonWriter& record) {
+  VerifyInputs v = verify_inputs(plan, false);
+  runlog::RunEnd end = end_fields_in_place(v, run::Ending{}, std::nullopt, "");
+  end.ended = std::string(runlog::key::kEndedUntold);
+  runlog::write_end(record, end);
+  append_to_log(plan, record.str());
+  (void)setup;
+}
+
+// The default: edashim becomes the tool and starts nothing. A tool with the probe's library
+// loaded finishes its own run at its normal end (pipeline/finish.hpp), from the record left in
+// the run's private directory; one that ends without a word, or could not tell (nothing of
+// edashim's loads into it), has its line completed by a later run's sweep. Returns only when
+// the exec failed (the status to return).
+int run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
   bool logging = !plan.log_path.empty();
   bool removing = !setup.scratch.empty() && !setup.keep_scratch;
   run::Outcome started;
   started.pid = int(::getpid());
   started.start_time = util::epoch_seconds();
-  long long t0 = util::monotonic_ns();
-  run::InPlace watch;
-  // The watcher reads these after the exec, where this frame left them (run/exec_watch.cpp).
-  util::JsonWriter record;
-  util::Fd log_fd;
-  run::WatchJobs jobs;
   if (logging || removing) {
-    // The notice needs the probe's library in the tool (preloaded with anything edashim
-    // preloads) and a private directory for its socket, also when the probe records nothing.
-    bool notice = logging && preloads_hook(plan, setup);
-    if (notice && probe.dir.empty())
+    if (probe.dir.empty())
       if (std::string base = probe_base(plan); run::make_own_base(base).ok()) probe = run::make_probe_file(base);
-    std::string socket = notice && !probe.dir.empty() ? probe.dir + "/exit" : "";
-    if (!watch.prepare(socket)) return std::nullopt;
-    if (watch.notice_ready()) arm_exit_notice(setup, socket);
-    jobs.first = [&] {
-      // Named "edashim" alone: no search for the tool by name or by its arguments finds it.
-      run::take_own_name({"edashim"});
-      for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
-      if (logging) {
-        write_start(record, plan, setup, started);
-        if (!log_fd) log_fd.reset(runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value)));
-      }
-    };
-    // The scratch is gone before the caller's wait returns, as directly there is none; the
-    // probe's directory (edashim's own) is removed once nobody waits.
-    jobs.finish = [&](const run::Ending& end) -> std::string {
-      std::string probe_records = run::read_probe_file(probe);
-      if (removing) setup.scratch_left_in_use = run::remove_if_unlocked(setup.scratch) == run::Removal::in_use;
-      if (!logging) return "";
-      write_end_in_place(record, plan, setup, end, probe_records);
-      return log_failure(plan, record.str(), log_fd.release());
-    };
-    jobs.after = [&] { run::remove_probe_file(probe); };
-    // A log that is one of this process's descriptors (EDASHIM_LOG=/dev/stderr) is opened here and
-    // handed to the watcher: its own stderr is /dev/null.
-    if (logging && runlog::names_own_descriptor(plan.log_path))
-      log_fd.reset(runlog::open_ahead(plan.log_path, config::shared_dirs(plan.loaded.settings.shared_dirs.value)));
-    // Numbers, not owners: the watcher keeps its own copies of these descriptors (its own table);
-    // this process's Fds close this process's, and no Fd is touched while the memory is shared.
-    if (int err = watch.start(jobs, probe.lock_fd.get(), t0, log_fd.get()); err != 0) {
-      run::Outcome refused = started;
-      refused.pid = -1;
-      refused.exec_errno = err;
-      fall_back_to_exec(plan, setup, probe, refused);
+    util::JsonWriter record;
+    if (logging) write_start(record, plan, setup, started);
+    bool kept = false;
+    if (!probe.dir.empty()) {
+      Unfinished u = unfinished_of(plan, setup, probe, logging ? record.str() : std::string());
+      kept = util::write_new_file(probe.dir + "/" + kUnfinishedFile, unfinished_text(u)).ok();
     }
-    watch.before_exec();
+    if (kept) {
+      // The run's processes hold its private directory: a sweep completes the record only once
+      // they are all gone. The tool's own process finishes it, when it can tell.
+      run::hand_down(probe.lock_fd);
+      if (preloads_hook(plan, setup)) arm_finish(setup, probe.dir);
+    } else if (logging) {
+      write_untold_line(plan, setup, record);
+    }
   }
   run::Outcome out = started;
-  out.exec_errno = run::exec_tool(plan.tool_path, inv.argv, &setup.env.env);
-  if (logging || removing) watch.call_off();
+  out.exec_errno = run::exec_tool(plan.tool_path, plan.inv.argv, &setup.env.env);
   return exec_failed(plan, setup, probe, out);
 }
 
@@ -456,8 +458,7 @@ int run_tool(const Invocation& inv) {
   run::ProbeFile probe;
   RunSetup setup = set_up(plan, env, probe);
   if (auto w = run::watcher(); !w.who.empty()) exec_watched(plan, setup, probe, w);
-  if (!plan.supervise)
-    if (auto status = run_in_place(plan, setup, probe)) return *status;
+  if (!plan.supervise) return run_in_place(plan, setup, probe);
   return run_supervised(plan, setup, probe);
 }
 

@@ -227,41 +227,51 @@ __attribute__((destructor)) static void edashim_probe_exit(void) {
   errno = saved;
 }
 
-/* ---- The exit notice: the run's own process tells edashim's watcher how it ends ----
+/* ---- The finish: the run's own process writes its run's line at its normal end ----
  *
- * When edashim execs the tool in its own process (run/exec_watch.hpp), the log line is written
- * by a watcher that is not the tool's parent: it cannot wait4 the tool. The process edashim
- * became (the pid in __EDASHIM_EXIT, whatever image it runs by then) tells the watcher, at the
- * very end of a normal exit, its exit status and its resource use, over a Unix socket in the
- * run's private directory, and waits (at most 2 s) until the watcher says the line is in the
- * log: a caller's `wait` returns only after that, so `tool ...; tail -1 runs.jsonl` sees it.
+ * When edashim execs the tool in its own process (pipeline/run_tool.cpp), nothing of edashim's
+ * runs beside it: the process edashim became (the pid in __EDASHIM_EXIT, whatever image it runs
+ * by then) finishes the run itself. At the very end of a normal exit it takes its figures (exit
+ * status, resource use of the process and its reaped children, peak memory, the time), lets go
+ * of the scratch, and execs edashim in the same process (argv[0] "edashim-finish"), which writes
+ * the line from the record edashim left in the run's private directory, removes the scratch and
+ * that directory, and exits with the tool's status (pipeline/finish.cpp). So the line is in the
+ * log before the caller's `wait` returns, and no process is added: no fork, socket, pidfd or
+ * close_range, on any kernel.
  *
- *   __EDASHIM_EXIT = "PID:LOCKFD:DEV:INO:SOCKET"
- *   notice:  "<status> <utime us> <stime us> <cutime us> <cstime us> <maxrss kB> <cmaxrss kB> <VmHWM kB>
- *             <CLOCK_MONOTONIC ns>\n"  (the end, for the wall time: the watcher may be busy then)
- *   answer:  "ok" or a line for stderr (the run log could not be written)
+ *   __EDASHIM_EXIT = "PID:LOCKFD:DEV:INO:DIRLEN:DIR:EXE"  (run/exit_notice.hpp)
+ *   the finishing edashim: argv {"edashim-finish", "<exit code>", "<figures>"}, environment
+ *   {"__EDASHIM_FINISH=DIR"} and the sanitizers' options, nothing of the tool's: the tool may
+ *   have changed its own, and nothing it says may steer the finish.
+ *   figures: "<status> <utime us> <stime us> <cutime us> <cstime us> <maxrss kB> <cmaxrss kB>
+ *             <VmHWM kB> <CLOCK_MONOTONIC ns>\n"
  *
  * A normal exit is exit() (from main's return or any thread: an on_exit handler registered
- * before the program's own start runs last, after every destructor), _exit() or _Exit(). A
- * death by a signal, exit_group called directly, or a static program tells nothing: the
- * watcher then has the status from the kernel (a pidfd), after the caller has reaped it. */
-#include <poll.h>
-#include <sched.h>
+ * before the program's own start runs after every other handler and every library's
+ * destructors, which ld.so's finaliser runs; only the flush of stdio streams comes after it in
+ * exit(), and is done here first, as exit() does it: without taking the streams' locks),
+ * _exit() or _Exit(). A death by a signal, exit_group called directly, or a static program tells
+ * nothing: the record stays, and a later run's sweep completes the line ("ended without a
+ * word"). A finish that cannot exec (edashim removed meanwhile) ends the process as it would
+ * have ended; the record is left for the sweep likewise. */
+#include <stdio.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <time.h>
 
-struct exit_notice {
+struct finish {
   int armed;      /* this process is the run's own */
   pid_t pid;
   int lock_fd;    /* the scratch lock edashim handed down (-1: none) */
   unsigned long long lock_dev, lock_ino;
-  char socket[sizeof(((struct sockaddr_un*)0)->sun_path)];
+  /* In the variable's own string, which stays where the process started with it whatever the
+   * tool does to its environment: no copy, no buffer in every process the library loads into. */
+  const char* dir;  /* dir_len bytes */
+  size_t dir_len;
+  const char* exe;
 };
-static struct exit_notice g_notice;
+static struct finish g_finish;
 
 static const char* parse_ull(const char* p, unsigned long long* v) {
   if (*p < '0' || *p > '9') return NULL;
@@ -317,21 +327,28 @@ static void close_if_same(int fd, unsigned long long dev, unsigned long long ino
 }
 
 /* The run's scratch locks this process holds, the one edashim handed down and its own
- * (hold_scratch), are let go first, so that the watcher can remove the scratch once nothing
+ * (hold_scratch), are let go first, so that the finish can remove the scratch once nothing
  * else holds it: the process is at its end. */
 static void let_go_of_scratch_lock(void) {
-  close_if_same(g_notice.lock_fd, g_notice.lock_dev, g_notice.lock_ino);
+  close_if_same(g_finish.lock_fd, g_finish.lock_dev, g_finish.lock_ino);
   close_if_same(g_hold_fd, g_hold_dev, g_hold_ino);
   g_hold_fd = -1;
 }
 
-/* How long the tool's end looks for the watcher's answer before it sleeps: about what the
- * watcher takes to write the line (docs/overhead.md). */
-enum { kAnswerSpinNs = 150 * 1000 };
+/* What exit() does after its handlers (glibc's _IO_cleanup): every stream with output pending
+ * flushed, without taking a stream's lock (a thread blocked in a read holds its stream's). */
+extern FILE* _IO_list_all;
+static void flush_streams(void) {
+  for (FILE* fp = _IO_list_all; fp; fp = fp->_chain)
+    if (fp->_mode > 0 || fp->_IO_write_ptr > fp->_IO_write_base) fflush_unlocked(fp);
+}
 
-static void tell_watcher(int wait_status) {
-  if (!g_notice.armed || getpid() != g_notice.pid) return;
-  g_notice.armed = 0;  /* once: _exit from an on_exit handler must not tell twice */
+/* The sanitizers' options pass to the finish (a sanitizer build of edashim reports there too). */
+static const char* const kPassed[] = {"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS="};
+
+static void finish_run(int wait_status, int from_exit) {
+  if (!g_finish.armed || getpid() != g_finish.pid) return;
+  g_finish.armed = 0;  /* once: _exit from an on_exit handler must not finish twice */
   int saved = errno;
   let_go_of_scratch_lock();
   struct rusage self, children;
@@ -342,69 +359,57 @@ static void tell_watcher(int wait_status) {
     read_own_status(status, sizeof status);
     hwm = status_kb(status, "VmHWM:");
   }
-  struct line l;
-  l.len = 0;
-  put_num(&l, wait_status);
-  put_ll(&l, usec(self.ru_utime));
-  put_ll(&l, usec(self.ru_stime));
-  put_ll(&l, usec(children.ru_utime));
-  put_ll(&l, usec(children.ru_stime));
-  put_ll(&l, self.ru_maxrss);
-  put_ll(&l, children.ru_maxrss);
-  put_ll(&l, hwm);
+  struct line figures;
+  figures.len = 0;
+  put_num(&figures, wait_status);
+  put_ll(&figures, usec(self.ru_utime));
+  put_ll(&figures, usec(self.ru_stime));
+  put_ll(&figures, usec(children.ru_utime));
+  put_ll(&figures, usec(children.ru_stime));
+  put_ll(&figures, self.ru_maxrss);
+  put_ll(&figures, children.ru_maxrss);
+  put_ll(&figures, hwm);
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
-  put_ll(&l, (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
-  l.buf[l.len++] = '\n';
-  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0) goto out;
-  struct sockaddr_un to;
-  memset(&to, 0, sizeof to);
-  to.sun_family = AF_UNIX;
-  memcpy(to.sun_path, g_notice.socket, sizeof to.sun_path);
-  if (connect(fd, (struct sockaddr*)&to, sizeof to) == 0 && send(fd, l.buf, l.len, MSG_NOSIGNAL) == (ssize_t)l.len) {
-    /* Bounded: a watcher that is gone or stuck costs the tool's exit at most 2 s. The first
-     * moments are spent looking, not sleeping: the answer usually comes within them, and a task
-     * that sleeps is woken late (on a VM, by an interrupt its host has to deliver). */
-    struct pollfd p = {fd, POLLIN, 0};
-    char answer[1024];
-    ssize_t n = 0;
-    int r;
-    struct timespec spin;
-    clock_gettime(CLOCK_MONOTONIC, &spin);
-    long long until = (long long)spin.tv_sec * 1000000000LL + spin.tv_nsec + kAnswerSpinNs;
-    for (;;) {
-      r = poll(&p, 1, 0);
-      if (r != 0 && !(r < 0 && errno == EINTR)) break;
-      clock_gettime(CLOCK_MONOTONIC, &spin);
-      if ((long long)spin.tv_sec * 1000000000LL + spin.tv_nsec >= until) break;
-      sched_yield();
-    }
-    if (r <= 0) {
-      do r = poll(&p, 1, 2000);
-      while (r < 0 && errno == EINTR);
-    }
-    if (r == 1) n = recv(fd, answer, sizeof answer, 0);
-    /* Anything but "ok" is what edashim would have said on stderr (the log not written). */
-    if (n > 0 && !(n == 2 && answer[0] == 'o' && answer[1] == 'k')) {
-      ssize_t w = write(STDERR_FILENO, answer, (size_t)n);
-      (void)w;
-    }
+  put_ll(&figures, (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+  figures.buf[figures.len++] = '\n';
+  figures.buf[figures.len] = 0;
+  char code[16];
+  size_t c = 0;
+  int exit_code = (wait_status >> 8) & 0xff;
+  if (exit_code >= 100) code[c++] = (char)('0' + exit_code / 100);
+  if (exit_code >= 10) code[c++] = (char)('0' + exit_code / 10 % 10);
+  code[c++] = (char)('0' + exit_code % 10);
+  code[c] = 0;
+  char dir_var[PATH_CAP + 32];
+  memcpy(dir_var, "__EDASHIM_FINISH=", 17);
+  memcpy(dir_var + 17, g_finish.dir, g_finish.dir_len);
+  dir_var[17 + g_finish.dir_len] = 0;
+  char* envp[2 + sizeof kPassed / sizeof kPassed[0]];
+  size_t n = 0;
+  envp[n++] = dir_var;
+  for (size_t i = 0; i < sizeof kPassed / sizeof kPassed[0]; ++i) {
+    const char* v = getenv(kPassed[i]);
+    if (v) envp[n++] = (char*)v - strlen(kPassed[i]);
   }
-  close(fd);
+  envp[n] = NULL;
+  char* argv[] = {(char*)"edashim-finish", code, figures.buf, NULL};
+  if (from_exit) flush_streams();
+  /* The system call itself: the exec hook (hook.c) must not take this exec for the tool's. */
+  syscall(SYS_execve, g_finish.exe, argv, envp);
 out:
   errno = saved;
 }
 
-static void notice_on_exit(int status, void* arg) {
+static void finish_on_exit(int status, void* arg) {
   (void)arg;
-  tell_watcher((status & 0xff) << 8);
+  finish_run((status & 0xff) << 8, 1);
 }
 
 /* Interposed (exported: the library is built with hidden visibility) for the run's own process;
  * every other process goes straight to the system call, as glibc's _exit does. */
 __attribute__((visibility("default"))) void _exit(int status) {
-  tell_watcher((status & 0xff) << 8);
+  finish_run((status & 0xff) << 8, 0);
   syscall(SYS_exit_group, status);
   for (;;) {
   }
@@ -412,7 +417,20 @@ __attribute__((visibility("default"))) void _exit(int status) {
 
 __attribute__((visibility("default"))) void _Exit(int status) { _exit(status); }
 
-__attribute__((constructor)) static void edashim_exit_notice_start(void) {
+/* Reads "DIRLEN:DIR:EXE" into the finish. */
+static int parse_paths(const char* p) {
+  unsigned long long len;
+  if (!(p = parse_ull(p, &len)) || len == 0 || len >= PATH_CAP || strnlen(p, (size_t)len) != len || p[len] != ':')
+    return 0;
+  const char* exe = p + len + 1;
+  if (p[0] != '/' || exe[0] != '/' || strlen(exe) >= PATH_CAP) return 0;
+  g_finish.dir = p;
+  g_finish.dir_len = (size_t)len;
+  g_finish.exe = exe;
+  return 1;
+}
+
+__attribute__((constructor)) static void edashim_finish_start(void) {
   const char* v = getenv("__EDASHIM_EXIT");
   if (!v || EDASHIM_IN_LAUNCHER()) return;
   int saved = errno;
@@ -425,16 +443,14 @@ __attribute__((constructor)) static void edashim_exit_notice_start(void) {
   } else {
     p = parse_ull(p, &fd);
   }
-  if (!p || !(p = parse_ull(p, &dev)) || !(p = parse_ull(p, &ino)) || *p != '/' || strlen(p) >= sizeof g_notice.socket)
-    goto out;
-  g_notice.pid = (pid_t)pid;
-  g_notice.lock_fd = fd == ~0ULL ? -1 : (int)fd;
-  g_notice.lock_dev = dev;
-  g_notice.lock_ino = ino;
-  memcpy(g_notice.socket, p, strlen(p) + 1);
-  /* Registered before the program's own start (a preloaded library's constructor runs first,
-   * and before __libc_start_main registers ld.so's finaliser): it runs last of all. */
-  if (on_exit(notice_on_exit, NULL) == 0) g_notice.armed = 1;
+  if (!p || !(p = parse_ull(p, &dev)) || !(p = parse_ull(p, &ino)) || !parse_paths(p)) goto out;
+  g_finish.pid = (pid_t)pid;
+  g_finish.lock_fd = fd == ~0ULL ? -1 : (int)fd;
+  g_finish.lock_dev = dev;
+  g_finish.lock_ino = ino;
+  /* Registered before the program's own start (a preloaded library's constructor runs before the
+   * program's, and before __libc_start_main registers ld.so's finaliser): it runs last of all. */
+  if (on_exit(finish_on_exit, NULL) == 0) g_finish.armed = 1;
 out:
   errno = saved;
 }

@@ -1,5 +1,7 @@
 #include "run/scratch.hpp"
 
+#include <functional>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -235,13 +237,17 @@ LockedDir make_scratch(const std::string& own, bool kept, std::string& note) {
   LockedDir d = std::move(*made);
   // The tool's processes inherit the lock: a daemon the tool leaves keeps its TMPDIR (edashim
   // removes it at the end only if it can take the lock; else a later run's sweep does, once the
-  // daemon has ended). Moved to 64 or above, out of the way of descriptors a tool numbers itself.
-  // Under a `ulimit -n` of 64 or less it stays close-on-exec: a descriptor handed down there would
-  // take one of the few the tool has (a dynamic tool then failed to load libc under ulimit -n 5),
-  // and the scratch is removed at the end as before, daemon or not.
-  int high = ::fcntl(d.lock_fd.get(), F_DUPFD, 64);
-  if (high >= 0) d.lock_fd.reset(high);  // F_DUPFD leaves close-on-exec clear
+  // daemon has ended).
+  hand_down(d.lock_fd);
   return d;
+}
+
+void hand_down(util::Fd& lock) {
+  // Moved to 64 or above, out of the way of descriptors a tool numbers itself. Under a
+  // `ulimit -n` of 64 or less it stays close-on-exec: a descriptor handed down there would take
+  // one of the few the tool has (a dynamic tool then failed to load libc under ulimit -n 5).
+  int high = ::fcntl(lock.get(), F_DUPFD, 64);
+  if (high >= 0) lock.reset(high);  // F_DUPFD leaves close-on-exec clear
 }
 
 namespace {
@@ -315,7 +321,7 @@ Removal remove_if_unlocked(const std::string& dir) {
   return Removal::removed;
 }
 
-void sweep_stale_scratch(const std::string& own) {
+void sweep_stale_scratch(const std::string& own, const std::function<void(const std::string&)>& before_removal) {
   uid_t uid = ::getuid();
   util::Fd dir_fd(::open(own.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st;
@@ -329,7 +335,10 @@ void sweep_stale_scratch(const std::string& own) {
     if (!is_sweepable_name(name, uid)) continue;
     std::string path = own + "/" + name;
     // Only what nobody locks: a live run (in any PID namespace) or a daemon it left holds it.
-    if (util::Fd lock = try_lock(path)) remove_locked(path, lock.get());
+    if (util::Fd lock = try_lock(path)) {
+      if (before_removal) before_removal(path);
+      remove_locked(path, lock.get());
+    }
   }
   ::closedir(d);
 }

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,13 @@ Removal remove_if_unlocked(const std::string& dir);
 // decides by PID: a run in another PID namespace sharing /dev/shm or /tmp has a PID that means
 // nothing here. Reads nothing unless `own` is a directory of the user's that no one else can
 // write (not a link): a base made by someone else is never listed, let alone swept.
-void sweep_stale_scratch(const std::string& own);
+// `before_removal` is given each such directory while the sweep holds its lock, before it goes
+// (a run's private directory may hold the line of a run that ended without a word).
+void sweep_stale_scratch(const std::string& own, const std::function<void(const std::string&)>& before_removal = {});
+
+// Hands a directory's lock down to the tool's processes (not close-on-exec, at 64 or above),
+// so that the directory stays while any of them lives; under a `ulimit -n` of 64 or less it
+// stays close-on-exec.
+void hand_down(util::Fd& lock);
 
 }  // namespace run

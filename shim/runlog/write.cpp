@@ -132,6 +132,7 @@ void write_end(util::JsonWriter& j, const RunEnd& e) {
   j.field(key::signal, e.signal);
   if (e.scratch_left_in_use) j.field(key::scratch_left_in_use, *e.scratch_left_in_use);
   j.field(key::status, e.status);
+  if (e.ended) j.field(key::ended, *e.ended);
   write_verification(j, e);
   j.end_object();
 }

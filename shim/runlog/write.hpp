@@ -79,6 +79,7 @@ struct RunEnd {
   std::optional<int> exit_code, signal;
   std::optional<bool> scratch_left_in_use;  // absent when the run had no scratch
   std::optional<int> status;
+  std::optional<std::string> ended;  // key::ended: only for an end nobody told
   std::optional<std::vector<ProcessFields>> processes;  // null: no records (probe off, a flow's top)
   bool allocator_verified = false;
   std::string verification;

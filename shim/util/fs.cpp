@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/file.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,6 +82,24 @@ bool write_file_atomic(const std::string& path, const std::string& content, mode
     return false;
   }
   return true;
+}
+
+Status write_new_file(const std::string& path, const std::string& content) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return fail("cannot create " + path + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+      fd.reset();
+      ::unlink(path.c_str());
+      return fail("cannot write " + path + ": " + why);
+    }
+    done += size_t(n);
+  }
+  return Ok{};
 }
 
 bool starts_with_hashbang(const char* path) {
@@ -161,11 +180,21 @@ std::string basename(const std::string& path) {
 }
 
 std::string self_exe() {
-  // The kernel's path is already canonical (no links, no dots); read once per process.
+  // The kernel's path is already canonical (no links, no dots); read once per process. Without
+  // /proc (a build chroot, a sandbox without it), the path the process was exec'd by, resolved:
+  // a program that cannot tell itself from others (edashim: its link from the real tool) loops.
   static const std::string exe = [] {
     char buf[PATH_MAX];
     ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n <= 0 ? std::string() : std::string(buf, size_t(n));
+    if (n > 0) return std::string(buf, size_t(n));
+    const char* execfn = reinterpret_cast<const char*>(::getauxval(AT_EXECFN));
+    if (execfn && *execfn)
+      if (char* real = ::realpath(execfn, nullptr)) {
+        std::string path(real);
+        ::free(real);
+        return path;
+      }
+    return std::string();
   }();
   return exe;
 }

@@ -30,6 +30,9 @@ std::optional<std::string> read_regular_file(const std::string& path, size_t lim
 
 // Writes through a temporary file and rename, so a reader never sees half a file.
 bool write_file_atomic(const std::string& path, const std::string& content, mode_t mode = 0644);
+// Creates `path` (mode 0600; it must not exist, not even as a link) holding `content`; no
+// fsync: for a file nobody needs after a crash.
+Status write_new_file(const std::string& path, const std::string& content);
 // For a read-change-write of a file replaced by rename (write_file_atomic): an exclusive flock on
 // PATH.lock beside it (a lock on PATH itself would be on the old file after the rename), its
 // directory made first (0700). The lock, held until it goes; or why it could not be taken.
@@ -57,7 +60,8 @@ std::optional<std::string> fd_path(int fd);
 std::string dirname(const std::string& path);
 std::string basename(const std::string& path);
 
-// Absolute, canonical path of the running program (/proc/self/exe).
+// Absolute, canonical path of the running program (/proc/self/exe; without /proc, the path it
+// was exec'd by, resolved).
 std::string self_exe();
 
 // The fields of `uid`'s line in /etc/passwd (name, password, uid, gid, gecos, home, shell), or

@@ -11,6 +11,15 @@ namespace util {
 
 class JsonWriter {
  public:
+  JsonWriter() = default;
+  // Goes on with an object another writer began and left open, with at least one field in it
+  // (its str() then): a line started in one process and finished in another.
+  static JsonWriter continuing_object(std::string begun) {
+    JsonWriter j;
+    j.out_ = std::move(begun);
+    j.first_.push_back(false);
+    return j;
+  }
   JsonWriter& begin_object() { return open('{'); }
   JsonWriter& end_object() { return close('}'); }
   JsonWriter& begin_array() { return open('['); }

@@ -1,0 +1,92 @@
+#include "pipeline/finish.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/settings.hpp"
+#include "pipeline/run_line.hpp"
+#include "pipeline/unfinished.hpp"
+#include "run/exit_notice.hpp"
+#include "run/scratch.hpp"
+#include "runlog/append.hpp"
+#include "runlog/schema.hpp"
+#include "util/fs.hpp"
+#include "util/json_writer.hpp"
+
+namespace pipeline {
+namespace {
+
+// The record in `dir`, when `dir` is this user's own private directory (not a link, nobody
+// else may write it) and the record is of this edashim's format.
+util::Result<Unfinished> read_unfinished(const std::string& dir) {
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return util::fail(dir + " is not a private directory of this user's");
+  auto text = util::read_file(dir + "/" + kUnfinishedFile, 64 << 20);
+  if (!text) return util::fail("no unfinished line in " + dir);
+  return parse_unfinished(*text);
+}
+
+std::string probe_records(const Unfinished& u) {
+  return u.probe_file.empty() ? std::string() : util::read_file(u.probe_file, 64 << 20).value_or("");
+}
+
+util::Status append(const Unfinished& u, const runlog::RunEnd& end) {
+  auto j = util::JsonWriter::continuing_object(u.line);
+  runlog::write_end(j, end);
+  return runlog::append_line(u.log, j.str(), u.limits, config::shared_dirs(u.shared_dirs));
+}
+
+}  // namespace
+
+std::string log_not_written(const std::string& why) {
+  return "edashim: run log not written (" + why + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.\n";
+}
+
+void finish_run(const std::string& dir, int exit_code, const char* notice) {
+  // Nothing here may keep the tool's status from its caller: no exception leaves, and the
+  // process ends with the tool's code.
+  try {
+    auto u = read_unfinished(dir);
+    if (u) {
+      run::Ending end;
+      if (auto n = run::parse_exit_notice(notice ? notice : "")) end = run::ending_from_notice(*n, u->own, u->start_ns);
+      else end.wait_status = (exit_code & 0xff) << 8;
+      std::optional<bool> left_in_use;
+      if (!u->scratch.empty() && !u->keep_scratch)
+        left_in_use = run::remove_if_unlocked(u->scratch) == run::Removal::in_use;
+      else if (!u->scratch.empty())
+        left_in_use = false;
+      auto records = probe_records(*u);
+      if (!u->log.empty()) {
+        auto written = append(*u, end_fields_in_place(u->verify, end, left_in_use, records));
+        if (!written) {
+          std::string say = log_not_written(written.error());
+          if (::write(STDERR_FILENO, say.data(), say.size()) < 0) {
+          }
+        }
+      }
+      util::remove_tree(dir);
+      sweep_runs_left(u->sweep_bases);
+    } else {
+      util::remove_tree(dir);
+    }
+  } catch (...) {
+  }
+  ::_exit(exit_code & 0xff);
+}
+
+void complete_unfinished(const std::string& dir) {
+  auto u = read_unfinished(dir);
+  if (!u || u->log.empty()) return;
+  runlog::RunEnd end = end_fields_in_place(u->verify, run::Ending{}, std::nullopt, probe_records(*u));
+  end.ended = std::string(runlog::key::kEndedWithoutWord);
+  (void)append(*u, end);  // nobody to tell: the run is long over
+}
+
+void sweep_runs_left(const std::vector<std::string>& bases) {
+  for (const auto& base : bases) run::sweep_stale_scratch(base, complete_unfinished);
+}
+
+}  // namespace pipeline

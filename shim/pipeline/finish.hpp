@@ -1,0 +1,29 @@
+#pragma once
+// The end of a run whose tool ran in edashim's place. At the tool's normal end its own process
+// (the probe library, probe/probe.c) execs edashim, which finishes the run here, in that same
+// process: the line from the unfinished record and the figures the process handed over, the
+// scratch removed, the run's private directory removed, then the tool's exit status. A run that
+// ended without a word (a signal, a crash) leaves its record; a later run's sweep completes it.
+#include <string>
+#include <vector>
+
+namespace pipeline {
+
+// The finishing edashim's work (main.cpp, when started as run::kFinishName): `dir` the run's
+// private directory, `exit_code` the tool's, `notice` its figures (run::parse_exit_notice).
+// Ends the process with `exit_code`, whatever fails.
+[[noreturn]] void finish_run(const std::string& dir, int exit_code, const char* notice);
+
+// A sweep's word on a run's private directory it is about to remove (it holds its lock: nobody
+// is left in the run): its line, said to have ended without a word, if it left one.
+void complete_unfinished(const std::string& dir);
+
+// Sweeps the user's own bases of what runs left: scratch and private directories nobody holds,
+// completing the lines of runs that ended without a word. `edashim report` calls it too, so that
+// such runs are counted at once.
+void sweep_runs_left(const std::vector<std::string>& bases);
+
+// What a run says on stderr when its line could not be written.
+std::string log_not_written(const std::string& why);
+
+}  // namespace pipeline

@@ -1,0 +1,131 @@
+#include "pipeline/unfinished.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "util/strings.hpp"
+
+namespace pipeline {
+namespace {
+
+// Bumped when a field changes: an edashim replaced while a run was going on finishes nothing
+// it cannot read (a later sweep says the run ended without a word).
+constexpr const char* kFormat = "edashim-unfinished 1";
+
+void put(std::string& out, std::string_view key, std::string_view value) {
+  out.append(key);
+  out += '\t';
+  out += util::tsv_escape(value);
+  out += '\n';
+}
+
+std::optional<long long> number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (*end || errno) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::string unfinished_text(const Unfinished& u) {
+  std::string out = std::string(kFormat) + "\n";
+  put(out, "start_ns", std::to_string(u.start_ns));
+  put(out, "own", std::to_string(u.own.utime_us) + " " + std::to_string(u.own.stime_us) + " " +
+                      std::to_string(u.own.cutime_us) + " " + std::to_string(u.own.cstime_us) + " " +
+                      std::to_string(u.own.maxrss_kb));
+  put(out, "log", u.log);
+  put(out, "log_max_bytes", std::to_string(u.limits.max_bytes));
+  put(out, "log_keep", std::to_string(u.limits.keep));
+  for (const auto& d : u.shared_dirs) put(out, "shared_dir", d);
+  put(out, "scratch", u.scratch);
+  put(out, "keep_scratch", u.keep_scratch ? "1" : "0");
+  put(out, "probe_file", u.probe_file);
+  put(out, "probed", u.verify.probed ? "1" : "0");
+  put(out, "unprobed_note", u.verify.unprobed_note);
+  put(out, "flow_top", u.verify.flow_top ? "1" : "0");
+  put(out, "allocator_to_find", u.verify.allocator_to_find);
+  put(out, "launcher", u.verify.launcher);
+  put(out, "nothing_recorded_suffix", u.verify.nothing_recorded_suffix);
+  for (const auto& b : u.sweep_bases) put(out, "sweep_base", b);
+  put(out, "line", u.line);
+  return out;
+}
+
+util::Result<Unfinished> parse_unfinished(std::string_view text) {
+  auto lines = util::split(text, '\n');
+  if (lines.empty() || lines[0] != kFormat) return util::fail("not an unfinished line of this edashim's format");
+  Unfinished u;
+  bool have_line = false, have_start = false;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].empty()) continue;
+    auto tab = lines[i].find('\t');
+    if (tab == std::string::npos) return util::fail("line " + std::to_string(i + 1) + " has no value");
+    std::string key = lines[i].substr(0, tab);
+    auto value = util::tsv_unescape(std::string_view(lines[i]).substr(tab + 1));
+    if (!value) return util::fail("line " + std::to_string(i + 1) + ": a damaged value");
+    const std::string& v = *value;
+    auto flag = [&](bool& out) {
+      out = v == "1";
+      return v == "1" || v == "0";
+    };
+    bool ok = true;
+    if (key == "start_ns") {
+      auto n = number(v);
+      ok = n && *n > 0;
+      if (ok) u.start_ns = *n, have_start = true;
+    } else if (key == "own") {
+      auto f = util::split(v, ' ');
+      ok = f.size() == 5;
+      long long* parts[4] = {&u.own.utime_us, &u.own.stime_us, &u.own.cutime_us, &u.own.cstime_us};
+      for (size_t k = 0; ok && k < 5; ++k) {
+        auto n = number(f[k]);
+        ok = n && *n >= 0;
+        if (ok && k < 4) *parts[k] = *n;
+        if (ok && k == 4) u.own.maxrss_kb = long(*n);
+      }
+    } else if (key == "log") {
+      u.log = v;
+    } else if (key == "log_max_bytes" || key == "log_keep") {
+      auto n = number(v);
+      ok = n && *n >= 0;
+      if (ok) (key == "log_keep" ? u.limits.keep : u.limits.max_bytes) = *n;
+    } else if (key == "shared_dir") {
+      u.shared_dirs.push_back(v);
+    } else if (key == "scratch") {
+      u.scratch = v;
+    } else if (key == "keep_scratch") {
+      ok = flag(u.keep_scratch);
+    } else if (key == "probe_file") {
+      u.probe_file = v;
+    } else if (key == "probed") {
+      ok = flag(u.verify.probed);
+    } else if (key == "unprobed_note") {
+      u.verify.unprobed_note = v;
+    } else if (key == "flow_top") {
+      ok = flag(u.verify.flow_top);
+    } else if (key == "allocator_to_find") {
+      u.verify.allocator_to_find = v;
+    } else if (key == "launcher") {
+      u.verify.launcher = v;
+    } else if (key == "nothing_recorded_suffix") {
+      u.verify.nothing_recorded_suffix = v;
+    } else if (key == "sweep_base") {
+      u.sweep_bases.push_back(v);
+    } else if (key == "line") {
+      // An object begun and left open, with its fields: what JsonWriter::continuing_object takes.
+      ok = v.size() > 2 && v.front() == '{' && v.back() != ',' && v.back() != '{';
+      u.line = v;
+      have_line = ok;
+    } else {
+      ok = false;
+    }
+    if (!ok) return util::fail("line " + std::to_string(i + 1) + ": " + key + " is not valid");
+  }
+  if (!have_line || !have_start) return util::fail("the line's start or its clock is missing");
+  return u;
+}
+
+}  // namespace pipeline
