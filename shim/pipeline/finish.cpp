@@ -81,7 +81,7 @@ void complete_unfinished(const std::string& dir) {
   auto u = read_unfinished(dir);
   if (!u || u->log.empty()) return;
   runlog::RunEnd end = end_fields_in_place(u->verify, run::Ending{}, std::nullopt, probe_records(*u));
-  end.ended = std::string(runlog::key::kEndedWithoutWord);
+  end.ended = std::string(u->tells ? runlog::key::kEndedWithoutWord : runlog::key::kEndedUntold);
   (void)append(*u, end);  // nobody to tell: the run is long over
 }
 

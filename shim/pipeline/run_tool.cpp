@@ -393,15 +393,17 @@ int run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
     util::JsonWriter record;
     if (logging) write_start(record, plan, setup, started);
     bool kept = false;
+    bool tells = preloads_hook(plan, setup);
     if (!probe.dir.empty()) {
       Unfinished u = unfinished_of(plan, setup, probe, logging ? record.str() : std::string());
+      u.tells = tells;
       kept = util::write_new_file(probe.dir + "/" + kUnfinishedFile, unfinished_text(u)).ok();
     }
     if (kept) {
       // The run's processes hold its private directory: a sweep completes the record only once
       // they are all gone. The tool's own process finishes it, when it can tell.
       run::hand_down(probe.lock_fd);
-      if (preloads_hook(plan, setup)) arm_finish(setup, probe.dir);
+      if (tells) arm_finish(setup, probe.dir);
     } else if (logging) {
       write_untold_line(plan, setup, record);
     }

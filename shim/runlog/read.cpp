@@ -351,7 +351,8 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
       case 'd': good = name == key::differing_arms ? s.strings(r.differing_arms) : s.skip(); break;
       case 'e':
         good = name == key::exit_code ? s.optional_long(r.exit_code)
-               : name == key::explore ? s.explore(r.explored) : s.skip();
+               : name == key::explore ? s.explore(r.explored)
+               : name == key::ended   ? s.string_or_null(r.ended) : s.skip();
         break;
       case 'f': good = name == key::flow ? s.string_or_null(r.flow) : s.skip(); break;
       case 'h': good = name == key::host ? s.string_or_null(r.host) : s.skip(); break;

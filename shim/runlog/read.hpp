@@ -29,6 +29,9 @@ struct RunRecord {
   // Not empty: the configuration had errors and the tool ran plain, untimed ("config_error":
   // the first error, FILE:LINE:COLUMN: what is wrong).
   std::string config_error;
+  // Not empty: the tool's end was not told (key::ended): it ended without a word (killed by a
+  // signal, crashed), or nothing of edashim's was loaded in it to tell. Status and figures null.
+  std::string ended;
   // The run's peak virtual size: the largest VmPeak over the processes the probe recorded.
   // Absent when the probe did not run ("processes" null: probe = false, no probe library, a
   // sanitizer) or when no process reported one (each ended by _exit, exec or a signal).
