@@ -1,4 +1,6 @@
 #include "commands/report.hpp"
+#include "pipeline/finish.hpp"
+#include "runlog/schema.hpp"
 
 #include "commands/own_settings.hpp"
 
@@ -87,6 +89,13 @@ std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>
             later ? "Fixed since: " + (later > 1 ? "the " + std::to_string(later) + " runs after it were" : std::string("the run after it was")) +
                         " configured"
                   : std::string("`edashim explain TOOL` shows it now"));
+    if (r.stats.without_a_word)
+      voice(r.stats.without_a_word, " run", r.stats.without_a_word > 1 ? "s" : "", " in ", util::printable(r.path), " ended ",
+            runlog::key::kEndedWithoutWord, ": no status or figures, left out");
+    if (r.stats.untold)
+      voice(r.stats.untold, " run", r.stats.untold > 1 ? "s" : "", " in ", util::printable(r.path),
+            " ran with nothing of edashim's loaded to tell their end (a static tool; probe = false with the system "
+            "allocator): no status or figures, left out");
     if (r.stats.untimed)
       voice(r.stats.untimed, " runs in ", util::printable(r.path),
             " have no times (a debugger or valgrind followed the tool, or edashim exec'd it in its place) and were left out");
@@ -107,6 +116,8 @@ void say_unseen_tools(const std::vector<std::string>& asked, const std::set<std:
 int run_flow_report(const Options& o);
 
 int run_report(const Options& o) {
+  // Runs that ended without a word since the last run finished are counted now, not at the next run.
+  pipeline::sweep_runs_left(pipeline::default_sweep_bases());
   if (o.flow_option && o.flow_option->count()) return run_flow_report(o);
   if (!o.svg.empty()) return voice.fail("--svg goes with --flow", 2);
   if (o.recommend) {
@@ -328,6 +339,10 @@ util::Status scan_log(const std::string& path, const util::SharedDirs& shared,
         continue;
       }
       if (rec.record.empty() && st.config_errors) ++st.runs_since_config_error;
+      if (!rec.ended.empty() && rec.record.empty()) {
+        ++(rec.ended == runlog::key::kEndedWithoutWord ? st.without_a_word : st.untold);
+        continue;
+      }
       if (rec.untimed && rec.record.empty()) {
         ++st.untimed;
         continue;

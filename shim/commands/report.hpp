@@ -39,6 +39,9 @@ util::SharedDirs user_shared_dirs();
 struct ReadStats {
   std::size_t lines = 0, malformed = 0;
   std::size_t untimed = 0;  // runs with no times (RunRecord::untimed), passed over: nothing to compare
+  // Runs whose end was not told (RunRecord::ended), passed over, counted apart: those that ended
+  // without a word (killed by a signal, crashed) and those with nothing of edashim's to tell.
+  std::size_t without_a_word = 0, untold = 0;
   // Runs that ran plain for a configuration error (RunRecord::config_error), and the last error.
   std::size_t config_errors = 0;
   std::string last_config_error;

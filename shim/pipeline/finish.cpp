@@ -3,6 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <unistd.h>
+
 #include "config/settings.hpp"
 #include "pipeline/run_line.hpp"
 #include "pipeline/unfinished.hpp"
@@ -81,8 +85,18 @@ void complete_unfinished(const std::string& dir) {
   auto u = read_unfinished(dir);
   if (!u || u->log.empty()) return;
   runlog::RunEnd end = end_fields_in_place(u->verify, run::Ending{}, std::nullopt, probe_records(*u));
-  end.ended = std::string(u->tells ? runlog::key::kEndedWithoutWord : runlog::key::kEndedUntold);
+  end.ended = std::string(runlog::key::kEndedWithoutWord);
   (void)append(*u, end);  // nobody to tell: the run is long over
+}
+
+std::vector<std::string> default_sweep_bases() {
+  std::vector<std::string> shared = run::scratch_candidates(), bases;
+  shared.push_back("/tmp");
+  if (const char* r = std::getenv("XDG_RUNTIME_DIR"); r && *r == '/') shared.emplace_back(r);
+  for (const auto& b : shared)
+    if (auto own = run::own_base(b, ::getuid()); std::find(bases.begin(), bases.end(), own) == bases.end())
+      bases.push_back(own);
+  return bases;
 }
 
 void sweep_runs_left(const std::vector<std::string>& bases) {

@@ -23,6 +23,10 @@ void complete_unfinished(const std::string& dir);
 // such runs are counted at once.
 void sweep_runs_left(const std::vector<std::string>& bases);
 
+// The user's own bases a run's directories may be in, for a sweep with no plan at hand (report):
+// the scratch bases and the private directories' ($XDG_RUNTIME_DIR, /tmp).
+std::vector<std::string> default_sweep_bases();
+
 // What a run says on stderr when its line could not be written.
 std::string log_not_written(const std::string& why);
 

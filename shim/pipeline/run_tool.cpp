@@ -366,14 +366,21 @@ Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::Pro
 }
 
 // The line of a run whose end nobody will tell (nothing of edashim's loads into the tool, or no
-// private directory for the record): written now, its end null.
-void write_untold_line(const Plan& plan, const RunSetup& setup, util::JsonWriter& record) {
+// private directory for the record): written now, its end null. The probe's verdict is the
+// plan's: nothing of edashim's records in the tool.
+void write_untold_line(const Plan& plan, util::JsonWriter& record) {
   VerifyInputs v = verify_inputs(plan, false);
   runlog::RunEnd end = end_fields_in_place(v, run::Ending{}, std::nullopt, "");
   end.ended = std::string(runlog::key::kEndedUntold);
   runlog::write_end(record, end);
-  append_to_log(plan, record.str());
-  (void)setup;
+  auto written = write_log_line(plan, record.str());
+  // Under a `ulimit -n` that leaves edashim no descriptor beside what the tool inherits, the tool
+  // runs as it would without edashim, quietly (as check_plan does).
+  if (!written && errno != EMFILE && errno != ENFILE) {
+    std::string say = log_not_written(written.error());
+    if (::write(STDERR_FILENO, say.data(), say.size()) < 0) {
+    }
+  }
 }
 
 // The default: edashim becomes the tool and starts nothing. A tool with the probe's library
@@ -388,24 +395,30 @@ int run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
   started.pid = int(::getpid());
   started.start_time = util::epoch_seconds();
   if (logging || removing) {
-    if (probe.dir.empty())
-      if (std::string base = probe_base(plan); run::make_own_base(base).ok()) probe = run::make_probe_file(base);
     util::JsonWriter record;
     if (logging) write_start(record, plan, setup, started);
+    // The finish needs the probe's library in the tool and a private directory for the record,
+    // also when the probe records nothing.
     bool kept = false;
-    bool tells = preloads_hook(plan, setup);
-    if (!probe.dir.empty()) {
-      Unfinished u = unfinished_of(plan, setup, probe, logging ? record.str() : std::string());
-      u.tells = tells;
-      kept = util::write_new_file(probe.dir + "/" + kUnfinishedFile, unfinished_text(u)).ok();
+    if (preloads_hook(plan, setup)) {
+      if (probe.dir.empty())
+        if (std::string base = probe_base(plan); run::make_own_base(base).ok()) probe = run::make_probe_file(base);
+      if (!probe.dir.empty()) {
+        Unfinished u = unfinished_of(plan, setup, probe, logging ? record.str() : std::string());
+        kept = util::write_new_file(probe.dir + "/" + kUnfinishedFile, unfinished_text(u)).ok();
+      }
     }
     if (kept) {
       // The run's processes hold its private directory: a sweep completes the record only once
-      // they are all gone. The tool's own process finishes it, when it can tell.
+      // they are all gone. The tool's own process finishes it at its normal end.
       run::hand_down(probe.lock_fd);
-      if (tells) arm_finish(setup, probe.dir);
-    } else if (logging) {
-      write_untold_line(plan, setup, record);
+      arm_finish(setup, probe.dir);
+    } else {
+      // Nothing of edashim's will be in the tool to tell its end (a static tool; nothing
+      // preloaded): the line now, its end untold (docs/transparency.md says why not supervised).
+      run::remove_probe_file(probe);  // nothing in the tool would record
+      if (logging) write_untold_line(plan, record);
+      sweep_runs_left(sweep_bases(plan));  // the tool's end will not, as a finish does
     }
   }
   run::Outcome out = started;

@@ -50,7 +50,6 @@ std::string unfinished_text(const Unfinished& u) {
   put(out, "launcher", u.verify.launcher);
   put(out, "nothing_recorded_suffix", u.verify.nothing_recorded_suffix);
   for (const auto& b : u.sweep_bases) put(out, "sweep_base", b);
-  put(out, "tells", u.tells ? "1" : "0");
   put(out, "line", u.line);
   return out;
 }
@@ -115,8 +114,6 @@ util::Result<Unfinished> parse_unfinished(std::string_view text) {
       u.verify.nothing_recorded_suffix = v;
     } else if (key == "sweep_base") {
       u.sweep_bases.push_back(v);
-    } else if (key == "tells") {
-      ok = flag(u.tells);
     } else if (key == "line") {
       // An object begun and left open, with its fields: what JsonWriter::continuing_object takes.
       ok = v.empty() || (v.size() > 2 && v.front() == '{' && v.back() != ',' && v.back() != '{');

@@ -30,7 +30,6 @@ struct Unfinished {
   std::string probe_file;          // the probe's records ("": none)
   VerifyInputs verify;
   std::vector<std::string> sweep_bases;  // where the finishing process sweeps what runs left
-  bool tells = false;              // the tool's process finishes the run (the probe is loaded in it)
 };
 
 // Pure: the record as text ("KEY<tab>VALUE" lines, values escaped as util::tsv_escape does),
