@@ -122,7 +122,7 @@ std::vector<std::string> base_environment() {
   // An arm measures one choice: the "current" arm (no -p) must not explore another allocator.
   env.push_back("EDASHIM_EXPLORE=0");
   // Each run supervised: its figures are wait4's (the tool's process tree, as it ended), which
-  // exec in place can only approximate (run/exec_watch.hpp), for every way a run ends.
+  // exec in place can only approximate (pipeline/finish.hpp), for every way a run ends.
   env.push_back("EDASHIM_SUPERVISE=1");
   return env;
 }

@@ -117,7 +117,7 @@ int run_flow_report(const Options& o);
 
 int run_report(const Options& o) {
   // Runs that ended without a word since the last run finished are counted now, not at the next run.
-  pipeline::sweep_runs_left(pipeline::default_sweep_bases());
+  pipeline::sweep_runs_left(pipeline::default_sweep_bases(), SIZE_MAX);
   if (o.flow_option && o.flow_option->count()) return run_flow_report(o);
   if (!o.svg.empty()) return voice.fail("--svg goes with --flow", 2);
   if (o.recommend) {

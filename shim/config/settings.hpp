@@ -42,7 +42,7 @@ struct Settings {
   Setting<double> scratch_min_free_percent{10};  // and this share of RAM free (a tmpfs fills RAM)
   Setting<bool> probe{true};
   // true: edashim starts the tool as its child and waits (the supervising launcher, run/launch.hpp)
-  // instead of becoming the tool (run/exec_watch.hpp). EDASHIM_SUPERVISE overrides it.
+  // instead of becoming the tool (pipeline/finish.hpp). EDASHIM_SUPERVISE overrides it.
   Setting<bool> supervise{false};
   Setting<std::string> tool_path{""};        // empty: search PATH
   // The `path` of every other tool's [tool.X] section: inside a run, the exec hook routes an exec

@@ -99,8 +99,11 @@ std::vector<std::string> default_sweep_bases() {
   return bases;
 }
 
-void sweep_runs_left(const std::vector<std::string>& bases) {
-  for (const auto& base : bases) run::sweep_stale_scratch(base, complete_unfinished);
+void sweep_runs_left(const std::vector<std::string>& bases, size_t budget) {
+  for (const auto& base : bases) {
+    if (budget == 0) return;
+    budget -= run::sweep_stale_scratch(base, complete_unfinished, budget);
+  }
 }
 
 }  // namespace pipeline

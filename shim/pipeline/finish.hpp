@@ -4,10 +4,16 @@
 // process: the line from the unfinished record and the figures the process handed over, the
 // scratch removed, the run's private directory removed, then the tool's exit status. A run that
 // ended without a word (a signal, a crash) leaves its record; a later run's sweep completes it.
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace pipeline {
+
+// How many directories a run's own sweep removes at most: a run leaves two at most (its scratch
+// and its private directory), so each sweep keeps ahead; a thousand left by a loop once cost
+// one run's end 20 s.
+inline constexpr size_t kSweepBudget = 8;
 
 // The finishing edashim's work (main.cpp, when started as run::kFinishName): `dir` the run's
 // private directory, `exit_code` the tool's, `notice` its figures (run::parse_exit_notice).
@@ -19,9 +25,10 @@ namespace pipeline {
 void complete_unfinished(const std::string& dir);
 
 // Sweeps the user's own bases of what runs left: scratch and private directories nobody holds,
-// completing the lines of runs that ended without a word. `edashim report` calls it too, so that
-// such runs are counted at once.
-void sweep_runs_left(const std::vector<std::string>& bases);
+// completing the lines of runs that ended without a word; at most `budget` of them, since a run
+// sweeps at its end, on its caller's time. `edashim report` sweeps them all, so that such runs
+// are counted at once.
+void sweep_runs_left(const std::vector<std::string>& bases, size_t budget = kSweepBudget);
 
 // The user's own bases a run's directories may be in, for a sweep with no plan at hand (report):
 // the scratch bases and the private directories' ($XDG_RUNTIME_DIR, /tmp).

@@ -124,7 +124,7 @@ runlog::RunStart start_fields(const Plan& plan, const RunSetup& setup, const run
   s.argv = plan.inv.argv;
   s.cwd = ::getcwd(cwd, sizeof cwd) ? cwd : "";
   s.host = plan.host.empty() ? util::host_name() : plan.host;  // once a run: the log path may have read it
-  // edashim's: the tool's own when it runs in edashim's place (the watcher writes the line).
+  // edashim's: the tool's own when it runs in edashim's place (its own process writes the line).
   s.pid = !plan.supervise && started.pid > 0 ? started.pid : int(::getpid());
   s.tool_pid = started.pid;
   s.run_id = plan.flow.run_id;

@@ -87,10 +87,10 @@ bool has_own_profile(const Invocation& inv, const std::vector<std::string>& env)
   return std::find(tools.begin(), tools.end(), inv.tool) != tools.end();
 }
 
-util::Status write_log_line(const Plan& plan, const std::string& line, int opened = -1) {
+util::Status write_log_line(const Plan& plan, const std::string& line) {
   const auto& s = plan.loaded.settings;
   return runlog::append_line(plan.log_path, line, {s.log_max_bytes.value, s.log_keep.value},
-                             config::shared_dirs(s.shared_dirs.value), opened);
+                             config::shared_dirs(s.shared_dirs.value));
 }
 
 // The untrusted project files with something to say that this session has heard about already
@@ -214,8 +214,8 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
 }
 
 // What a run says when its line could not be written ("" when it was).
-std::string log_failure(const Plan& plan, const std::string& line, int opened = -1) {
-  auto written = write_log_line(plan, line, opened);
+std::string log_failure(const Plan& plan, const std::string& line) {
+  auto written = write_log_line(plan, line);
   return written ? "" : log_not_written(written.error());
 }
 
@@ -427,14 +427,14 @@ int run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
 }
 
 // The supervising launcher: fork, exec, wait, relaying signals (run/launch.hpp). For bench and
-// tune (wait4's figures), `supervise = true`, and a kernel without pidfd_open.
+// tune (wait4's figures) and `supervise = true`.
 int run_supervised(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
   const auto& inv = plan.inv;
   // Housekeeping and most of the log line are done while the tool runs, not before or after it.
   bool logging = !plan.log_path.empty();
   util::JsonWriter record;
   auto while_running = [&](const run::Outcome& started) {
-    for (const auto& base : sweep_bases(plan)) run::sweep_stale_scratch(base);
+    sweep_runs_left(sweep_bases(plan));
     if (logging) write_start(record, plan, setup, started);
   };
   run::Outcome out = run::launch(plan.tool_path, inv.argv, setup.env.env, while_running);

@@ -321,16 +321,20 @@ Removal remove_if_unlocked(const std::string& dir) {
   return Removal::removed;
 }
 
-void sweep_stale_scratch(const std::string& own, const std::function<void(const std::string&)>& before_removal) {
+size_t sweep_stale_scratch(const std::string& own, const std::function<void(const std::string&)>& before_removal,
+                           size_t budget) {
+  size_t removed = 0;
   uid_t uid = ::getuid();
   util::Fd dir_fd(::open(own.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st;
   if (!dir_fd || ::fstat(dir_fd.get(), &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return;
+    return 0;
   DIR* d = ::fdopendir(dir_fd.get());
-  if (!d) return;
+  if (!d) return 0;
   dir_fd.release();  // closedir closes it
-  while (auto* e = ::readdir(d)) {
+  while (removed < budget) {
+    auto* e = ::readdir(d);
+    if (!e) break;
     std::string name = e->d_name;
     if (!is_sweepable_name(name, uid)) continue;
     std::string path = own + "/" + name;
@@ -338,9 +342,11 @@ void sweep_stale_scratch(const std::string& own, const std::function<void(const 
     if (util::Fd lock = try_lock(path)) {
       if (before_removal) before_removal(path);
       remove_locked(path, lock.get());
+      ++removed;
     }
   }
   ::closedir(d);
+  return removed;
 }
 
 }  // namespace run

@@ -116,8 +116,10 @@ Removal remove_if_unlocked(const std::string& dir);
 // nothing here. Reads nothing unless `own` is a directory of the user's that no one else can
 // write (not a link): a base made by someone else is never listed, let alone swept.
 // `before_removal` is given each such directory while the sweep holds its lock, before it goes
-// (a run's private directory may hold the line of a run that ended without a word).
-void sweep_stale_scratch(const std::string& own, const std::function<void(const std::string&)>& before_removal = {});
+// (a run's private directory may hold the line of a run that ended without a word). At most
+// `budget` are removed (the rest is left to later sweeps); returns how many were.
+size_t sweep_stale_scratch(const std::string& own, const std::function<void(const std::string&)>& before_removal = {},
+                           size_t budget = SIZE_MAX);
 
 // Hands a directory's lock down to the tool's processes (not close-on-exec, at 64 or above),
 // so that the directory stays while any of them lives; under a `ulimit -n` of 64 or less it

@@ -34,21 +34,17 @@ void rotate(const std::string& path, int64_t keep) {
 // Gives up only when the file is replaced at least 100 times AND for more than 5 s: a writer
 // starved of CPU among many concurrent ones can lose the race to a rotation 100 times in a
 // row (flock is not fair), and a run must not lose its line for that.
-util::Result<util::Fd> open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st,
-                                   util::Fd opened) {
+util::Result<util::Fd> open_locked(const std::string& path, const util::SharedDirs& shared, struct stat& st) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (int attempt = 0; attempt < 100 || std::chrono::steady_clock::now() < give_up; ++attempt) {
-    util::Fd fd = std::move(opened);
-    if (!fd) {
-      // Creates the directory (0700) on the first run; refuses what another user could have planted.
-      auto file = util::open_owned(path, util::FileUse::append, shared, 0600);
-      if (!file.ok()) return util::fail(file.why());
-      fd = std::move(file.fd);
-    }
+    // Creates the directory (0700) on the first run; refuses what another user could have planted.
+    auto file = util::open_owned(path, util::FileUse::append, shared, 0600);
+    if (!file.ok()) return util::fail(file.why());
+    util::Fd fd = std::move(file.fd);
     while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {
     }
     // A descriptor of the process (/dev/stderr) is what it was when opened: the same path in
-    // another process (a watcher) names another file.
+    // another process names another file.
     struct stat now;
     if (::fstat(fd.get(), &st) == 0 && (names_own_descriptor(path) || (::stat(path.c_str(), &now) == 0 &&
                                                                         now.st_dev == st.st_dev && now.st_ino == st.st_ino)))
@@ -66,15 +62,11 @@ bool names_own_descriptor(const std::string& path) {
   return path == "/dev/stdin" || path == "/dev/stdout" || path == "/dev/stderr" || path == "/dev/tty";
 }
 
-int open_ahead(const std::string& path, const util::SharedDirs& shared) {
-  return util::open_owned(path, util::FileUse::append, shared, 0600).fd.release();
-}
-
 util::Status append_line(const std::string& path, const std::string& line, const Limits& limits,
-                         const util::SharedDirs& shared, int opened) {
+                         const util::SharedDirs& shared) {
   std::string data = line + "\n";
   struct stat st;
-  auto locked = open_locked(path, shared, st, util::Fd(opened));
+  auto locked = open_locked(path, shared, st);
   if (!locked) return std::move(locked).take_error();
   util::Fd fd = std::move(*locked);
   // Only a regular file at a path of its own is rotated: EDASHIM_LOG=/dev/stdout must never
@@ -83,7 +75,7 @@ util::Status append_line(const std::string& path, const std::string& line, const
       st.st_size + off_t(data.size()) > off_t(limits.max_bytes)) {
     rotate(path, limits.keep);
     // Our lock is on the renamed file; writers waiting for it will see that and reopen.
-    auto next = open_locked(path, shared, st, util::Fd());
+    auto next = open_locked(path, shared, st);
     fd.reset();
     if (!next) return std::move(next).take_error();
     fd = std::move(*next);

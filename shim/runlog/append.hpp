@@ -24,17 +24,11 @@ struct Limits {
 // The file is opened under the owned-file rule (util/owned_file.hpp): a log another user planted
 // (a link to the user's ~/.bashrc, a file they made world-writable to read every run's argv) is
 // refused, unless its directory is one of `shared` (a team's log directory, on purpose).
-// `opened`: the log as open_ahead opened it earlier (taken over and closed), or -1. A file
-// rotated or replaced since is opened again, under the same rule.
 util::Status append_line(const std::string& path, const std::string& line, const Limits& limits = {},
-                         const util::SharedDirs& shared = {}, int opened = -1);
+                         const util::SharedDirs& shared = {});
 
 // A path that names a file of the process opening it (/dev/stderr, /dev/fd/N, /proc/self/...,
-// /dev/tty): another process, such as a watcher with its own descriptors, opens something else.
+// /dev/tty): another process, with descriptors of its own, opens something else. Never rotated.
 bool names_own_descriptor(const std::string& path);
-
-// Opens the log under the owned-file rule ahead of its line, so that the line's own moment
-// costs only the lock and the write. -1 when it cannot (append_line then says why).
-int open_ahead(const std::string& path, const util::SharedDirs& shared = {});
 
 }  // namespace runlog

@@ -169,10 +169,9 @@ two_users() {
       [ -e "$b" ] || [ -L "$b" ] || bases="$bases '$b'"
     done
   done
-  # shellcheck disable=SC2064
   # userdel refuses a user with a process left (a victim's GNU parallel still exiting): wait for
   # the state first, and never let the cleanup fail a test that passed.
-  trap "users_idle; rm -rf$bases; /usr/sbin/userdel '$VICTIM' 2>/dev/null || true; /usr/sbin/userdel '$ATTACKER' 2>/dev/null || true" EXIT
+  at_exit "users_idle; rm -rf$bases; /usr/sbin/userdel '$VICTIM' 2>/dev/null || true; /usr/sbin/userdel '$ATTACKER' 2>/dev/null || true"
   chmod 0755 "$SB" "$SB/work" "$SB/shims" "$SB/real"
   # The binary under test may sit in a root-only build tree: the users run a copy.
   # (with edashim-cli beside it: `edashim report`, `doctor` and the other subcommands are there).
@@ -227,3 +226,110 @@ as_user() {
 }
 as_victim() { (cd "$VHOME/work" && as_user "$VICTIM" "$@"); }
 as_attacker() { as_user "$ATTACKER" "$@"; }
+
+# at_exit CMD: runs CMD when the test's subshell exits, before what was registered earlier (the
+# cleanups run last to first), where a plain `trap CMD EXIT` would drop an earlier one.
+at_exit() {
+  local old
+  old=$(trap -p EXIT)
+  if [[ -z "$old" ]]; then
+    trap -- "$1" EXIT
+    return
+  fi
+  eval "set -- \"\$1\" ${old#trap -- }"   # $2: the earlier command, as bash quoted it
+  trap -- "$1
+$2" EXIT
+}
+
+# A cap on the processes of one test (issue 46): a test whose premise is that edashim might
+# fork without end (no /proc, a pid namespace, refused system calls) runs under one, so that a
+# broken binary fails the test instead of the machine. `pids_cap MAX` (root only, else skip)
+# makes a fresh pids cgroup named after the sandbox, with pids.max MAX, moves the test's
+# subshell into its "shell" child, and removes what it made when the subshell exits (waiting
+# for, then killing by pid, what the test left in it: its own processes only). Under cgroup v1
+# the cgroup is made below the one the test is in (a cap around the suite still holds); under
+# v2, below the root. Sets PIDS_CG, the cgroup's directory. `pids_group NAME MAX` makes a child
+# of it for one measurement (prints its directory), `in_pids_group DIR CMD...` runs CMD in it,
+# and `pids_peak DIR` prints the most tasks it held at once.
+pids_cap() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to make a pids cgroup (the cap that keeps a process loop from the machine)"
+  local base="" rel v2=""
+  if [ -e /sys/fs/cgroup/pids/cgroup.procs ]; then
+    rel=$(sed -n 's/^[0-9]*:pids:\(.*\)$/\1/p' /proc/self/cgroup)
+    base=/sys/fs/cgroup/pids${rel%/}
+  else
+    local m
+    while read -r m; do
+      grep -qw pids "$m/cgroup.controllers" 2>/dev/null || continue
+      grep -qw pids "$m/cgroup.subtree_control" || echo +pids > "$m/cgroup.subtree_control" || continue
+      base=$m v2=1
+      break
+    done < <(awk '$3 == "cgroup2" {print $2}' /proc/mounts)
+  fi
+  [ -n "$base" ] || skip "no pids cgroup here (neither v1's /sys/fs/cgroup/pids nor pids in a cgroup2's controllers): the test could fork without end uncapped"
+  PIDS_CG=$base/$(basename "$SB")
+  PIDS_HOME=$base
+  mkdir "$PIDS_CG" || fail "cannot make $PIDS_CG"
+  at_exit pids_cap_release
+  echo "$1" > "$PIDS_CG/pids.max" || fail "cannot set $PIDS_CG/pids.max"
+  [ -z "$v2" ] || echo +pids > "$PIDS_CG/cgroup.subtree_control" || fail "cannot enable pids below $PIDS_CG"
+  pids_group shell max > /dev/null
+  echo "$BASHPID" > "$PIDS_CG/shell/cgroup.procs" || fail "cannot join $PIDS_CG/shell"
+}
+
+pids_group() {
+  mkdir "$PIDS_CG/$1" || fail "cannot make the pids cgroup $PIDS_CG/$1"
+  echo "$1" >> "$SB/.pids-groups"  # for pids_cap_release, by exact name
+  echo "$2" > "$PIDS_CG/$1/pids.max" || fail "cannot set $PIDS_CG/$1/pids.max"
+  echo "$PIDS_CG/$1"
+}
+
+# in_pids_group DIR CMD...: CMD in the pids cgroup DIR, bounded by 120 s (timeout runs outside
+# the cgroup: it is not counted there).
+# shellcheck disable=SC2016
+in_pids_group() { timeout -s KILL 120 bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' in_pids_group "$@"; }
+
+# The most tasks (processes and threads) DIR held at once: the kernel's pids.peak (Linux 6.13
+# and later), else what pids_sample saw.
+pids_peak() {
+  if [ -e "$1/pids.peak" ]; then cat "$1/pids.peak"; else cat "$SB/.pids-peak-$(basename "$1")" 2>/dev/null || echo 0; fi
+}
+
+# pids_sample DIR: where the kernel keeps no pids.peak, samples pids.current in the background
+# into the peak pids_peak reads, until the test ends. Tasks that live between two samples are
+# missed: then the peak is a lower bound.
+pids_sample() {
+  [ ! -e "$1/pids.peak" ] || return 0
+  local out
+  out=$SB/.pids-peak-$(basename "$1")
+  ( peak=0
+    while read -r c < "$1/pids.current"; do
+      if [ "$c" -gt "$peak" ]; then peak=$c; echo "$peak" > "$out"; fi
+    done 2>/dev/null ) &
+  at_exit "kill $! 2>/dev/null || true"
+}
+
+# Removes the test's cgroups: the subshell leaves them first (a cgroup with a process in it
+# cannot go), then each is left to empty itself for 10 s (a watcher finishing its line), and
+# what is still there is killed by pid: only the test's own processes can be in it.
+pids_cap_release() {
+  local g p
+  echo "$BASHPID" > "$PIDS_HOME/cgroup.procs" 2>/dev/null || true
+  while read -r g; do
+    g=$PIDS_CG/$g
+    for _ in $(seq 200); do
+      [ -z "$(cat "$g/cgroup.procs" 2>/dev/null)" ] && break
+      sleep 0.05
+    done
+    while read -r p; do
+      echo "    (killing process $p the test left in $g: $(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null))" >&2
+      kill -KILL "$p" 2>/dev/null || true
+    done < <(cat "$g/cgroup.procs" 2>/dev/null)
+    for _ in $(seq 100); do
+      [ -d "$g" ] || break
+      rmdir "$g" 2>/dev/null && break
+      sleep 0.05
+    done
+  done < <(cat "$SB/.pids-groups" 2>/dev/null)
+  rmdir "$PIDS_CG" 2>/dev/null || echo "    (could not remove $PIDS_CG)" >&2
+}

@@ -2,7 +2,16 @@
 // first uses some CPU and memory (so the log line's figures can be checked), then ends that way.
 //   exit_tool main-returns N | exit N | _exit N | thread-exit N | segv | kill-self SIG | daemon FILE
 //   exit_tool exec-self N | exec PROGRAM ARGS... | wait-all | hold SECONDS
+// And what a tool sees of the processes and signals around it (issue 46), without the work:
+//   exit_tool pending     the signals pending at its start: the SigPnd and ShdPnd lines of
+//                         /proc/self/status, then sigpending()'s set ("pending: none" or numbers)
+//   exit_tool reap-all    waitpid(-1, WNOHANG) at its start ("no child" for ECHILD, "a child
+//                         running", "a child ended"), then reaps every child it has until ECHILD
+//                         ("reaped N"): as pid 1 of a namespace, what init inherits
+//   exit_tool fork N      forks N children that are all alive at once, then reaps them
+//                         ("children N"); a fork refused: "fork K: ERROR", status 1
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +44,64 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "exec-self") && getenv("EXIT_TOOL_AGAIN")) {
     work();
     return n;
+  }
+  if (!strcmp(mode, "pending")) {
+    // First, before anything of its own can make a signal pending.
+    char line[256];
+    FILE* f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+      if (!strncmp(line, "SigPnd:", 7) || !strncmp(line, "ShdPnd:", 7)) fputs(line, stdout);
+    if (f) fclose(f);
+    sigset_t set;
+    sigemptyset(&set);
+    sigpending(&set);
+    int any = 0;
+    printf("pending:");
+    for (int sig = 1; sig < 65; ++sig)
+      if (sigismember(&set, sig) == 1) {
+        printf(" %d", sig);
+        any = 1;
+      }
+    printf("%s\n", any ? "" : " none");
+    return 0;
+  }
+  if (!strcmp(mode, "reap-all")) {
+    int status;
+    pid_t w = waitpid(-1, &status, WNOHANG);
+    printf("%s\n", w < 0 && errno == ECHILD ? "no child" : w == 0 ? "a child running" : w > 0 ? "a child ended" : strerror(errno));
+    fflush(stdout);
+    int reaped = w > 0;
+    while ((w = wait(&status)) > 0 || errno == EINTR)
+      if (w > 0) ++reaped;
+    printf("reaped %d\n", reaped);
+    return 0;
+  }
+  if (!strcmp(mode, "fork")) {
+    // All alive at once: each waits for the pipe to end, which it does when the parent closes
+    // its end after the last fork.
+    int p[2];
+    if (pipe(p) != 0) return 3;
+    for (int i = 0; i < n; ++i) {
+      pid_t c = fork();
+      if (c < 0) {
+        printf("fork %d: %s\n", i + 1, strerror(errno));
+        return 1;
+      }
+      if (c == 0) {
+        char b;
+        close(p[1]);
+        while (read(p[0], &b, 1) < 0 && errno == EINTR) {
+        }
+        _exit(0);
+      }
+    }
+    close(p[1]);
+    int seen = 0, status;
+    pid_t w;
+    while ((w = wait(&status)) > 0 || errno == EINTR)
+      if (w > 0) ++seen;
+    printf("children %d\n", seen);
+    return 0;
   }
   if (strcmp(mode, "wait-all") && strcmp(mode, "hold")) work();
   if (!strcmp(mode, "main-returns")) return n;

@@ -180,29 +180,6 @@ TEST_CASE("Run log: rotation keeps N old files and loses no line", "[hardening][
   CHECK(lines_of(log + ".1") == std::vector<std::string>{std::string(5000, 'y')});
 }
 
-TEST_CASE("Run log: a log opened ahead of its line writes where the log is when the line comes", "[hardening][runlog]") {
-  // A run in place opens its log while the tool runs; other runs may rotate it, or the user
-  // remove it, before the line comes.
-  TempDir t;
-  std::string log = t.path + "/runs.jsonl";
-  REQUIRE(runlog::append_line(log, "first", {}).ok());
-  int ahead = runlog::open_ahead(log);
-  REQUIRE(ahead >= 0);
-  REQUIRE(::rename(log.c_str(), (log + ".1").c_str()) == 0);  // rotated meanwhile
-  REQUIRE(runlog::append_line(log, "late", {}, {}, ahead).ok());
-  CHECK(lines_of(log) == std::vector<std::string>{"late"});
-  CHECK(lines_of(log + ".1") == std::vector<std::string>{"first"});
-  ahead = runlog::open_ahead(log);
-  REQUIRE(::unlink(log.c_str()) == 0);  // removed meanwhile
-  REQUIRE(runlog::append_line(log, "again", {}, {}, ahead).ok());
-  CHECK(lines_of(log) == std::vector<std::string>{"again"});
-  ahead = runlog::open_ahead(log);  // and the plain case
-  REQUIRE(runlog::append_line(log, "more", {}, {}, ahead).ok());
-  CHECK(lines_of(log) == std::vector<std::string>{"again", "more"});
-  // A log that cannot be opened ahead is tried again at the line, which says why it cannot.
-  CHECK(runlog::open_ahead(log + "/x") < 0);  // under a file
-}
-
 TEST_CASE("Run log: a path that names the process's own descriptor is told apart", "[hardening][runlog]") {
   // Opened before the exec in place (the watcher's own are /dev/null), never rotated (a 2> file
   // behind /dev/stderr would have had /dev/stderr renamed), not checked against the path again.

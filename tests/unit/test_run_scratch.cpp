@@ -46,6 +46,22 @@ TEST_CASE("Scratch: the free space asked for is the larger of the MiB and the sh
   CHECK(run::required_free_bytes(0, 100, 8 * gib) == 8 * gib);
 }
 
+TEST_CASE("Scratch: a sweep removes no more than its budget, each seen before it goes", "[scratch]") {
+  TempDir t;
+  for (int i = 0; i < 3; ++i) {
+    auto dead = locked_dir(t.path, run::sweepable_prefix(::getuid()));
+    REQUIRE(!dead.path.empty());
+  }  // each lock let go: three dead runs
+  std::vector<std::string> seen;
+  auto note = [&](const std::string& dir) { seen.push_back(dir); };
+  CHECK(run::sweep_stale_scratch(t.path, note, 2) == 2);
+  CHECK(seen.size() == 2);
+  for (const auto& d : seen) CHECK_FALSE(util::exists(d));
+  CHECK(run::sweep_stale_scratch(t.path, note) == 1);
+  CHECK(seen.size() == 3);
+  CHECK(run::sweep_stale_scratch(t.path, note) == 0);
+}
+
 TEST_CASE("Scratch: a sweep removes an unlocked run directory and keeps a locked one", "[scratch]") {
   TempDir t;
   auto live = locked_dir(t.path, run::sweepable_prefix(::getuid()));
