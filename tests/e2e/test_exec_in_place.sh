@@ -165,9 +165,11 @@ test_each_way_of_ending_gives_its_status_and_figures_in_the_line() {
   local way want rc
   # Normal exits: the status, and the figures the tool's process told (0.2 s of CPU, 40 MiB).
   for way in "main-returns 3" "exit 4" "_exit 5" "thread-exit 6" "exec-self 7"; do
-    rc=0; etool $way || rc=$?
+    local direct_out; direct_out=$(direct etool $way) || true
+    rc=0; out=$(etool $way) || rc=$?
     want=${way#* }
     expect_eq "$rc" "$want" "$way: the caller's status"
+    expect_eq "$out" "$direct_out" "$way: what stdio held at the end is written or dropped as directly"
     expect_eq "$(line_fields 'exit_code signal status')" "$want None $want" "$way: the line's status"
     last_log "$LOG" 'j["user_s"] + j["sys_s"] >= 0.15 and j["max_rss_kb"] >= 40000 and j["wall_s"] >= 0.15' |
       grep -qx True || fail "$way: figures $(line_fields 'wall_s user_s sys_s max_rss_kb')"
@@ -222,6 +224,8 @@ test_wait_for_any_child_sees_only_the_tools_own() {
   setup_exit_tool
   expect_eq "$(direct etool wait-all)" $'reaped mine\nchildren 1' "directly (the test itself)"
   expect_eq "$(etool wait-all)" $'reaped mine\nchildren 1' "through edashim: no child of edashim's"
+  # The run is finished by its own process, not by the child it forked and reaped (status 3).
+  expect_eq "$(line_fields 'status')" 0 "the line is the tool's own"
 }
 
 test_command_substitution_ends_with_the_tool() {

@@ -104,6 +104,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (strcmp(mode, "wait-all") && strcmp(mode, "hold")) work();
+  // Left in stdio's buffer (a pipe's is not flushed by a newline): exit() writes it, _exit() and
+  // an exec discard it.
+  if (!strcmp(mode, "main-returns") || !strcmp(mode, "exit") || !strcmp(mode, "_exit") || !strcmp(mode, "thread-exit"))
+    printf("buffered by %s\n", mode);
   if (!strcmp(mode, "main-returns")) return n;
   if (!strcmp(mode, "exit")) exit(n);
   if (!strcmp(mode, "_exit")) _exit(n);
