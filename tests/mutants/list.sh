@@ -158,10 +158,6 @@ mutant runlog-rotated-file-written shim/runlog/append.cpp \
   'now.st_dev == st.st_dev && now.st_ino == st.st_ino)' \
   'true)' \
   '^unit:Run log|^e2e_load: test_rotation'
-mutant runlog-opened-ahead-taken-as-is shim/runlog/append.cpp \
-  'util::Fd fd = std::move(opened);' \
-  'util::Fd fd = std::move(opened); if (fd) { while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {} ::fstat(fd.get(), &st); return fd; }' \
-  '^unit:Run log: a log opened ahead'
 mutant farm-task-dies-with-its-directories shim/farm/round_task.cpp \
   'g_terminated = 1;' \
   'g_terminated = 1; ::signal(SIGTERM, SIG_DFL); ::raise(SIGTERM);' \
@@ -173,9 +169,9 @@ mutant runlog-empty-log-rotated shim/runlog/append.cpp \
 
 # --- scratch lock inheritance and sweeping (run/scratch.cpp) ---
 mutant scratch-lock-not-inherited shim/run/scratch.cpp \
-  'int high = ::fcntl(d.lock_fd.get(), F_DUPFD, 64);' \
-  'int high = ::fcntl(d.lock_fd.get(), F_DUPFD_CLOEXEC, 64);' \
-  '^unit:Scratch|^e2e_nothing_lost: test_a_daemon_the_tool_leaves'
+  'int high = ::fcntl(lock.get(), F_DUPFD, 64);' \
+  'int high = ::fcntl(lock.get(), F_DUPFD_CLOEXEC, 64);' \
+  '^unit:Scratch|^e2e_nothing_lost: test_a_(daemon_the_tool_leaves|sigkilled_runs_probe)'
 mutant scratch-locked-dir-swept shim/run/scratch.cpp \
   'st.st_uid != ::getuid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)' \
   'st.st_uid != ::getuid())' \
@@ -189,8 +185,8 @@ mutant scratch-not-held-by-the-probe shim/probe/probe.c \
   '' \
   '^unit:Scratch: the probe'
 mutant scratch-sweep-leaves-read-only-trees shim/run/scratch.cpp \
-  'if (util::Fd lock = try_lock(path)) remove_locked(path, lock.get());' \
-  'if (util::Fd lock = try_lock(path)) util::remove_tree(path);' \
+  '      remove_locked(path, lock.get());' \
+  '      util::remove_tree(path);' \
   '^e2e_shared_scratch: test_a_read_only_tree'
 # (Not listed: make_locked_dir's still_there check. It closes a race with a concurrent sweep
 # between mkdtemp and flock that no test can open on demand.)
@@ -401,15 +397,55 @@ mutant elf-read-string-past-its-limit shim/elf/elf_read.c \
   'unsigned long n = (unsigned long)room;' \
   '^unit:The one ELF reader'
 
-# --- exec in place: the watcher shares edashim's memory until the exec (run/exec_watch.cpp) ---
-mutant watcher-does-not-wait-for-the-exec shim/run/exec_watch.cpp \
-  '      if (r <= 0) return true;  // exec'"'"'d (close-on-exec), or edashim died; no signal can interrupt' \
-  '      return true;' \
-  '^e2e_exec_in_place: test_(two_hundred_runs|each_way_of_ending)'
-mutant watcher-start-not-told shim/run/exec_watch.cpp \
-  '  s->started = ::clone(watcher_main, top, CLONE_VM | SIGCHLD, copy) > 0;' \
-  '  ::clone(watcher_main, top, CLONE_VM | SIGCHLD, copy);' \
-  '^e2e_(signals: test_inherited_ignored_sigchld|exec_in_place: test_two_hundred)'
+# --- exec in place, nothing beside the tool: its own process finishes the run (issue 46) ---
+mutant finish-stdio-not-flushed shim/probe/probe.c \
+  '  if (from_exit) flush_streams();' \
+  '  (void)from_exit;' \
+  '^e2e_exec_in_place: test_(each_way|command_substitution)'
+mutant finish-flushes-after-_exit shim/probe/probe.c \
+  '  finish_run((status & 0xff) << 8, 0);' \
+  '  finish_run((status & 0xff) << 8, 1);' \
+  '^e2e_exec_in_place: test_each_way'
+mutant finish-by-any-process-of-the-run shim/probe/probe.c \
+  '  if (!g_finish.armed || getpid() != g_finish.pid) return;' \
+  '  if (!g_finish.armed) return;' \
+  '^e2e_exec_in_place: test_wait_for_any_child'
+mutant finish-exit-code-lost shim/pipeline/finish.cpp \
+  '  ::_exit(exit_code & 0xff);' \
+  '  ::_exit(0);' \
+  '^unit:finish_run|^e2e_exec_in_place: test_each_way'
+mutant finish-reads-a-directory-others-may-write shim/pipeline/finish.cpp \
+  '      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)' \
+  '      false)' \
+  '^unit:complete_unfinished'
+mutant finish-killed-run-not-said shim/pipeline/finish.cpp \
+  '  end.ended = std::string(runlog::key::kEndedWithoutWord);' \
+  '  (void)end.ended;' \
+  '^unit:complete_unfinished|^e2e_exec_in_place: test_each_way'
+mutant finish-private-dir-not-held-by-the-tool shim/pipeline/run_tool.cpp \
+  '      run::hand_down(probe.lock_fd);' \
+  '      (void)probe.lock_fd;' \
+  '^e2e_nothing_lost: test_a_sigkilled_runs_probe'
+mutant finish-sweep-without-budget shim/run/scratch.cpp \
+  '  while (removed < budget) {' \
+  '  while (true) {' \
+  '^unit:Scratch: a sweep removes no more than its budget'
+mutant finish-untold-line-loud-without-descriptors shim/pipeline/run_tool.cpp \
+  '  if (!written && errno != EMFILE && errno != ENFILE) {' \
+  '  if (!written) {' \
+  '^e2e_transparency: test_three_descriptors'
+mutant report-killed-runs-counted-as-untold shim/commands/report.cpp \
+  '        ++(rec.ended == runlog::key::kEndedWithoutWord ? st.without_a_word : st.untold);' \
+  '        ++st.untold;' \
+  '^e2e_exec_in_place: test_each_way'
+mutant self-exe-without-proc-unknown shim/util/fs.cpp \
+  '    if (execfn && *execfn)' \
+  '    if (false)' \
+  '^e2e_no_second_process: test_0_'
+mutant unfinished-damaged-value-taken shim/pipeline/unfinished.cpp \
+  '    if (!ok) return util::fail("line " + std::to_string(i + 1) + ": " + key + " is not valid");' \
+  '    (void)ok;' \
+  '^unit:Unfinished'
 
 # --- a run's peak virtual size is its tree's (runlog/tree_peak.cpp; issue 38 item 1) ---
 mutant bench-child-runs-peak-left-out shim/bench/runner.cpp \
