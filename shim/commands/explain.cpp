@@ -1,9 +1,17 @@
 #include "commands/explain.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdio>
 
 #include "paths/layout.hpp"
 #include "pipeline/explore.hpp"
+#include "pipeline/finish.hpp"
+#include "runlog/read.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -128,6 +136,32 @@ void print_plain_notice(const pipeline::Plan& plan) {
               plan.inv.tool.c_str());
 }
 
+// The tool's last run in the log (its tail: the last MiB), as report would name its end.
+void print_last_run(const pipeline::Plan& plan) {
+  if (plan.log_path.empty()) return;
+  // A run that ended without a word since the last one finished is named now.
+  pipeline::sweep_runs_left(pipeline::default_sweep_bases(), SIZE_MAX);
+  util::Fd fd(::open(plan.log_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  struct stat st;
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  off_t from = st.st_size > (1 << 20) ? st.st_size - (1 << 20) : 0;
+  std::string tail(size_t(st.st_size - from), '\0');
+  ssize_t n = ::pread(fd.get(), tail.data(), tail.size(), from);
+  if (n <= 0) return;
+  tail.resize(size_t(n));
+  auto lines = util::split(tail, '\n');
+  runlog::RunRecord rec;
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (!runlog::parse_run_line(*it, rec) || !rec.record.empty() || rec.tool != plan.inv.tool) continue;
+    std::string how = !rec.ended.empty()          ? "ended " + rec.ended
+                      : !rec.config_error.empty() ? "ran plain: " + rec.config_error
+                      : rec.status                ? "status " + std::to_string(*rec.status)
+                                                  : std::string("status unknown");
+    std::printf("  %-20s %s, %s\n", "last run", util::iso_time_utc(rec.start_unix).c_str(), how.c_str());
+    return;
+  }
+}
+
 // Which tool a run would start, or where it was looked for.
 void print_tool(const pipeline::Invocation& inv, const pipeline::Plan& plan) {
   std::printf("tool: %s\n", inv.tool.c_str());
@@ -248,6 +282,7 @@ int explain(const pipeline::Invocation& inv) {
   print_proof(plan, tool_env);
   print_environment_changes(plan, tool_env);
   print_problems_and_trust(plan.loaded);
+  print_last_run(plan);
   return plan.loaded.has_errors() || plan.tool_path.empty() ? 1 : 0;
 }
 

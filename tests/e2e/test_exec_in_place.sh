@@ -202,8 +202,9 @@ test_each_way_of_ending_gives_its_status_and_figures_in_the_line() {
     expect_eq "$(line_fields 'ended status signal user_s max_rss_kb')" "$ended" "kill -$sig \$!: the line"
     expect_eq "$(line_fields 'tool_pid pid')" "$pid $pid" "kill -$sig \$!: the run's pid"
   done
-  # report counts them apart.
+  # report counts them apart; explain names the last.
   expect_contains "$("$BIN" report 2>&1)" "6 runs in $LOG ended without a word (killed by a signal, or crashed)" "report"
+  expect_contains "$("$BIN" explain etool)" "ended without a word (killed by a signal, or crashed)" "explain"
 }
 
 
