@@ -92,7 +92,7 @@ jobs=${MUTANTS_JOBS:-2}
 cmake -S "$copy" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache >"$log" 2>&1 || { echo "run.sh: configure failed, see $log" >&2; exit 2; }
 # What every e2e suite of the list runs besides edashim: its helper programs.
-e2e_targets=(edashim edashim-cli edashim_probe helper_tool bench_tool fault_tool malloc_counter spawn_timer)
+e2e_targets=(edashim edashim-cli edashim_probe e2e_helpers)
 echo "building the copy in $build ..."
 nice cmake --build "$build" -j"$jobs" --target unit_tests "${e2e_targets[@]}" >>"$log" 2>&1 ||
   { echo "run.sh: the unmutated copy does not build, see $log" >&2; exit 2; }
