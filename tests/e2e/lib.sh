@@ -72,12 +72,9 @@ wait_for() {
   fail "timed out waiting for '$2' in $1"
 }
 
-# Waits (at most 10 s) until the run log has N lines, else fails with WHAT. Run in place, a tool
-# that ended without telling (killed by a signal) has its line written by the watcher once the
-# caller has reaped it: a moment after the caller's wait returns.
-# wait_lines N WHAT [FILE]: until the log (default $LOG) has N lines. A run exec'd in place has
-# its line written by a watcher: before the caller's wait returns when the probe told it of the
-# end, a moment after it when only the kernel could (a static program, secure execution).
+# wait_lines N WHAT [FILE]: until the log (default $LOG) has N lines (at most 30 s), else fails
+# with WHAT. A run's own line is there when the caller's wait returns; this is for lines written
+# by other processes (a farm's tasks, a flow's runs in the background).
 wait_lines() {
   local file=${3:-$LOG}
   for _ in $(seq 600); do

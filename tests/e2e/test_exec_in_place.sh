@@ -255,6 +255,40 @@ test_two_hundred_runs_leave_a_line_each_before_returning_and_no_process_of_edash
   expect_eq "$left" "" "no process of edashim's left"
 }
 
+test_the_line_is_in_the_log_when_the_callers_wait_returns_even_behind_the_logs_lock() {
+  # Another run holds the log's lock for 0.5 s: this run's end waits for it, and its line is in
+  # the log as soon as the caller's wait returns (the lock's holder has let go by then).
+  setup_exit_tool
+  etool main-returns 0 > /dev/null  # the log exists
+  flock -x "$LOG" sh -c 'echo held > "$1/held"; sleep 0.5; : > "$1/released"' sh "$SB" &
+  local holder=$!
+  wait_for "$SB/held" held
+  rc=0; etool main-returns 4 > /dev/null || rc=$?
+  [ -e "$SB/released" ] || fail "the run returned before the log's lock was let go"
+  expect_eq "$rc $(wc -l < "$LOG") $(line_fields 'status')" "4 2 4" "the run's status, and its line there at once"
+  wait "$holder"
+}
+
+test_a_failed_exec_leaves_one_line_and_nothing_of_edashims() {
+  # A #! naming a missing interpreter: the exec fails in edashim's process (127, as a shell says).
+  printf '#!/nonexistent/interpreter\n' > "$SB/real/broken"
+  chmod +x "$SB/real/broken"
+  shim broken
+  local direct_rc=0; (PATH=$SB/real:/usr/bin:/bin broken) 2> /dev/null || direct_rc=$?
+  rc=0; err=$(broken 2>&1) || rc=$?
+  expect_eq "$rc" "$direct_rc" "the status, as directly"
+  expect_contains "$err" "broken" "one line says which"
+  expect_eq "$(grep -c '"tool":"broken"' "$LOG")" 1 "exactly one line"
+  expect_eq "$(line_fields 'status')" "$direct_rc" "the line's status"
+  local left
+  left=$(for p in $(pgrep -x edashim; pgrep -x edashim-finish); do if [[ "$(readlink "/proc/$p/cwd")" == "$SB"* ]]; then echo "$p"; fi; done)
+  expect_eq "$left" "" "no process of edashim's left"
+  expect_eq "$(find "$SB" -name 'core*' | wc -l)" 0 "no core file"
+  # Its private directory is gone too: nothing is left for a sweep to call a run without a word.
+  "$BIN" report > /dev/null 2>&1
+  expect_eq "$(grep -c '"tool":"broken"' "$LOG")" 1 "still one line after a sweep"
+}
+
 test_explain_and_doctor_say_how_the_tool_will_run() {
   expect_contains "$("$BIN" explain mytool)" "run mode           exec in place: the tool takes edashim's process" "explain: the default"
   mkdir -p "$XDG_CONFIG_HOME/edashim"
