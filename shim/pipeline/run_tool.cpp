@@ -385,9 +385,9 @@ void write_untold_line(const Plan& plan, util::JsonWriter& record) {
 
 // The default: edashim becomes the tool and starts nothing. A tool with the probe's library
 // loaded finishes its own run at its normal end (pipeline/finish.hpp), from the record left in
-// the run's private directory; one that ends without a word, or could not tell (nothing of
-// edashim's loads into it), has its line completed by a later run's sweep. Returns only when
-// the exec failed (the status to return).
+// the run's private directory; one that ends without a word has its line completed by a later
+// run's sweep; one that cannot tell (nothing of edashim's loads into it) has its line written
+// now. Returns only when the exec failed (the status to return).
 int run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
   bool logging = !plan.log_path.empty();
   bool removing = !setup.scratch.empty() && !setup.keep_scratch;
