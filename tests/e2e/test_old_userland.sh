@@ -5,7 +5,8 @@
 # tarball unpacked outside it and bind-mounted read-only at /tools/edashim, as a shared tools
 # tree is; an ordinary user of that system runs yosys directly, through the tree's links and under
 # `edashim run --`, in a chroot: the same output, files and status, no ld.so line, and the log
-# line says jemalloc served every process (the probe's proof, allocator_verified).
+# line says jemalloc served every process (the probe's proof, allocator_verified). And without
+# /proc mounted in the chroot (issue 46): the links run yosys as directly, with no loop.
 #
 # Root only (debootstrap, chroot, mount). Mounts live in a mount namespace of their own
 # (unshare -m), so none outlives the test even if it is killed; they are also unmounted on exit.
@@ -128,11 +129,22 @@ printf 'library_dirs = ["/opt/site/alloc/lib"]\n' > "$root/etc/edashim/config.to
 way=S path=$links
 as_alice "$path" "yosys -q -p 'synth -top counter; abc; tee -q -o stat.$way.txt stat' counter.v > $way.out 2> $way.err; echo \$? > $way.st"
 as_alice "$path" "yosys -q -p 'log hello' > $way.hello.out 2> $way.hello.err; echo \$? > $way.hello.st"
+# Without /proc (a build chroot, a sandbox without it): through the links as directly (N: no
+# /proc, D directly, L the links), and no loop: edashim tells its link from the real tool by the
+# path it was exec'd by. Bounded, in case it does loop (the test's pids cap stops a fork storm).
+umount "$root/proc" || exit 18
+mounted=("${mounted[@]:1}")  # /proc was the first
+for way in ND NL; do
+  path=$plain
+  [ $way = NL ] && path=$links
+  as_alice "$path" "timeout -s KILL 60 yosys -V > $way.out 2> $way.err; echo \$? > $way.st"
+done
 SH
 }
 
 test_a_debian_11_node_runs_the_tarball_read_only_with_its_own_yosys_and_jemalloc() {
   need_root_tools
+  pids_cap 1000
   local root=$SB/root
   rootfs "$root"
   unpack_tarball "$SB/unpacked"
@@ -161,13 +173,17 @@ test_a_debian_11_node_runs_the_tarball_read_only_with_its_own_yosys_and_jemalloc
     expect_eq "$(cat "$w/$way.hello.st") $(cat "$w/$way.hello.out")" "$(cat "$w/D.hello.st") $(cat "$w/D.hello.out")" "$way: log hello"
     expect_eq "$(cat "$w/$way.hello.err")" "" "$way: log hello's stderr"
   done
+  expect_eq "$(cat "$w/ND.st")" 0 "without /proc, directly (the test itself)"
+  expect_contains "$(cat "$w/ND.out")" "Yosys" "without /proc, directly: its version (the test itself)"
+  expect_eq "$(cat "$w/NL.st") $(cat "$w/NL.out")" "$(cat "$w/ND.st") $(cat "$w/ND.out")" "without /proc, through the links"
+  expect_eq "$(cat "$w/NL.err")" "$(cat "$w/ND.err")" "without /proc, through the links: stderr"
   # The run log, in the user's own home: each yosys run says jemalloc served every process.
   local log=$root/home/alice/.local/state/edashim/runs.jsonl
   [ -s "$log" ] || fail "no run log in the user's home"
   python3 - "$log" <<'PY' || fail "the run log does not show jemalloc verified for every yosys run"
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
-yosys = [r for r in runs if r["tool"] == "yosys"]
+yosys = [r for r in runs if r["tool"] == "yosys" and r["argv"] != ["yosys", "-V"]]
 assert len(yosys) == 6, f"{len(yosys)} yosys runs logged, expected 6"
 for i, r in enumerate(yosys):
     a = r["allocator"]
