@@ -84,6 +84,18 @@ wait_lines() {
   fail "$2: no log line in $file after 30 s"
 }
 
+# The last log line's fields, space-separated (None for null).
+line_fields() { last_log "$LOG" "' '.join(str(j[k]) for k in '$1'.split())"; }
+
+# Waits until /proc/PID/exe is FILE (the exec has happened).
+wait_exe() {
+  for _ in $(seq 200); do
+    [[ "$(readlink "/proc/$1/exe" 2>/dev/null)" == "$2" ]] && return 0
+    sleep 0.05
+  done
+  fail "process $1 never became $2 (exe: $(readlink "/proc/$1/exe" 2>/dev/null))"
+}
+
 # A test that cannot run here (not root, a program missing) calls `skip REASON`: it ends that
 # test with status 77, which the suite counts as skipped and ctest reports as "Skipped" (each test
 # is its own ctest entry, SKIP_RETURN_CODE 77). Skipped is never counted as passed.

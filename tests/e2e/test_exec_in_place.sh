@@ -22,17 +22,6 @@ setup_exit_tool() {
   shim etool
 }
 
-# The last log line's fields, space-separated (None for null).
-line_fields() { last_log "$LOG" "' '.join(str(j[k]) for k in '$1'.split())"; }
-
-# Waits until /proc/PID/exe is FILE (the exec has happened).
-wait_exe() {
-  for _ in $(seq 200); do
-    [[ "$(readlink "/proc/$1/exe" 2>/dev/null)" == "$2" ]] && return 0
-    sleep 0.05
-  done
-  fail "process $1 never became $2 (exe: $(readlink "/proc/$1/exe" 2>/dev/null))"
-}
 
 # Of the pids given, those of this sandbox's runs (their HOME), one a line.
 ours() {

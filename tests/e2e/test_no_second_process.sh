@@ -30,18 +30,7 @@ need() {
   for p in "$@"; do command -v "$p" > /dev/null || skip "$p is not installed"; done
 }
 
-# The last log line's fields, space-separated (None for null).
-line_fields() { last_log "$LOG" "' '.join(str(j[k]) for k in '$1'.split())"; }
 log_lines() { if [ -e "$LOG" ]; then wc -l < "$LOG"; else echo 0; fi; }
-
-# Waits until /proc/PID/exe is FILE (the exec has happened).
-wait_exe() {
-  for _ in $(seq 200); do
-    [[ "$(readlink "/proc/$1/exe" 2>/dev/null)" == "$2" ]] && return 0
-    sleep 0.05
-  done
-  fail "process $1 never became $2 (exe: $(readlink "/proc/$1/exe" 2>/dev/null))"
-}
 
 # The children of PID (pids as seen here), each as "PID STATE", one a line: from /proc/*/stat,
 # the fields after the name's closing parenthesis (a name may hold spaces and parentheses).
