@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <unistd.h>
 
 #include "config/settings.hpp"
 #include "pipeline/run_line.hpp"
@@ -20,13 +19,16 @@
 namespace pipeline {
 namespace {
 
-// The record in `dir`, when `dir` is this user's own private directory (not a link, nobody
-// else may write it) and the record is of this edashim's format.
-util::Result<Unfinished> read_unfinished(const std::string& dir) {
+// Whether `dir` is this user's own private directory: not a link, nobody else may write it.
+bool is_private_dir(const std::string& dir) {
   struct stat st;
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
-      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return util::fail(dir + " is not a private directory of this user's");
+  return ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid() &&
+         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+// The record in `dir`, when `dir` is a private directory and the record is of this edashim's format.
+util::Result<Unfinished> read_unfinished(const std::string& dir) {
+  if (!is_private_dir(dir)) return util::fail(dir + " is not a private directory of this user's");
   auto text = util::read_file(dir + "/" + kUnfinishedFile, 64 << 20);
   if (!text) return util::fail("no unfinished line in " + dir);
   return parse_unfinished(*text);
@@ -73,8 +75,8 @@ void finish_run(const std::string& dir, int exit_code, const char* notice) {
       }
       util::remove_tree(dir);
       sweep_runs_left(u->sweep_bases);
-    } else {
-      util::remove_tree(dir);
+    } else if (is_private_dir(dir)) {
+      util::remove_tree(dir);  // a record of another format: nobody could finish it
     }
   } catch (...) {
   }

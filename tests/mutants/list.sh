@@ -415,9 +415,9 @@ mutant finish-exit-code-lost shim/pipeline/finish.cpp \
   '  ::_exit(0);' \
   '^unit:finish_run|^e2e_exec_in_place: test_each_way'
 mutant finish-reads-a-directory-others-may-write shim/pipeline/finish.cpp \
-  '      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)' \
-  '      false)' \
-  '^unit:complete_unfinished'
+  '         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;' \
+  '         true;' \
+  '^unit:(complete_unfinished|finish_run)'
 mutant finish-killed-run-not-said shim/pipeline/finish.cpp \
   '  end.ended = std::string(runlog::key::kEndedWithoutWord);' \
   '  (void)end.ended;' \

@@ -115,6 +115,23 @@ TEST_CASE("finish_run: the line with the tool's figures, the directory gone, the
   CHECK_FALSE(util::is_directory(dir));
 }
 
+TEST_CASE("finish_run: a directory others may write is neither read nor removed; the exit code stands", "[finish]") {
+  TempDir t;
+  std::string dir = t.path + "/run";
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  auto u = sample(t.path + "/runs.jsonl");
+  u.sweep_bases.clear();
+  REQUIRE(util::write_new_file(dir + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
+  ::chmod(dir.c_str(), 0777);
+  pid_t pid = ::fork();
+  if (pid == 0) pipeline::finish_run(dir, 9, "2304 1 1 0 0 1 0 1 3000000000\n");
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WEXITSTATUS(status) == 9);
+  CHECK(util::exists(dir + "/" + pipeline::kUnfinishedFile));
+  CHECK_FALSE(util::read_file(t.path + "/runs.jsonl", 1 << 20));
+}
+
 TEST_CASE("complete_unfinished: a run that ended without a word, its end null", "[finish]") {
   TempDir t;
   std::string dir = t.path + "/run";
