@@ -557,7 +557,7 @@ test_a_musl_program_below_a_static_parent_starts_as_directly() {
   expect_eq "$direct $st_direct" "musl a 2 [] 3" "premise: directly"
   st_via=0; via=$("$BIN" run -- ./sparent ./mprog a 2>&1) || st_via=$?
   expect_eq "$via $st_via" "$direct $st_direct" "the static parent as a run's top"
-  wait_lines 1 "the static top's line (no probe: written from the kernel's end, after our wait)"
+  wait_lines 1 "the static top's line (no probe: written as it starts)"
   expect_contains "$(last_log "$LOG" 'j["verification"]')" "probe not preloaded, nor the exec hook: ./sparent is statically linked" "the top's line says why"
   st_via=0; via=$("$BIN" run -- sh -c './sparent ./mprog a' 2>&1) || st_via=$?
   expect_eq "$via $st_via" "$direct $st_direct" "the static parent started by a flow's shell"

@@ -41,10 +41,9 @@ test_1_timeout_ends_a_real_yosys_and_its_shell_child() {
       expect_eq "$(( ms < 12000 ))" 1 "$mode, timeout -s $s: the pipeline ended after ${ms} ms"
     done
   done
-  # A killed tool told nothing: in place its line is written once the kernel has its status,
-  # after the pipeline ended. Waited for, or it lands in a sandbox already removed (and makes it
-  # again). Supervised, a SIGKILLed edashim writes none.
-  if supervised; then wait_lines 1 "the TERM run's line"; else wait_lines 2 "the two killed runs' lines"; fi
+  # A killed tool told nothing: in place its line is written by a sweep once its processes are
+  # gone. Supervised, a SIGKILLed edashim writes none.
+  if supervised; then wait_lines 1 "the TERM run's line"; else sweep_lines 2 "the two killed runs' lines"; fi
 }
 
 test_1_kill_0_under_setsid_ends_the_tools_children() {
@@ -97,9 +96,9 @@ test_2_a_tools_kill_0_reaches_the_calling_script_and_make() {
   done
   expect_eq "$(cat "$SB/script.plain")" $'script rc=143 \nmake stopped 1 other recipe finished 0' "directly (the test itself)"
   expect_eq "$(cat "$SB/script.shim")" "$(cat "$SB/script.plain")" "through edashim"
-  # k0 killed itself with its group: in place its line is written once the kernel has its status,
-  # after the caller's wait returned. Waited for, or it lands in a sandbox already removed.
-  wait_lines 2 "the two k0 runs' lines"
+  # k0 killed itself with its group: in place its line is written by a sweep once its processes
+  # are gone.
+  sweep_lines 2 "the two k0 runs' lines"
 }
 
 # --- 3. setsid() answers as directly ---

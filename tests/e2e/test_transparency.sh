@@ -100,8 +100,7 @@ test_a_tool_built_with_a_sanitizer_gets_no_preload_and_preflight_says_why() {
     expect_eq "$want $rc" "LD_PRELOAD=(unset) 0" "$t directly (the test itself)"
     rc=0; got=$($t env LD_PRELOAD 2>/dev/null) || rc=$?
     expect_eq "$got $rc" "$want $rc" "$t through edashim: nothing preloaded, same status"
-    # Nothing preloaded, so no probe tells of the end: in place the line comes from the kernel's
-    # end, a moment after the caller's wait returned.
+    # Nothing preloaded, so no probe tells of the end: in place the line is written as it starts.
     wait_lines $((n += 1)) "$t's line"
     expect_eq "$(last_log "$LOG" 'j["preflight"]["blocker"]')" sanitizer "$t: the log says why"
     expect_contains "$("$BIN" explain $t)" "is built with a sanitizer" "$t: explain says why"
