@@ -113,7 +113,7 @@ test_tool_no_preload_can_reach_never_explores() {
   mkdir -p "$XDG_CONFIG_HOME/edashim"
   user_config 'explore = 1.0' 'explore_profiles = ["mimalloc"]' '[tool.stool]' 'allocator = "jemalloc"'
   stool > /dev/null 2>&1 || true
-  # No probe in a static tool: in place its line comes from the kernel's end, after our wait.
+  # No probe in a static tool: in place its line is written as it starts.
   wait_lines 1 "the static tool's line"
   expect_eq "$(last_log "$LOG" 'j["explore"], j["arm"], j["preflight"]["blocker"]')" "None system static" "static tool"
 }
