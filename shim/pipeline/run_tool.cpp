@@ -321,9 +321,10 @@ void arm_finish(RunSetup& setup, const std::string& dir) {
                run::exit_var_value(::getpid(), setup.scratch_lock.get(), dev, ino, dir, paths::layout().shim));
 }
 
-// Whether the tool starts with the probe's library (what finishes the run) in LD_PRELOAD.
+// Whether the tool starts with the probe's library (what finishes the run) loaded: in its
+// LD_PRELOAD, and not a program whose secure-execution mode makes ld.so ignore it.
 bool preloads_hook(const Plan& plan, const RunSetup& setup) {
-  if (plan.hook_library.empty()) return false;
+  if (plan.hook_library.empty() || plan.preflight.blocker == tool::Blocker::secure_exec) return false;
   auto preload = run::effective_preload(setup.env.env);
   if (!preload) return false;
   auto libs = run::split_preload(*preload);

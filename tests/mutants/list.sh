@@ -426,6 +426,10 @@ mutant finish-private-dir-not-held-by-the-tool shim/pipeline/run_tool.cpp \
   '      run::hand_down(probe.lock_fd);' \
   '      (void)probe.lock_fd;' \
   '^e2e_nothing_lost: test_a_sigkilled_runs_probe'
+mutant finish-armed-where-ld-so-ignores-the-probe shim/pipeline/run_tool.cpp \
+  '  if (plan.hook_library.empty() || plan.preflight.blocker == tool::Blocker::secure_exec) return false;' \
+  '  if (plan.hook_library.empty()) return false;' \
+  '^e2e_proof: test_setuid_copy'
 mutant finish-sweep-without-budget shim/run/scratch.cpp \
   '  while (removed < budget) {' \
   '  while (true) {' \
