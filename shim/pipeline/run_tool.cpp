@@ -367,11 +367,10 @@ Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::Pro
 }
 
 // The line of a run whose end nobody will tell (nothing of edashim's loads into the tool, or no
-// private directory for the record): written now, its end null. The probe's verdict is the
-// plan's: nothing of edashim's records in the tool.
-void write_untold_line(const Plan& plan, util::JsonWriter& record) {
-  VerifyInputs v = verify_inputs(plan, false);
-  runlog::RunEnd end = end_fields_in_place(v, run::Ending{}, std::nullopt, "");
+// private directory for the record): written now, its end null. A probe asked for records
+// nothing (it cannot load there), and the line says why.
+void write_untold_line(const Plan& plan, const RunSetup& setup, util::JsonWriter& record) {
+  runlog::RunEnd end = end_fields_in_place(verify_inputs(plan, setup.probed), run::Ending{}, std::nullopt, "");
   end.ended = std::string(runlog::key::kEndedUntold);
   runlog::write_end(record, end);
   auto written = write_log_line(plan, record.str());
@@ -418,7 +417,7 @@ int run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
       // Nothing of edashim's will be in the tool to tell its end (a static tool; nothing
       // preloaded): the line now, its end untold (docs/transparency.md says why not supervised).
       run::remove_probe_file(probe);  // nothing in the tool would record
-      if (logging) write_untold_line(plan, record);
+      if (logging) write_untold_line(plan, setup, record);
       sweep_runs_left(sweep_bases(plan));  // the tool's end will not, as a finish does
     }
   }
