@@ -95,7 +95,8 @@ std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>
     if (r.stats.untold)
       voice(r.stats.untold, " run", r.stats.untold > 1 ? "s" : "", " in ", util::printable(r.path),
             " ran with nothing of edashim's loaded to tell their end (a static tool; probe = false with the system "
-            "allocator): no status or figures, left out");
+            "allocator; a process gone on as a program edashim's library cannot load into): no status or figures, "
+            "left out");
     if (r.stats.untimed)
       voice(r.stats.untimed, " runs in ", util::printable(r.path),
             " have no times (a debugger or valgrind followed the tool, or edashim exec'd it in its place) and were left out");

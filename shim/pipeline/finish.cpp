@@ -10,6 +10,7 @@
 #include "pipeline/run_line.hpp"
 #include "pipeline/unfinished.hpp"
 #include "run/exit_notice.hpp"
+#include "run/probe_records.hpp"
 #include "run/scratch.hpp"
 #include "runlog/append.hpp"
 #include "runlog/schema.hpp"
@@ -86,8 +87,14 @@ void finish_run(const std::string& dir, int exit_code, const char* notice) {
 void complete_unfinished(const std::string& dir) {
   auto u = read_unfinished(dir);
   if (!u || u->log.empty()) return;
-  runlog::RunEnd end = end_fields_in_place(u->verify, run::Ending{}, std::nullopt, probe_records(*u));
-  end.ended = std::string(runlog::key::kEndedWithoutWord);
+  std::string records = probe_records(*u);
+  runlog::RunEnd end = end_fields_in_place(u->verify, run::Ending{}, std::nullopt, records);
+  // The run's own process went on as a program edashim's library cannot load into (a musl
+  // program, a static one): it could not tell, which is no sign of a signal.
+  if (std::string program = run::exec_without_us(records, u->pid); !program.empty())
+    end.ended = std::string(runlog::key::kEndedUntoldAfterExec) + program + " (not_applied says why)";
+  else
+    end.ended = std::string(runlog::key::kEndedWithoutWord);
   (void)append(*u, end);  // nobody to tell: the run is long over
 }
 

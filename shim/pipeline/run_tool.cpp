@@ -361,6 +361,7 @@ Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::Pro
   u.probe_file = setup.probed ? probe.file : "";
   u.verify = verify_inputs(plan, setup.probed);
   u.sweep_bases = sweep_bases(plan);
+  u.pid = long(::getpid());
   u.own = run::own_usage_now();
   u.start_ns = util::monotonic_ns();
   return u;

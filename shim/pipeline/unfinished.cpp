@@ -32,6 +32,7 @@ std::optional<long long> number(const std::string& s) {
 
 std::string unfinished_text(const Unfinished& u) {
   std::string out = std::string(kFormat) + "\n";
+  put(out, "pid", std::to_string(u.pid));
   put(out, "start_ns", std::to_string(u.start_ns));
   put(out, "own", std::to_string(u.own.utime_us) + " " + std::to_string(u.own.stime_us) + " " +
                       std::to_string(u.own.cutime_us) + " " + std::to_string(u.own.cstime_us) + " " +
@@ -72,7 +73,11 @@ util::Result<Unfinished> parse_unfinished(std::string_view text) {
       return v == "1" || v == "0";
     };
     bool ok = true;
-    if (key == "start_ns") {
+    if (key == "pid") {
+      auto n = number(v);
+      ok = n && *n > 0;
+      if (ok) u.pid = long(*n);
+    } else if (key == "start_ns") {
       auto n = number(v);
       ok = n && *n > 0;
       if (ok) u.start_ns = *n, have_start = true;

@@ -19,6 +19,7 @@ namespace pipeline {
 inline constexpr const char* kUnfinishedFile = "unfinished";
 
 struct Unfinished {
+  long pid = 0;                    // the run's own process (the tool's pid)
   long long start_ns = 0;          // CLOCK_MONOTONIC at edashim's start: the wall time runs from it
   run::OwnUsage own;               // edashim's own use of the process before the exec
   std::string line;                // the line's start (runlog::write_start), an object left open

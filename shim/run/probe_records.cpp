@@ -85,6 +85,16 @@ std::vector<std::string> not_applied(std::string_view text) {
   return out;
 }
 
+std::string exec_without_us(std::string_view text, long pid) {
+  std::string program;
+  for (const auto& line : util::split(text, '\n')) {
+    auto f = util::split(line, '\t');
+    if (f.size() != 6 || f[0] != "L" || number(f[1]) != std::optional<long>(pid)) continue;
+    if (auto p = util::tsv_unescape(f[2])) program = *p;
+  }
+  return program;
+}
+
 std::string malloc_provider(const ProbedProcess& p) {
   if (p.malloc_object == p.exe) return "executable";
   if (auto family = alloc::allocator_of_library(p.malloc_object); !family.empty()) return family;

@@ -28,6 +28,10 @@ std::vector<ProbedProcess> parse_probe_records(std::string_view text);
 // as "what PROGRAM starts: it is statically linked, ...".
 std::vector<std::string> not_applied(std::string_view text);
 
+// Pure: the last program process `pid` exec'd without edashim's libraries (its L record), or ""
+// when none: the run's own process gone on as such a program cannot tell its end.
+std::string exec_without_us(std::string_view text, long pid);
+
 // Who served malloc: an allocator name ("jemalloc"), "glibc" for libc.so.*, "executable"
 // when the program's own malloc did, else the object's file name.
 std::string malloc_provider(const ProbedProcess& p);

@@ -88,10 +88,12 @@ inline constexpr std::string_view signal = "signal";       // null when it exite
 inline constexpr std::string_view status = "status";       // what a shell's $? shows
 // Only when the tool's end was not told (status and figures null): how it ended, as far as is
 // known: kEndedWithoutWord (killed by a signal or crashed: the line completed by a later run's
-// sweep), or kEndedUntold (nothing of edashim's could load into it to tell).
+// sweep), kEndedUntold (nothing of edashim's could load into it to tell), or kEndedUntoldAfterExec
+// and the program its process exec'd where edashim's library cannot load.
 inline constexpr std::string_view ended = "ended";
 inline constexpr std::string_view kEndedWithoutWord = "without a word (killed by a signal, or crashed)";
 inline constexpr std::string_view kEndedUntold = "not told: nothing of edashim's is loaded in the tool to tell its end";
+inline constexpr std::string_view kEndedUntoldAfterExec = "not told: the run's process went on as ";
 // true: a process the tool left (a daemon) still held the scratch; a later run's sweep removes it
 inline constexpr std::string_view scratch_left_in_use = "scratch_left_in_use";
 inline constexpr std::string_view processes = "processes"; // the probe's records, or null

@@ -430,6 +430,10 @@ mutant finish-armed-where-ld-so-ignores-the-probe shim/pipeline/run_tool.cpp \
   '  if (plan.hook_library.empty() || plan.preflight.blocker == tool::Blocker::secure_exec) return false;' \
   '  if (plan.hook_library.empty()) return false;' \
   '^e2e_proof: test_setuid_copy'
+mutant finish-exec-without-us-taken-for-a-kill shim/run/probe_records.cpp \
+  '    if (f.size() != 6 || f[0] != "L" || number(f[1]) != std::optional<long>(pid)) continue;' \
+  '    continue;' \
+  '^unit:complete_unfinished|^e2e_flow_exec: test_musl_tool_behind'
 mutant finish-sweep-without-budget shim/run/scratch.cpp \
   '  while (removed < budget) {' \
   '  while (true) {' \

@@ -9,6 +9,7 @@
 #include "pipeline/finish.hpp"
 #include "pipeline/unfinished.hpp"
 #include "run/exit_notice.hpp"
+#include "run/probe_records.hpp"
 #include "runlog/read.hpp"
 #include "runlog/schema.hpp"
 #include "temp_dir.hpp"
@@ -20,6 +21,7 @@ namespace {
 
 pipeline::Unfinished sample(const std::string& log) {
   pipeline::Unfinished u;
+  u.pid = 4242;
   u.start_ns = 1'000'000'000;
   u.own = {1500, 700, 0, 0, 9000};
   util::JsonWriter j;
@@ -43,6 +45,7 @@ TEST_CASE("Unfinished: the record reads back as written, escapes and lists inclu
   auto u = sample("/home/u/runs.jsonl");
   auto back = pipeline::parse_unfinished(pipeline::unfinished_text(u));
   REQUIRE(back.ok());
+  CHECK(back->pid == 4242);
   CHECK(back->start_ns == u.start_ns);
   CHECK(back->own.utime_us == 1500);
   CHECK(back->own.stime_us == 700);
@@ -155,4 +158,37 @@ TEST_CASE("complete_unfinished: a run that ended without a word, its end null", 
   ::chmod(open_dir.c_str(), 0777);
   pipeline::complete_unfinished(open_dir);
   CHECK_FALSE(util::read_file(t2.path + "/runs.jsonl", 1 << 20));
+}
+
+TEST_CASE("complete_unfinished: the run's process gone on as a program without edashim's library is not told, not killed",
+          "[finish]") {
+  TempDir t;
+  std::string dir = t.path + "/run";
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  auto u = sample(t.path + "/runs.jsonl");
+  u.probe_file = dir + "/probe";
+  u.verify.probed = true;
+  // Another process's L record says nothing of the run's own.
+  std::string records = "L\t9999\t/opt/other\t/lib/ld-musl-x86_64.so.1\tglibc\tmusl\n";
+  REQUIRE(util::write_new_file(u.probe_file, records).ok());
+  REQUIRE(util::write_new_file(dir + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
+  CHECK(run::exec_without_us(records, 4242).empty());
+  pipeline::complete_unfinished(dir);
+  runlog::RunRecord rec;
+  REQUIRE(runlog::parse_run_line(util::read_file(t.path + "/runs.jsonl", 1 << 20).value_or(""), rec));
+  CHECK(rec.ended == std::string(runlog::key::kEndedWithoutWord));
+  // The run's own did: its end was not told.
+  std::string dir2 = t.path + "/run2";
+  REQUIRE(::mkdir(dir2.c_str(), 0700) == 0);
+  u.probe_file = dir2 + "/probe";
+  records += "L\t4242\t/opt/hello-musl\t/lib/ld-musl-x86_64.so.1\tglibc\tmusl\n";
+  REQUIRE(util::write_new_file(u.probe_file, records).ok());
+  REQUIRE(util::write_new_file(dir2 + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
+  CHECK(run::exec_without_us(records, 4242) == "/opt/hello-musl");
+  pipeline::complete_unfinished(dir2);
+  auto lines = util::split(util::read_file(t.path + "/runs.jsonl", 1 << 20).value_or(""), '\n');
+  REQUIRE(lines.size() >= 2);
+  REQUIRE(runlog::parse_run_line(lines[1], rec));
+  CHECK(rec.ended == std::string(runlog::key::kEndedUntoldAfterExec) + "/opt/hello-musl (not_applied says why)");
+  CHECK_FALSE(rec.status);
 }
