@@ -118,7 +118,7 @@ TEST_CASE("finish_run: the line with the tool's figures, the directory gone, the
   CHECK_FALSE(util::is_directory(dir));
 }
 
-TEST_CASE("finish_run: a directory others may write is neither read nor removed; the exit code stands", "[finish]") {
+TEST_CASE("finish_run: a directory others may write is neither read nor removed, and the exit code stands", "[finish]") {
   TempDir t;
   std::string dir = t.path + "/run";
   REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
