@@ -96,6 +96,17 @@ sweep_lines() {
   fail "$2: no log line in $LOG after 30 s of sweeps"
 }
 
+# Suites with a yosys link (YOSYS: the real one) and exit_tool as etool (EXIT: its build).
+need_yosys() {
+  command -v yosys > /dev/null || skip "yosys is not installed (Debian: apt-get install yosys)"
+  YOSYS=$(readlink -f "$(command -v yosys)")
+  shim yosys
+}
+setup_exit_tool() {
+  cp "$EXIT" "$SB/real/etool"
+  shim etool
+}
+
 # The last log line's fields, space-separated (None for null).
 line_fields() { last_log "$LOG" "' '.join(str(j[k]) for k in '$1'.split())"; }
 

@@ -11,16 +11,6 @@ FAULT=${FAULT_TOOL:?FAULT_TOOL: path to fault_tool}
 
 direct() { PATH=$SB/real:/usr/local/bin:/usr/bin:/bin "$@"; }
 
-need_yosys() {
-  command -v yosys > /dev/null || skip "yosys is not installed (Debian: apt-get install yosys)"
-  YOSYS=$(readlink -f "$(command -v yosys)")
-  shim yosys
-}
-
-setup_exit_tool() {
-  cp "$EXIT" "$SB/real/etool"
-  shim etool
-}
 
 
 # Of the pids given, those of this sandbox's runs (their HOME), one a line.

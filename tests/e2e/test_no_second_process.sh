@@ -14,16 +14,6 @@ SECCOMP=${SECCOMP_REFUSE:?SECCOMP_REFUSE: path to seccomp_refuse}
 DIRECT_PATH_TAIL=/usr/local/bin:/usr/bin:/bin
 direct() { PATH=$SB/real:$DIRECT_PATH_TAIL "$@"; }
 
-need_yosys() {
-  command -v yosys > /dev/null || skip "yosys is not installed (Debian: apt-get install yosys)"
-  YOSYS=$(readlink -f "$(command -v yosys)")
-  shim yosys
-}
-
-setup_exit_tool() {
-  cp "$EXIT" "$SB/real/etool"
-  shim etool
-}
 
 need() {
   local p

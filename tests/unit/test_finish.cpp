@@ -39,6 +39,23 @@ pipeline::Unfinished sample(const std::string& log) {
   return u;
 }
 
+// A run's private directory `name` under `t`, holding `u`'s record.
+std::string run_dir(const TempDir& t, const std::string& name, const pipeline::Unfinished& u) {
+  std::string dir = t.path + "/" + name;
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  REQUIRE(util::write_new_file(dir + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
+  return dir;
+}
+
+// finish_run in a child (it ends its process); the child's wait status.
+int finish_in_child(const std::string& dir, int code, const char* notice) {
+  pid_t pid = ::fork();
+  if (pid == 0) pipeline::finish_run(dir, code, notice);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return status;
+}
+
 }  // namespace
 
 TEST_CASE("Unfinished: the record reads back as written, escapes and lists included", "[finish]") {
@@ -96,15 +113,10 @@ TEST_CASE("Exit notice: the tool's figures less edashim's own part, the wall tim
 
 TEST_CASE("finish_run: the line with the tool's figures, the directory gone, the tool's exit code", "[finish]") {
   TempDir t;
-  std::string dir = t.path + "/run";
-  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
   auto u = sample(t.path + "/runs.jsonl");
   u.sweep_bases.clear();
-  REQUIRE(util::write_new_file(dir + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
-  pid_t pid = ::fork();
-  if (pid == 0) pipeline::finish_run(dir, 7, "1792 300000 40000 0 0 52000 0 48000 3000000000\n");
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  std::string dir = run_dir(t, "run", u);
+  int status = finish_in_child(dir, 7, "1792 300000 40000 0 0 52000 0 48000 3000000000\n");
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 7);
   runlog::RunRecord rec;
@@ -120,27 +132,18 @@ TEST_CASE("finish_run: the line with the tool's figures, the directory gone, the
 
 TEST_CASE("finish_run: a directory others may write is neither read nor removed, and the exit code stands", "[finish]") {
   TempDir t;
-  std::string dir = t.path + "/run";
-  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
   auto u = sample(t.path + "/runs.jsonl");
   u.sweep_bases.clear();
-  REQUIRE(util::write_new_file(dir + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
+  std::string dir = run_dir(t, "run", u);
   ::chmod(dir.c_str(), 0777);
-  pid_t pid = ::fork();
-  if (pid == 0) pipeline::finish_run(dir, 9, "2304 1 1 0 0 1 0 1 3000000000\n");
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  CHECK(WEXITSTATUS(status) == 9);
+  CHECK(WEXITSTATUS(finish_in_child(dir, 9, "2304 1 1 0 0 1 0 1 3000000000\n")) == 9);
   CHECK(util::exists(dir + "/" + pipeline::kUnfinishedFile));
   CHECK_FALSE(util::read_file(t.path + "/runs.jsonl", 1 << 20));
 }
 
 TEST_CASE("complete_unfinished: a run that ended without a word, its end null", "[finish]") {
   TempDir t;
-  std::string dir = t.path + "/run";
-  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
-  auto u = sample(t.path + "/runs.jsonl");
-  REQUIRE(util::write_new_file(dir + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
+  std::string dir = run_dir(t, "run", sample(t.path + "/runs.jsonl"));
   pipeline::complete_unfinished(dir);
   runlog::RunRecord rec;
   REQUIRE(runlog::parse_run_line(util::read_file(t.path + "/runs.jsonl", 1 << 20).value_or(""), rec));
@@ -151,10 +154,7 @@ TEST_CASE("complete_unfinished: a run that ended without a word, its end null", 
   CHECK(rec.untimed);
   // Another user's directory, or one others may write, is not read.
   TempDir t2;
-  std::string open_dir = t2.path + "/run";
-  REQUIRE(::mkdir(open_dir.c_str(), 0700) == 0);
-  auto u2 = sample(t2.path + "/runs.jsonl");
-  REQUIRE(util::write_new_file(open_dir + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u2)).ok());
+  std::string open_dir = run_dir(t2, "run", sample(t2.path + "/runs.jsonl"));
   ::chmod(open_dir.c_str(), 0777);
   pipeline::complete_unfinished(open_dir);
   CHECK_FALSE(util::read_file(t2.path + "/runs.jsonl", 1 << 20));
@@ -163,27 +163,23 @@ TEST_CASE("complete_unfinished: a run that ended without a word, its end null", 
 TEST_CASE("complete_unfinished: the run's process gone on as a program without edashim's library is not told, not killed",
           "[finish]") {
   TempDir t;
-  std::string dir = t.path + "/run";
-  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
   auto u = sample(t.path + "/runs.jsonl");
-  u.probe_file = dir + "/probe";
+  u.probe_file = t.path + "/probe";
   u.verify.probed = true;
   // Another process's L record says nothing of the run's own.
   std::string records = "L\t9999\t/opt/other\t/lib/ld-musl-x86_64.so.1\tglibc\tmusl\n";
   REQUIRE(util::write_new_file(u.probe_file, records).ok());
-  REQUIRE(util::write_new_file(dir + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
+  std::string dir = run_dir(t, "run", u);
   CHECK(run::exec_without_us(records, 4242).empty());
   pipeline::complete_unfinished(dir);
   runlog::RunRecord rec;
   REQUIRE(runlog::parse_run_line(util::read_file(t.path + "/runs.jsonl", 1 << 20).value_or(""), rec));
   CHECK(rec.ended == std::string(runlog::key::kEndedWithoutWord));
   // The run's own did: its end was not told.
-  std::string dir2 = t.path + "/run2";
-  REQUIRE(::mkdir(dir2.c_str(), 0700) == 0);
-  u.probe_file = dir2 + "/probe";
+  u.probe_file = t.path + "/probe2";
   records += "L\t4242\t/opt/hello-musl\t/lib/ld-musl-x86_64.so.1\tglibc\tmusl\n";
   REQUIRE(util::write_new_file(u.probe_file, records).ok());
-  REQUIRE(util::write_new_file(dir2 + "/" + pipeline::kUnfinishedFile, pipeline::unfinished_text(u)).ok());
+  std::string dir2 = run_dir(t, "run2", u);
   CHECK(run::exec_without_us(records, 4242) == "/opt/hello-musl");
   pipeline::complete_unfinished(dir2);
   auto lines = util::split(util::read_file(t.path + "/runs.jsonl", 1 << 20).value_or(""), '\n');
