@@ -434,6 +434,14 @@ mutant finish-exec-without-us-taken-for-a-kill shim/run/probe_records.cpp \
   '    if (f.size() != 6 || f[0] != "L" || number(f[1]) != std::optional<long>(pid)) continue;' \
   '    continue;' \
   '^unit:complete_unfinished|^e2e_flow_exec: test_musl_tool_behind'
+mutant exec-failed-leaves-its-record shim/pipeline/run_tool.cpp \
+  'int exec_failed(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, run::Outcome out) {
+  if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
+  std::string probe_records = run::read_and_remove_probe_file(probe);' \
+  'int exec_failed(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, run::Outcome out) {
+  if (ours_to_blame(out)) fall_back_to_exec(plan, setup, probe, out);
+  std::string probe_records = run::read_probe_file(probe); probe.lock_fd.reset();' \
+  '^e2e_exec_in_place: test_a_failed_exec'
 mutant finish-sweep-without-budget shim/run/scratch.cpp \
   '  while (removed < budget) {' \
   '  while (true) {' \
