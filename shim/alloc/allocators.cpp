@@ -84,11 +84,18 @@ std::optional<std::string> locate(const Allocator& a, const std::vector<std::str
   return std::nullopt;
 }
 
+std::vector<std::pair<std::string, std::string>> allocator_file_prefixes() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : families())
+    if (!f.file_prefix.empty()) out.emplace_back(f.file_prefix, f.name);
+  for (const auto& [prefix, name] : foreign_allocators()) out.emplace_back(prefix, name);
+  return out;
+}
+
 std::string allocator_of_library(std::string_view path) {
-  if (const Family* f = family_of_library(path)) return std::string(f->name);
   std::string base = util::basename(std::string(path));
-  for (const auto& [prefix, name] : foreign_allocators())
-    if (util::starts_with(base, prefix)) return std::string(name);
+  for (const auto& [prefix, name] : allocator_file_prefixes())
+    if (util::starts_with(base, prefix)) return name;
   return "";
 }
 

@@ -34,6 +34,10 @@ bool is_allocator_library(std::string_view path);
 // The allocator a library path belongs to, by file name ("" when none).
 std::string allocator_of_library(std::string_view path);
 
+// What allocator_of_library goes by, in its order: file-name prefix, allocator ("libjemalloc",
+// "jemalloc"). The probe's finish gets it in the run's record (pipeline/unfinished.hpp).
+std::vector<std::pair<std::string, std::string>> allocator_file_prefixes();
+
 // Version as far as the library's real file name tells it ("2.0" for libmimalloc.so.2.0).
 std::string version_of(const std::string& library_path);
 

@@ -27,11 +27,12 @@ bool is_private_dir(const std::string& dir) {
          (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
-// The record in `dir`, when `dir` is a private directory and the record is of this edashim's format.
-util::Result<Unfinished> read_unfinished(const std::string& dir) {
+// The record `name` in `dir`, when `dir` is a private directory and the record is of this
+// edashim's format.
+util::Result<Unfinished> read_unfinished(const std::string& dir, const char* name = kUnfinishedFile) {
   if (!is_private_dir(dir)) return util::fail(dir + " is not a private directory of this user's");
-  auto text = util::read_file(dir + "/" + kUnfinishedFile, 64 << 20);
-  if (!text) return util::fail("no unfinished line in " + dir);
+  auto text = util::read_file(dir + "/" + name, 64 << 20);
+  if (!text) return util::fail(std::string("no ") + name + " line in " + dir);
   return parse_unfinished(*text);
 }
 
@@ -76,6 +77,10 @@ void finish_run(const std::string& dir, int exit_code, const char* notice) {
       }
       util::remove_tree(dir);
       sweep_runs_left(u->sweep_bases);
+    } else if (auto done = read_unfinished(dir, kFinishedFile)) {
+      // The probe wrote the line in the tool's process and found runs left to sweep.
+      util::remove_tree(dir);
+      sweep_runs_left(done->sweep_bases);
     } else if (is_private_dir(dir)) {
       util::remove_tree(dir);  // a record of another format: nobody could finish it
     }

@@ -13,6 +13,7 @@
 #include <set>
 #include <utility>
 
+#include "config/settings.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
@@ -29,6 +30,7 @@
 #include "runlog/schema.hpp"
 #include "util/fs.hpp"
 #include "util/json_writer.hpp"
+#include "util/owned_file.hpp"
 #include "util/strings.hpp"
 #include "util/voice.hpp"
 
@@ -356,6 +358,15 @@ Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::Pro
   u.log = plan.log_path;
   u.limits = {s.log_max_bytes.value, s.log_keep.value};
   u.shared_dirs = s.shared_dirs.value;
+  // The file the probe's finish may append to (probe/finish_here.h): one the owned-file rule
+  // passes now, a regular file named by a path of its own (not /dev/stderr: the tool's).
+  if (!u.log.empty() && !runlog::names_own_descriptor(u.log)) {
+    auto log = util::open_owned(u.log, util::FileUse::append, config::shared_dirs(u.shared_dirs), 0600);
+    if (log.ok() && S_ISREG(log.st.st_mode)) {
+      u.log_dev = (unsigned long long)log.st.st_dev;
+      u.log_ino = (unsigned long long)log.st.st_ino;
+    }
+  }
   u.scratch = setup.scratch;
   u.keep_scratch = setup.keep_scratch;
   u.probe_file = setup.probed ? probe.file : "";

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "alloc/allocators.hpp"
 #include "util/strings.hpp"
 
 namespace pipeline {
@@ -10,7 +11,7 @@ namespace {
 
 // Bumped when a field changes: an edashim replaced while a run was going on finishes nothing
 // it cannot read (a later sweep says the run ended without a word).
-constexpr const char* kFormat = "edashim-unfinished 1";
+constexpr const char* kFormat = "edashim-unfinished 2";
 
 void put(std::string& out, std::string_view key, std::string_view value) {
   out.append(key);
@@ -38,6 +39,8 @@ std::string unfinished_text(const Unfinished& u) {
                       std::to_string(u.own.cutime_us) + " " + std::to_string(u.own.cstime_us) + " " +
                       std::to_string(u.own.maxrss_kb));
   put(out, "log", u.log);
+  put(out, "log_dev", std::to_string(u.log_dev));
+  put(out, "log_ino", std::to_string(u.log_ino));
   put(out, "log_max_bytes", std::to_string(u.limits.max_bytes));
   put(out, "log_keep", std::to_string(u.limits.keep));
   for (const auto& d : u.shared_dirs) put(out, "shared_dir", d);
@@ -51,6 +54,8 @@ std::string unfinished_text(const Unfinished& u) {
   put(out, "launcher", u.verify.launcher);
   put(out, "nothing_recorded_suffix", u.verify.nothing_recorded_suffix);
   for (const auto& b : u.sweep_bases) put(out, "sweep_base", b);
+  // How the probe's finish names what served malloc (run::malloc_provider).
+  for (const auto& [prefix, family] : alloc::allocator_file_prefixes()) put(out, "provider", prefix + " " + family);
   put(out, "line", u.line);
   return out;
 }
@@ -93,6 +98,12 @@ util::Result<Unfinished> parse_unfinished(std::string_view text) {
       }
     } else if (key == "log") {
       u.log = v;
+    } else if (key == "log_dev" || key == "log_ino") {
+      auto n = number(v);
+      ok = n && *n >= 0;
+      if (ok) (key == "log_dev" ? u.log_dev : u.log_ino) = (unsigned long long)*n;
+    } else if (key == "provider") {
+      ok = v.find(' ') != std::string::npos;  // the registry's, written again by every edashim
     } else if (key == "log_max_bytes" || key == "log_keep") {
       auto n = number(v);
       ok = n && *n >= 0;

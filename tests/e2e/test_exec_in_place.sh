@@ -248,6 +248,28 @@ test_the_line_is_in_the_log_when_the_callers_wait_returns_even_behind_the_logs_l
   wait "$holder"
 }
 
+test_the_tools_own_process_writes_its_line_and_starts_no_program() {
+  # The end of a run starts no program (probe/finish_here.h): a tool under a filter that refuses
+  # every exec by then still has its whole line, and leaves nothing for a sweep to complete.
+  setup_exit_tool
+  rc=0; etool no-exec 3 > /dev/null 2> "$SB/err" || rc=$?
+  [ "$rc" != 77 ] || skip "$(cat "$SB/err")"
+  expect_eq "$rc" 3 "the status"
+  expect_eq "$(line_fields 'exit_code signal status allocator_verified')" "3 None 3 True" "the line, whole"
+  last_log "$LOG" '"ended" not in j and j["user_s"] + j["sys_s"] >= 0.15 and j["max_rss_kb"] >= 40000 and j["wall_s"] >= 0.15' |
+    grep -qx True || fail "figures $(line_fields 'wall_s user_s sys_s max_rss_kb')"
+  "$BIN" report > /dev/null
+  expect_eq "$(wc -l < "$LOG")" 1 "one line after a sweep: no record was left"
+  # A log due for rotation is left to edashim-finish, which rotates it: one line each, no more.
+  mkdir -p "$XDG_CONFIG_HOME/edashim"
+  printf 'log_max_mb = 0.001\nlog_keep = 2\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
+  for code in 4 5; do
+    rc=0; etool exit "$code" > /dev/null || rc=$?
+    expect_eq "$rc $(wc -l < "$LOG") $(line_fields 'status')" "$code 1 $code" "exit $code: its line, after a rotation"
+  done
+  expect_eq "$(cat "$LOG.1" "$LOG.2" | wc -l)" 2 "the lines rotated away, each once"
+}
+
 test_a_failed_exec_leaves_one_line_and_nothing_of_edashims() {
   # A #! naming a missing interpreter: the exec fails in edashim's process (127, as a shell says).
   printf '#!/nonexistent/interpreter\n' > "$SB/real/broken"

@@ -2,6 +2,9 @@
 // first uses some CPU and memory (so the log line's figures can be checked), then ends that way.
 //   exit_tool main-returns N | exit N | _exit N | thread-exit N | segv | kill-self SIG | daemon FILE
 //   exit_tool exec-self N | exec PROGRAM ARGS... | wait-all | hold SECONDS
+//   exit_tool no-exec N   exit(N) under a seccomp filter that refuses every exec from then on
+//                         (EPERM): whatever finishes the run may start no program (x86_64;
+//                         elsewhere it says so and exits 77)
 // And what a tool sees of the processes and signals around it (issue 46), without the work:
 //   exit_tool pending     the signals pending at its start: the SigPnd and ShdPnd lines of
 //                         /proc/self/status, then sigpending()'s set ("pending: none" or numbers)
@@ -12,7 +15,13 @@
 //                         ("children N"); a fork refused: "fork K: ERROR", status 1
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +40,26 @@ static void work(void) {
   do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
   while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 200000000L);
   free((void*)p);
+}
+
+// Every execve and execveat refused with EPERM, in this process and what it forks.
+static int refuse_exec(void) {
+#ifdef __x86_64__
+  struct sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+#else
+  return 0;
+#endif
 }
 
 static void* exit_from_thread(void* arg) {
@@ -109,6 +138,13 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "main-returns") || !strcmp(mode, "exit") || !strcmp(mode, "_exit") || !strcmp(mode, "thread-exit"))
     printf("buffered by %s\n", mode);
   if (!strcmp(mode, "main-returns")) return n;
+  if (!strcmp(mode, "no-exec")) {
+    if (!refuse_exec()) {
+      fprintf(stderr, "exit_tool: no seccomp filter here (x86_64 only)\n");
+      return 77;
+    }
+    exit(n);
+  }
   if (!strcmp(mode, "exit")) exit(n);
   if (!strcmp(mode, "_exit")) _exit(n);
   if (!strcmp(mode, "thread-exit")) {
