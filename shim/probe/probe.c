@@ -232,12 +232,14 @@ __attribute__((destructor)) static void edashim_probe_exit(void) {
  * When edashim execs the tool in its own process (pipeline/run_tool.cpp), nothing of edashim's
  * runs beside it: the process edashim became (the pid in __EDASHIM_EXIT, whatever image it runs
  * by then) finishes the run itself. At the very end of a normal exit it takes its figures (exit
- * status, resource use of the process and its reaped children, peak memory, the time), lets go
- * of the scratch, and execs edashim in the same process (argv[0] "edashim-finish"), which writes
- * the line from the record edashim left in the run's private directory, removes the scratch and
- * that directory, and exits with the tool's status (pipeline/finish.cpp). So the line is in the
- * log before the caller's `wait` returns, and no process is added: no fork, socket, pidfd or
- * close_range, on any kernel.
+ * status, resource use of the process and its reaped children, peak memory, the time) and lets
+ * go of the scratch. In the common case it then writes the line itself, from the record edashim
+ * left in the run's private directory, removes the scratch and that directory, and lets the
+ * process end (finish_here.h): no program is started. Otherwise (a log to rotate, a tree in the
+ * scratch, runs left to sweep, an unusual line) it execs edashim in the same process (argv[0]
+ * "edashim-finish"), which does it all and exits with the tool's status (pipeline/finish.cpp).
+ * Either way the line is in the log before the caller's `wait` returns, and no process is added:
+ * no fork, socket, pidfd or close_range, on any kernel.
  *
  *   __EDASHIM_EXIT = "PID:LOCKFD:DEV:INO:DIRLEN:DIR:EXE"  (run/exit_notice.hpp)
  *   the finishing edashim: argv {"edashim-finish", "<exit code>", "<figures>"}, environment

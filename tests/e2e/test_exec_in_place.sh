@@ -270,6 +270,25 @@ test_the_tools_own_process_writes_its_line_and_starts_no_program() {
   expect_eq "$(cat "$LOG.1" "$LOG.2" | wc -l)" 2 "the lines rotated away, each once"
 }
 
+test_a_log_replaced_while_the_tool_runs_is_not_written_by_its_end() {
+  # The tool's end appends only to the log edashim checked before the exec: one put in its place
+  # meanwhile (here writable by others, which the owned-file rule refuses) is left as it is.
+  setup_exit_tool
+  etool main-returns 0 > /dev/null  # the log exists
+  etool exec /bin/sh -c 'echo started > started; while [ ! -e go ]; do sleep 0.05; done; exit 6' 2> "$SB/err" &
+  local pid=$!
+  wait_for "$SB/work/started" started
+  mv "$LOG" "$LOG.mine"
+  printf 'planted\n' > "$LOG"
+  chmod 666 "$LOG"
+  : > go
+  rc=0; wait "$pid" || rc=$?
+  expect_eq "$rc" 6 "the status"
+  expect_eq "$(cat "$LOG")" "planted" "the file put in the log's place"
+  expect_eq "$(wc -l < "$LOG.mine")" 1 "the log that was moved away"
+  expect_contains "$(cat "$SB/err")" "run log not written" "what stderr says"
+}
+
 test_a_failed_exec_leaves_one_line_and_nothing_of_edashims() {
   # A #! naming a missing interpreter: the exec fails in edashim's process (127, as a shell says).
   printf '#!/nonexistent/interpreter\n' > "$SB/real/broken"

@@ -458,9 +458,57 @@ mutant self-exe-without-proc-unknown shim/util/fs.cpp \
   '    if (execfn && *execfn)' \
   '    if (false)' \
   '^e2e_no_second_process: test_0_'
+# The line written in the tool's process itself (probe/finish_here.c, probe/line_end.c).
+mutant finish-here-not-used shim/probe/probe.c \
+  '  int here = edashim_finish_here(g_finish.dir, g_finish.dir_len, &f);' \
+  '  int here = 0;' \
+  '^e2e_exec_in_place: test_the_tools_own_process'
+mutant finish-here-log-not-the-one-checked shim/probe/finish_here.c \
+  '  int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_dev == r->log_dev &&
+           (unsigned long long)st.st_ino == r->log_ino;' \
+  '  int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);' \
+  '^e2e_exec_in_place: test_a_log_replaced'
+mutant finish-here-without-the-logs-lock shim/probe/finish_here.c \
+  '  while (ok && flock(fd, LOCK_EX) != 0)' \
+  '  while (0 && flock(fd, LOCK_EX) != 0)' \
+  '^e2e_exec_in_place: test_the_line_is_in_the_log_when'
+mutant finish-here-never-rotates shim/probe/finish_here.c \
+  '       !(r->log_max_bytes > 0 && st.st_size > 0 && (long long)st.st_size + (long long)len > r->log_max_bytes);' \
+  '       1;' \
+  '^e2e_exec_in_place: test_the_tools_own_process'
+mutant finish-here-record-left-for-a-sweep shim/probe/finish_here.c \
+  '  unlink(record_path);
+  if (strncmp(r.probe_file, dir_path, dir_len) == 0' \
+  '  if (strncmp(r.probe_file, dir_path, dir_len) == 0' \
+  '^e2e_exec_in_place: test_the_tools_own_process'
+mutant finish-here-runs-left-not-swept shim/probe/finish_here.c \
+  '  for (int i = 0; i < r.n_sweep_bases && !sweep; ++i) sweep = left_behind(r.sweep_bases[i], own);' \
+  '  (void)left_behind;' \
+  '^e2e_nothing_lost: test_a_sigkilled_runs_probe'
+mutant finish-here-scratch-in-use-not-said shim/probe/finish_here.c \
+  '    return stat(scratch, &st) == 0 && S_ISDIR(st.st_mode);' \
+  '    return 0 * stat(scratch, &st);' \
+  '^e2e_exec_in_place: test_a_daemonizing_tool'
+mutant line-end-edashims-own-cpu-counted shim/probe/line_end.c \
+  '  put_fraction(&o, at_least_0((f->utime_us - r->own[0]) + (f->cutime_us - r->own[2])), 1000000LL, 6);' \
+  '  put_fraction(&o, at_least_0(f->utime_us + f->cutime_us), 1000000LL, 6);' \
+  '^unit:line_end'
+mutant line-end-launcher-counted shim/probe/line_end.c \
+  '    if (*r->launcher && !strcmp(ps[i].exe, r->launcher)) continue;' \
+  '    if (0) continue;' \
+  '^unit:line_end'
+mutant line-end-second-exit-record-taken shim/probe/line_end.c \
+  '      if (peak >= 0) p->peak = peak;
+      p->running = 0;' \
+  '      if (peak >= 0) p->peak = peak;' \
+  '^unit:line_end'
+mutant line-end-escapes-written-raw shim/probe/line_end.c \
+  '  if (!plain(s)) o->ok = 0;' \
+  '  (void)plain;' \
+  '^unit:line_end'
 mutant unfinished-damaged-value-taken shim/pipeline/unfinished.cpp \
-  '    if (!ok) return util::fail("line " + std::to_string(i + 1) + ": " + key + " is not valid");' \
-  '    (void)ok;' \
+  '    if (!take_field(u, key, *value)) return util::fail("line " + std::to_string(i + 1) + ": " + key + " is not valid");' \
+  '    (void)take_field(u, key, *value);' \
   '^unit:Unfinished'
 
 # --- a run's peak virtual size is its tree's (runlog/tree_peak.cpp; issue 38 item 1) ---

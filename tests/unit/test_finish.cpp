@@ -79,7 +79,7 @@ TEST_CASE("Unfinished: the record reads back as written, escapes and lists inclu
 
 TEST_CASE("Unfinished: another format, a damaged value or a missing start is refused, not guessed at", "[finish]") {
   auto text = pipeline::unfinished_text(sample("/l"));
-  CHECK_FALSE(pipeline::parse_unfinished("edashim-unfinished 2\n" + text.substr(text.find('\n') + 1)).ok());
+  CHECK_FALSE(pipeline::parse_unfinished("edashim-unfinished 1\n" + text.substr(text.find('\n') + 1)).ok());
   CHECK_FALSE(pipeline::parse_unfinished(text + "mystery\tvalue\n").ok());
   CHECK_FALSE(pipeline::parse_unfinished(text + "log_keep\tmany\n").ok());
   auto no_line = text.substr(0, text.find("line\t"));
