@@ -538,3 +538,25 @@ mutant bench-adopt-against-any-first-arm shim/commands/bench.cpp \
   '  if (current.empty() || arms[0].arm_id != current) {' \
   '  if (current.empty()) {' \
   '^e2e_bench: test_bench_adopt_judges_against_the_current_choice_by_recommends_rule$'
+
+# --- issue 49: the survivors of the third review, each with a test seen failing ---
+mutant runlog-own-descriptor-rotated shim/runlog/append.cpp \
+  '  if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 && !names_own_descriptor(path) &&' \
+  '  if (limits.max_bytes > 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&' \
+  '^unit:Run log: EDASHIM_LOG=/dev/stderr'
+mutant voice-short-write-restarts shim/util/voice.cpp \
+  '    ssize_t n = ::write(STDERR_FILENO, out.data() + done, out.size() - done);' \
+  '    ssize_t n = ::write(STDERR_FILENO, out.data(), out.size() - done);' \
+  '^unit:Voice: a write a signal cuts short'
+mutant farm-other-version-fingerprint-reversed shim/farm/round_task.cpp \
+  '    if (!other || check_fingerprint(dir, *other, shared)) e = std::move(other);' \
+  '    if (!other || !check_fingerprint(dir, *other, shared)) e = std::move(other);' \
+  '^unit:Farm: a round of another'
+mutant elf-read-section-past-the-table shim/elf/elf_read.c \
+  '  if (i >= e->shnum || e->shentsize != e->shsize) return 0;' \
+  '  if (i > e->shnum || e->shentsize != e->shsize) return 0;' \
+  '^unit:The one ELF reader'
+mutant plan-plain-run-keeps-the-allocators-version shim/pipeline/plan.cpp \
+  '  plain.allocator_version.clear();' \
+  '  (void)plain.allocator_version;' \
+  '^unit:Plan: the plain run of a broken configuration'

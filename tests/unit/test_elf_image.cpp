@@ -143,6 +143,14 @@ TEST_CASE("The one ELF reader: whole headers of either class, strings that end b
   edh_elf_phdr p;
   CHECK(edh_elf_program_header(&e, 0, &p) == 0);  // past the end of the bytes
 
+  // The section headers are the table's, not what follows it (here bytes that could be one more).
+  std::string padded = bytes + std::string(sizeof(Elf64_Shdr), '\0');
+  REQUIRE(edh_elf_header(&e, read_string, &padded) == 1);
+  REQUIRE(e.shnum > 0);
+  edh_elf_shdr sh;
+  CHECK(edh_elf_section_header(&e, e.shnum - 1, &sh) == 1);
+  CHECK(edh_elf_section_header(&e, e.shnum, &sh) == 0);
+
   std::string text = std::string("abc\0", 4) + std::string(300, 'x') + '\0' + "tail";
   REQUIRE(edh_elf_header(&e, read_string, &bytes) == 1);
   e.ctx = &text;

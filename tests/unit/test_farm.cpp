@@ -7,9 +7,11 @@
 #include "farm/collect.hpp"
 #include "farm/executors.hpp"
 #include "farm/experiment.hpp"
+#include "farm/round_task.hpp"
 #include "farm/scheduler.hpp"
 #include "temp_dir.hpp"
 #include "util/fs.hpp"
+#include "util/voice.hpp"
 
 namespace {
 
@@ -375,4 +377,32 @@ TEST_CASE("Farm: --dir must be new, or empty and the user's own under the one ru
   struct stat st;
   REQUIRE(::stat((t.path + "/exp").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
+}
+
+TEST_CASE("Farm: a round of another edashim's genuine experiment says which to install; a forged one gets no round",
+          "[farm][hostile]") {
+  TempDir t;
+  t.write("work/design.v", "module top; endmodule\n");
+  auto e = experiment();
+  e.version = "0.0.1-other";  // made by another edashim: create fingerprints it as that one did
+  e.cwd = t.path + "/work";
+  std::string dir = t.path + "/exp";
+  auto made = farm::create(dir, e, {});
+  REQUIRE(made);
+  bench::Previewer none = [](const std::string&, const std::vector<std::string>&, const std::vector<std::string>&) {
+    return bench::ArmPreview{};
+  };
+  std::string said;
+  CHECK(farm::run_round(dir, 0, made->fingerprint, {}, none, util::Voice("edashim bench round", &said)) != 0);
+  auto round = util::read_file(farm::round_path(dir, 0, false));
+  REQUIRE(round);
+  CHECK(round->find("install the same edashim on every node") != std::string::npos);
+
+  auto forged = *made;
+  forged.edashim = "/home/mallory/evil2.sh";  // the fingerprint left as it was
+  REQUIRE(util::write_file_atomic(farm::experiment_path(dir), farm::to_json(forged), 0644));
+  said.clear();
+  CHECK(farm::run_round(dir, 1, made->fingerprint, {}, none, util::Voice("edashim bench round", &said)) != 0);
+  CHECK_FALSE(util::exists(farm::round_path(dir, 1, false)));
+  CHECK(said.find("was made by edashim 0.0.1-other") != std::string::npos);
 }

@@ -423,6 +423,8 @@ TEST_CASE("Plan: the plain run of a broken configuration decides its arm and all
   CHECK(plain.arm == "system");
   CHECK(plain.allocator_to_find == "system");
   CHECK(plain.allocator_library.empty());
+  REQUIRE(!p.allocator_version.empty());
+  CHECK(plain.allocator_version.empty());  // not jemalloc's version under "system"
   // A static tool's glibc fallback is edashim's too: gone with its words.
   f.tool("yosys", "proof_static");
   auto s = pipeline::plain_run(f.plan("yosys"));
