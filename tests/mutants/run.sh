@@ -79,9 +79,11 @@ trap cleanup EXIT
 
 # The copy: tracked and untracked-but-not-ignored files of the tree as they are now (the
 # uncommitted edits too), never the build directories. Files the copy has and the tree no
-# longer has are left: harmless for a build that lists its sources.
+# longer has are left: harmless for a build that lists its sources. Extracted with the time of
+# the extraction (--touch): with the files' own times, a file edited before a reused copy's last
+# build looked older than its object, was not rebuilt, and its new tests were not there.
 mkdir -p "$copy" || exit 2
-(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$copy" -xpf - || {
+(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$copy" --touch -xpf - || {
   echo "run.sh: cannot copy $src to $copy" >&2
   exit 2
 }
