@@ -175,15 +175,17 @@ int edashim_finish_here(const char* dir, size_t dir_len, const struct edh_figure
   int result = 0;
   size_t text_len = 0, probe_len = 0;
   struct edh_record r;
+  static char no_records[1];
   if (!is_private_dir(dir_path) || !read_whole(record_path, &text, &text_len) ||
-      !edh_parse_record(text.p, text_len, &r) || !*r.probe_file || !read_whole(r.probe_file, &probe, &probe_len))
+      !edh_parse_record(text.p, text_len, &r) || (*r.probe_file && !read_whole(r.probe_file, &probe, &probe_len)))
     goto out;
+  char* records = *r.probe_file ? probe.p : no_records; /* the probe off: none */
   int scratch = -1;
   if (*r.scratch) scratch = r.keep_scratch ? 0 : remove_scratch(r.scratch);
   if (*r.scratch && scratch < 0) goto out;
   size_t cap = strlen(r.line) + 4 * probe_len + 65536;
   if (!take(&out, cap) || !take(&processes, MAX_PROCESSES * sizeof(struct edh_process))) goto out;
-  size_t len = edh_line(&r, f, scratch, probe.p, probe_len, (struct edh_process*)processes.p, MAX_PROCESSES, out.p,
+  size_t len = edh_line(&r, f, scratch, records, probe_len, (struct edh_process*)processes.p, MAX_PROCESSES, out.p,
                         cap - 1);
   if (len == 0) goto out;
   out.p[len++] = '\n';

@@ -73,6 +73,7 @@ static int record_field(struct edh_record* r, const char* key, char* v) {
   if (!strcmp(key, "probe_file")) return (r->probe_file = v), 1;
   if (!strcmp(key, "probed")) return flag(v, &r->probed);
   if (!strcmp(key, "flow_top")) return flag(v, &r->flow_top);
+  if (!strcmp(key, "unprobed_note")) return (r->unprobed_note = v), 1;
   if (!strcmp(key, "allocator_to_find")) return (r->allocator_to_find = v), 1;
   if (!strcmp(key, "launcher")) return (r->launcher = v), 1;
   if (!strcmp(key, "line")) return (r->line = v), 1;
@@ -95,7 +96,7 @@ static int record_field(struct edh_record* r, const char* key, char* v) {
 int edh_parse_record(char* text, size_t len, struct edh_record* r) {
   static const char kEmpty[] = "";
   memset(r, 0, sizeof *r);
-  r->log = r->scratch = r->probe_file = r->allocator_to_find = r->launcher = r->line = kEmpty;
+  r->log = r->scratch = r->probe_file = r->allocator_to_find = r->launcher = r->unprobed_note = r->line = kEmpty;
   if (strlen(text) != len) return 0;
   char* line = text;
   char* next = cut(line, '\n');
@@ -315,13 +316,15 @@ static long long at_least_0(long long v) { return v < 0 ? 0 : v; }
 
 size_t edh_line(const struct edh_record* r, const struct edh_figures* f, int scratch_in_use, char* probe_text,
                 size_t probe_len, struct edh_process* ps, size_t max_processes, char* out, size_t cap) {
-  if (!r->probed || r->flow_top || !*r->log || !*r->allocator_to_find || r->allocator_to_find[0] == '/' ||
-      !plain(r->allocator_to_find) || strlen(probe_text) != probe_len)
-    return 0;
-  long n = parse_records(probe_text, ps, max_processes);
-  long tools = 0;
-  for (long i = 0; i < n; ++i) tools += !*r->launcher || strcmp(ps[i].exe, r->launcher) != 0;
-  if (n < 0 || tools == 0) return 0; /* nothing recorded: edashim-finish says why */
+  if (r->flow_top || !*r->log || strlen(probe_text) != probe_len) return 0;
+  long n = 0;
+  if (r->probed) {
+    if (!*r->allocator_to_find || r->allocator_to_find[0] == '/' || !plain(r->allocator_to_find)) return 0;
+    n = parse_records(probe_text, ps, max_processes);
+    long tools = 0;
+    for (long i = 0; i < n; ++i) tools += !*r->launcher || strcmp(ps[i].exe, r->launcher) != 0;
+    if (n < 0 || tools == 0) return 0; /* nothing recorded: edashim-finish says why */
+  }
 
   struct out o = {out, 0, cap, 1};
   put(&o, r->line);
@@ -348,6 +351,16 @@ size_t edh_line(const struct edh_record* r, const struct edh_figures* f, int scr
   }
   put_key(&o, "status");
   put_ll(&o, code);
+  if (!r->probed) { /* pipeline/run_line.cpp's verification_fields: the note, no records */
+    put_key(&o, "processes");
+    put(&o, "null");
+    put_key(&o, "allocator_verified");
+    put(&o, "false");
+    put_key(&o, "verification");
+    put_string(&o, r->unprobed_note);
+    put(&o, "}");
+    return o.ok ? o.len : 0;
+  }
   put_key(&o, "processes");
   put(&o, "[");
   for (long i = 0; i < n; ++i) put_process(&o, r, &ps[i], i == 0);

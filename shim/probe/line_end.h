@@ -3,7 +3,7 @@
  * line's start edashim left in the run's unfinished record (pipeline/unfinished.hpp).
  *
  * The common case only: everything else (a log to rotate, paths that are not plain ASCII,
- * processes the exec hook left without the allocator, a flow's top, a probe that recorded
+ * processes the exec hook left without the allocator, a flow's top, a probe on that recorded
  * nothing) is refused, and the edashim-finish program writes that line (pipeline/finish.cpp),
  * whose writer this one follows field for field: tests/unit/test_line_end.cpp holds the two to
  * the same line over the same inputs.
@@ -33,6 +33,7 @@ struct edh_record {
   int keep_scratch;
   const char* probe_file;      /* "": none */
   int probed, flow_top;
+  const char* unprobed_note;   /* the verification when the probe does not record */
   const char* allocator_to_find;
   const char* launcher;
   const char* prefixes[EDH_MAX_PREFIXES][2]; /* file-name prefix, allocator family */

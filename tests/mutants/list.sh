@@ -506,6 +506,10 @@ mutant line-end-escapes-written-raw shim/probe/line_end.c \
   '  if (!plain(s)) o->ok = 0;' \
   '  (void)plain;' \
   '^unit:line_end'
+mutant line-end-probe-off-note-lost shim/probe/line_end.c \
+  '    put_string(&o, r->unprobed_note);' \
+  '    put_string(&o, "");' \
+  '^unit:line_end'
 mutant unfinished-damaged-value-taken shim/pipeline/unfinished.cpp \
   '    if (!take_field(u, key, *value)) return util::fail("line " + std::to_string(i + 1) + ": " + key + " is not valid");' \
   '    (void)take_field(u, key, *value);' \

@@ -125,6 +125,14 @@ TEST_CASE("line_end: the tool's process writes the line edashim-finish would", "
                        "\n" + "SS\t1\t1\t/a\t/b\n" + "S\t7\t1\t/a\n" + one + "E\t100\t3\t4\n" + "E\t100\tx\t4\n";
     same_line(u, figures(), -1, text);
   }
+  SECTION("the probe off: its note, no records") {
+    u.verify.probed = false;
+    u.verify.unprobed_note = "probe off (probe = false, /home/u/.config/edashim/config.toml:3)";
+    u.probe_file = "";
+    same_line(u, figures(), 0, "");
+    u.verify.unprobed_note = "probe off (probe = false, /home/jos\u00e9/config.toml:3)";
+    CHECK(c_line(u, figures(), 0, "").empty());  // not plain ASCII: edashim-finish's
+  }
   SECTION("figures less edashim's part, and those nobody could know") {
     auto f = figures();
     f.end_ns = u.start_ns;  // no wall time
@@ -162,12 +170,9 @@ TEST_CASE("line_end: what it leaves to edashim-finish", "[line_end]") {
     CHECK(c_line(u, figures(), -1, one + start(101, 100, "/bin/a", kJemalloc), 1).empty());
     CHECK(c_line(u, figures(), -1, one, 64, u.line.size() + 40).empty());
   }
-  SECTION("a flow's top, a run not probed, an allocator named by path, no log") {
+  SECTION("a flow's top, an allocator named by path, no log") {
     auto v = u;
     v.verify.flow_top = true;
-    CHECK(c_line(v, figures(), -1, one).empty());
-    v = u;
-    v.verify.probed = false;
     CHECK(c_line(v, figures(), -1, one).empty());
     v = u;
     v.verify.allocator_to_find = kJemalloc;
