@@ -379,7 +379,7 @@ TEST_CASE("Farm: --dir must be new, or empty and the user's own under the one ru
   CHECK((st.st_mode & 0777) == 0700);
 }
 
-TEST_CASE("Farm: a round of another edashim's genuine experiment says which to install; a forged one gets no round",
+TEST_CASE("Farm: a round of another edashim's genuine experiment says which to install, a forged one gets no round",
           "[farm][hostile]") {
   TempDir t;
   t.write("work/design.v", "module top; endmodule\n");
