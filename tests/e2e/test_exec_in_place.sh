@@ -260,12 +260,17 @@ test_the_tools_own_process_writes_its_line_and_starts_no_program() {
     grep -qx True || fail "figures $(line_fields 'wall_s user_s sys_s max_rss_kb')"
   "$BIN" report > /dev/null
   expect_eq "$(wc -l < "$LOG")" 1 "one line after a sweep: no record was left"
-  # A log due for rotation is left to edashim-finish, which rotates it: one line each, no more.
+  # A log due for rotation is left to edashim-finish, which rotates it: one line each, no more,
+  # and what stdio held at the end written (exit) or dropped (_exit) as directly.
   mkdir -p "$XDG_CONFIG_HOME/edashim"
   printf 'log_max_mb = 0.001\nlog_keep = 2\n' > "$XDG_CONFIG_HOME/edashim/config.toml"
-  for code in 4 5; do
-    rc=0; etool exit "$code" > /dev/null || rc=$?
-    expect_eq "$rc $(wc -l < "$LOG") $(line_fields 'status')" "$code 1 $code" "exit $code: its line, after a rotation"
+  local way code direct_out out
+  for way in "exit 4" "_exit 5"; do
+    code=${way#* }
+    direct_out=$(direct etool $way) || true
+    rc=0; out=$(etool $way) || rc=$?
+    expect_eq "$out" "$direct_out" "$way, by edashim-finish: what stdio held at the end"
+    expect_eq "$rc $(wc -l < "$LOG") $(line_fields 'status')" "$code 1 $code" "$way: its line, after a rotation"
   done
   expect_eq "$(cat "$LOG.1" "$LOG.2" | wc -l)" 2 "the lines rotated away, each once"
 }

@@ -401,11 +401,11 @@ mutant elf-read-string-past-its-limit shim/elf/elf_read.c \
 mutant finish-stdio-not-flushed shim/probe/probe.c \
   '  if (from_exit) flush_streams();' \
   '  (void)from_exit;' \
-  '^e2e_exec_in_place: test_(each_way|command_substitution)'
+  '^e2e_exec_in_place: test_(each_way|command_substitution|the_tools_own_process)'
 mutant finish-flushes-after-_exit shim/probe/probe.c \
   '  finish_run((status & 0xff) << 8, 0);' \
   '  finish_run((status & 0xff) << 8, 1);' \
-  '^e2e_exec_in_place: test_each_way'
+  '^e2e_exec_in_place: test_(each_way|the_tools_own_process)'
 mutant finish-by-any-process-of-the-run shim/probe/probe.c \
   '  if (!g_finish.armed || getpid() != g_finish.pid) return;' \
   '  if (!g_finish.armed) return;' \
