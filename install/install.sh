@@ -129,8 +129,14 @@ if [ "$packages" = 1 ]; then
       apt_sudo=sudo
     fi
     say "packages: installing ${missing[*]}"
-    ${apt_sudo:+$apt_sudo} apt-get update
-    ${apt_sudo:+$apt_sudo} env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+    # Another apt at work (a fresh VM's unattended upgrades at boot) holds the lock: wait for it,
+    # as apt says while it does, rather than stop at once.
+    apt_wait=(-o DPkg::Lock::Timeout=900)
+    if fuser /var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock >/dev/null 2>&1; then
+      say "packages: another package manager is at work; waiting for it (15 minutes at most)"
+    fi
+    ${apt_sudo:+$apt_sudo} apt-get "${apt_wait[@]}" update
+    ${apt_sudo:+$apt_sudo} env DEBIAN_FRONTEND=noninteractive apt-get "${apt_wait[@]}" install -y --no-install-recommends "${missing[@]}"
   fi
 fi
 
@@ -245,12 +251,16 @@ case ":$PATH:" in *":$bindir:"*) ;; *) path_dirs="$path_dirs:$(show_dir "$bindir
 sh_line="case \":\$PATH:\" in *\":$(show_dir "$shimdir"):\"*) ;; *) export PATH=\"$path_dirs:\$PATH\" ;; esac  $tag"
 IFS=: read -ra fish_dirs <<<"$path_dirs"
 fish_line="contains -- \"$(show_dir "$shimdir")\" \$PATH; or set -gx PATH $(printf '"%s" ' "${fish_dirs[@]}")\$PATH  $tag"
+# csh and tcsh, the login shell of many EDA sites: the same test, in their words.
+csh_line="if ( \":\${PATH}:\" !~ *\":$(show_dir "$shimdir"):\"* ) setenv PATH \"$path_dirs:\${PATH}\"  $tag"
 echo
 say "PATH: the shim directory must come before the real tools. The line for your shell:"
 echo "  bash (~/.bashrc), zsh (~/.zshrc):"
 echo "    $sh_line"
 echo "  fish (~/.config/fish/conf.d/edashim.fish):"
 echo "    $fish_line"
+echo "  csh, tcsh (~/.cshrc, ~/.tcshrc):"
+echo "    $csh_line"
 
 # Where the line goes, with consent: per user, or /etc for --system.
 targets=()
@@ -260,6 +270,7 @@ if [ "$system" = 1 ]; then
 else
   if [ -f "$HOME/.bashrc" ] || [ "$(basename "${SHELL:-}")" = bash ]; then targets+=("append $HOME/.bashrc"); fi
   [ -f "$HOME/.zshrc" ] && targets+=("append $HOME/.zshrc")
+  for f in "$HOME/.tcshrc" "$HOME/.cshrc"; do [ -f "$f" ] && targets+=("appendcsh $f"); done
   [ -d "$HOME/.config/fish" ] && targets+=("newfish $HOME/.config/fish/conf.d/edashim.fish")
 fi
 pending=()
@@ -287,6 +298,7 @@ if [ ${#pending[@]} -gt 0 ] && [ "$offer_path" = 1 ]; then
     for t in "${pending[@]}"; do
       f=${t#* }
       case "$t" in
+        appendcsh*) printf '%s\n' "$csh_line" >>"$f"; entries+=("rc $f") ;;
         append*) printf '%s\n' "$sh_line" >>"$f"; entries+=("rc $f") ;;
         new*)
           d=$(dirname "$f")

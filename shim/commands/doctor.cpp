@@ -19,6 +19,7 @@
 #include "alloc/version.hpp"
 #include "config/log_path.hpp"
 #include "pipeline/plan.hpp"
+#include "commands/report.hpp"
 #include "commands/shims.hpp"
 #include "run/environment.hpp"
 #include "run/scratch.hpp"
@@ -366,6 +367,14 @@ void check_scratch(Report& r, const Gathered& g, const paths::Files& paths) {
   else r.note(base.note + " (no linked tool asks for scratch)");
 }
 
+// What edashim told the runs in `log` (pipeline/notices.hpp), kept off the tools' stderr: the
+// words a terminal would have shown once a session.
+void note_notices(Report& r, const std::string& log, const util::SharedDirs& shared) {
+  ReadStats st;
+  if (!util::exists(log) || !scan_log(log, shared, [](const runlog::RunRecord&) {}, st)) return;
+  for (const auto& line : notice_lines(st, 8)) r.note("edashim told " + line);
+}
+
 void check_run_logs(Report& r, const Gathered& g, const paths::Files& paths) {
   if (g.logs.empty()) r.note("run log: off");
   for (const auto& log : g.logs) {
@@ -377,6 +386,7 @@ void check_run_logs(Report& r, const Gathered& g, const paths::Files& paths) {
                 "point it elsewhere (log in " + paths.user_file + ", or EDASHIM_LOG=FILE)");
     } else if (auto tried = try_log(log); tried.writable) {
       r.ok("run log " + log + " is writable (a file was opened there for real)");
+      note_notices(r, log, g.shared);
     } else if (tried.read_only_fs) {
       r.problem("run log " + log + ": " + tried.why, "another log path (a chmod cannot help): " + elsewhere);
     } else {
@@ -406,6 +416,9 @@ void check_owned_inputs(Report& r, const paths::Files& paths) {
 // Exec in place: the tool's own process finishes its run at its end by exec'ing edashim's shim
 // (pipeline/finish.hpp); a shim it cannot execute leaves every run's end untold.
 void check_run_mode(Report& r) {
+  if (const char* sw = std::getenv("EDASHIM"); sw && *sw && !util::parse_switch(sw))
+    r.problem("EDASHIM=" + util::shell_quote(sw) + " is not a clear on/off value: every run goes without edashim",
+              "export EDASHIM=on (or EDASHIM=off to mean it)");
   const std::string& shim = paths::layout().shim;
   if (::access(shim.c_str(), X_OK) != 0)
     r.problem("a tool's process cannot finish its run: " + shim + " cannot be executed (" + std::strerror(errno) +

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -68,6 +69,16 @@ struct Options {
   std::string flow, svg;
 };
 
+// What edashim told the runs of a log (pipeline/notices.hpp: on their stderr only at a terminal).
+void say_notices(const LogRead& r) {
+  std::string details;
+  for (const auto& line : notice_lines(r.stats, 8)) details += "  " + line + "\n";
+  if (!details.empty())
+    voice.say_with("what edashim told runs in " + util::printable(r.path) +
+                       " (kept off the tools' stderr, which is theirs; the last told first):",
+                   details);
+}
+
 // What reading the logs found wrong, said as the report's (unless `quiet`: a first pass over logs read
 // again). Returns {logs read, logs failed}.
 std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>& reads, std::size_t unreadable,
@@ -100,6 +111,7 @@ std::pair<std::size_t, std::size_t> say_read_problems(const std::vector<LogRead>
     if (r.stats.untimed)
       voice(r.stats.untimed, " runs in ", util::printable(r.path),
             " have no times (a debugger or valgrind followed the tool, or edashim exec'd it in its place) and were left out");
+    say_notices(r);
   }
   return {read, failed};
 }
@@ -298,6 +310,17 @@ std::vector<LogRead> scan_logs(const std::vector<std::string>& files, const util
   return out;
 }
 
+std::vector<std::string> notice_lines(const ReadStats& st, std::size_t shown) {
+  std::vector<std::pair<std::string, ReadStats::Told>> told(st.notices.begin(), st.notices.end());
+  std::sort(told.begin(), told.end(), [](const auto& a, const auto& b) { return a.second.last_unix > b.second.last_unix; });
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < told.size() && i < shown; ++i)
+    lines.push_back(std::to_string(told[i].second.runs) + (told[i].second.runs > 1 ? " runs" : " run") + ", last " +
+                    util::iso_time_utc(told[i].second.last_unix) + ": " + util::printable(told[i].first));
+  if (told.size() > shown) lines.push_back("(and " + std::to_string(told.size() - shown) + " more)");
+  return lines;
+}
+
 util::Status scan_log(const std::string& path, const util::SharedDirs& shared,
                       const std::function<void(const runlog::RunRecord&)>& each, ReadStats& st) {
   auto file = util::open_owned(path, util::FileUse::read, shared);
@@ -332,6 +355,13 @@ util::Status scan_log(const std::string& path, const util::SharedDirs& shared,
       if (!runlog::parse_run_line(line, rec)) {
         ++st.malformed;
         continue;
+      }
+      for (const auto& text : rec.notices) {
+        auto it = st.notices.find(text);
+        if (it == st.notices.end() && st.notices.size() >= ReadStats::kNoticeTexts) continue;
+        auto& told = st.notices[text];
+        ++told.runs;
+        told.last_unix = std::max(told.last_unix, rec.start_unix);
       }
       if (!rec.config_error.empty() && rec.record.empty()) {
         ++st.config_errors;

@@ -2,6 +2,7 @@
 // `edashim report`: the run log summarised per tool and profile.
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,20 @@ struct ReadStats {
   std::size_t config_errors = 0;
   std::string last_config_error;
   std::size_t runs_since_config_error = 0;  // runs after the last one of those: the error is fixed
+  // What edashim told the runs (RunRecord::notices, kept off their stderr), by text: how many
+  // runs were told it, and the last one's start. At most kNoticeTexts texts: a log anyone could
+  // have written cannot grow this without end.
+  struct Told {
+    std::size_t runs = 0;
+    double last_unix = 0;
+  };
+  static constexpr std::size_t kNoticeTexts = 1000;
+  std::map<std::string, Told> notices;
 };
+// What edashim told the runs (ReadStats::notices), the last told first, at most `shown` of them:
+// "N runs, last TIME: TEXT", printable; a last line "(and N more)" when there are more.
+std::vector<std::string> notice_lines(const ReadStats& st, std::size_t shown);
+
 // Every record of the log, runs and others, parsed, in file order: `each` sees each line that
 // parses (the record is reused between calls), counted in `st`. The file is opened under the one
 // rule for files edashim reads (util::open_owned): one another user owns or can write is refused,

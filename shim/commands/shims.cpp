@@ -112,7 +112,7 @@ std::vector<std::string> names_on_path(const std::string& links_dir) {
 int add(const Options& o, const tool::SelfIdentity& self) {
   // Links point to the shim, even when this command runs as edashim-cli.
   const std::string& exe = paths::layout().shim;
-  int status = 0;
+  int status = 0, linked = 0;
   bool made_dir = false;
   for (const auto& name : o.names) {
     if (auto bad = bad_tool_name(name)) {
@@ -172,7 +172,14 @@ int add(const Options& o, const tool::SelfIdentity& self) {
             ": until one is installed, running ", name, " says \"command not found\". A mistake? edashim shims remove ", name);
     } else
       std::printf("linked %s -> edashim -> %s\n", name.c_str(), real.c_str());
+    ++linked;
   }
+  // A shell remembers where it found a command (bash's hash, zsh's and tcsh's tables): until it
+  // forgets, typing the name in a shell already running still runs the tool it found before.
+  if (linked)
+    std::printf("a shell already running may still run the plain tool%s until it forgets where it found it: "
+                "hash -r (bash, zsh), rehash (tcsh, csh, zsh); new shells take the link\n",
+                linked > 1 ? "s" : "");
   return status;
 }
 

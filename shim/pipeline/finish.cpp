@@ -1,4 +1,5 @@
 #include "pipeline/finish.hpp"
+#include "pipeline/notices.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,17 +50,19 @@ util::Status append(const Unfinished& u, const runlog::RunEnd& end) {
 }  // namespace
 
 std::string log_not_written(const std::string& why) {
-  return "edashim: run log not written (" + why + "); the run itself is unaffected. Set EDASHIM_LOG=off to stop logging.\n";
+  return "run log not written (" + why + "); the run itself is unaffected (said once a session; details: edashim doctor; "
+         "EDASHIM_LOG=off stops logging)";
 }
 
-void finish_run(const std::string& dir, int exit_code, const char* notice) {
+
+void finish_run(const std::string& dir, int exit_code, const char* exit_notice) {
   // Nothing here may keep the tool's status from its caller: no exception leaves, and the
   // process ends with the tool's code.
   try {
     auto u = read_unfinished(dir);
     if (u) {
       run::Ending end;
-      if (auto n = run::parse_exit_notice(notice ? notice : "")) end = run::ending_from_notice(*n, u->own, u->start_ns);
+      if (auto n = run::parse_exit_notice(exit_notice ? exit_notice : "")) end = run::ending_from_notice(*n, u->own, u->start_ns);
       else end.wait_status = (exit_code & 0xff) << 8;
       std::optional<bool> left_in_use;
       if (!u->scratch.empty() && !u->keep_scratch)
@@ -69,11 +72,7 @@ void finish_run(const std::string& dir, int exit_code, const char* notice) {
       auto records = probe_records(*u);
       if (!u->log.empty()) {
         auto written = append(*u, end_fields_in_place(u->verify, end, left_in_use, records));
-        if (!written) {
-          std::string say = log_not_written(written.error());
-          if (::write(STDERR_FILENO, say.data(), say.size()) < 0) {
-          }
-        }
+        if (!written) notice(log_not_written(written.error()));
       }
       util::remove_tree(dir);
       sweep_runs_left(u->sweep_bases);

@@ -34,7 +34,8 @@ void sweep_runs_left(const std::vector<std::string>& bases, size_t budget = kSwe
 // the scratch bases and the private directories' ($XDG_RUNTIME_DIR, /tmp).
 std::vector<std::string> default_sweep_bases();
 
-// What a run says on stderr when its line could not be written.
+// The notice of a line that could not be written (pipeline/notices.hpp): said once a session for
+// each reason (a read-only HOME's log is said once, not on every run).
 std::string log_not_written(const std::string& why);
 
 }  // namespace pipeline

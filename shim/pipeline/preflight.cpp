@@ -95,10 +95,30 @@ void check_fallback_options(Plan& plan) {
 }
 }  // namespace
 
+namespace {
+// execvp's rule: a tool found on PATH whose exec would fail with ENOENT (a #! naming an
+// interpreter that does not exist) is passed over for the next of its name, as Python's
+// subprocess, make and env do directly. Where none follows, the first is run, and fails as it would.
+void pass_over_missing_interpreters(Plan& plan, const std::vector<std::string>& env, const std::string& path_env) {
+  if (plan.resolution.path.empty() || plan.tool_path != plan.resolution.path) return;  // not found on PATH
+  auto passed = plan.resolution.passed_over;
+  while (plan.preflight.interpreter_missing && passed.size() < 8) {
+    passed.push_back(plan.tool_path);
+    auto self = tool::SelfIdentity::current(run::lookup(env, kChainVar).value_or("").c_str());
+    auto next = tool::resolve(plan.inv.tool, path_env, self, passed);
+    if (next.path.empty()) return;
+    plan.resolution = next;
+    plan.tool_path = next.path;
+    plan.preflight = tool::inspect(plan.tool_path, path_env, fact_cache());
+  }
+}
+}  // namespace
+
 void inspect_tool(Plan& plan, const std::vector<std::string>& env) {
   if (!plan.tool_path.empty()) {
-    plan.preflight =
-        tool::inspect(plan.tool_path, run::lookup(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"), fact_cache());
+    std::string path_env = run::lookup(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
+    plan.preflight = tool::inspect(plan.tool_path, path_env, fact_cache());
+    pass_over_missing_interpreters(plan, env, path_env);
     if (plan.preflight.inspected) check_loader(plan);
     if (plan.preflight.inspected && plan.preflight.blocker != tool::Blocker::foreign_loader) check_address_space_limit(plan);
     choose_fallback(plan);

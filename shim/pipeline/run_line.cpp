@@ -1,4 +1,5 @@
 #include "pipeline/run_line.hpp"
+#include "pipeline/notices.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,6 +137,7 @@ runlog::RunStart start_fields(const Plan& plan, const RunSetup& setup, const run
   // What stderr said once a session, the log keeps for every run it concerns.
   for (const auto& [file, what] : plan.loaded.ignored)
     for (const auto& w : what) s.config_ignored.push_back(file + ": " + w + " (not trusted)");
+  s.notices = run_notices();
   s.requested = plan.allocator;
   s.library = plan.allocator_library;
   s.version = plan.allocator_version;

@@ -18,8 +18,10 @@
 #include "pipeline/plan.hpp"
 #include "pipeline/preflight.hpp"
 #include "pipeline/run_line.hpp"
+#include "pipeline/submitters.hpp"
 #include "pipeline/warn_once.hpp"
 #include "pipeline/finish.hpp"
+#include "pipeline/notices.hpp"
 #include "pipeline/unfinished.hpp"
 #include "paths/layout.hpp"
 #include "run/exit_notice.hpp"
@@ -37,6 +39,8 @@
 namespace pipeline {
 namespace {
 
+// What a shell would say too (the tool cannot be started at all): said always. Everything else
+// edashim has to tell is a notice (pipeline/notices.hpp), kept off the tool's stderr.
 void say(const std::string& text) { util::Voice("edashim").say(text); }
 
 // Runs the real tool with the environment untouched: EDASHIM=off, nested calls, and the
@@ -48,9 +52,26 @@ void say(const std::string& text) { util::Voice("edashim").say(text); }
   auto r = tool::resolve(inv.tool, path ? path : "/usr/local/bin:/usr/bin:/bin", self);
   if (r.path.empty()) {
     say(tool::not_found_message(inv.tool, r));
-    ::_exit(127);
+    ::_exit(r.status_if_not_found());
   }
   run::exec_in_place(r.path, inv.argv, nullptr);
+}
+
+// A job submitter is not a run (pipeline/submitters.hpp): it starts as it would directly, with
+// nothing of edashim's in the environment its job carries to a node.
+[[noreturn]] void exec_submitter(const Invocation& inv) {
+  auto env = submitter_environment(inv.tool, current_environment());
+  std::string path = inv.explicit_path;
+  if (path.empty()) {
+    auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
+    auto r = tool::resolve(inv.tool, run::lookup(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"), self);
+    if (r.path.empty()) {
+      say(tool::not_found_message(inv.tool, r));
+      ::_exit(r.status_if_not_found());
+    }
+    path = r.path;
+  }
+  run::exec_in_place(path, inv.argv, &env);
 }
 
 // EDASHIM=off (or a value that is not a clear on/off): the plain tool, environment untouched.
@@ -63,7 +84,7 @@ void honour_switch(const Invocation& inv) {
   if (!sw || !*sw) return;
   auto on = util::parse_switch(sw);
   if (!on)
-    say(std::string("EDASHIM=") + util::shell_quote(sw) +
+    notice(std::string("EDASHIM=") + util::shell_quote(sw) +
         " is not a clear on/off value (use EDASHIM=off or EDASHIM=on); running " + inv.tool + " without edashim");
   if (!on || !*on) exec_plain(inv);
 }
@@ -78,6 +99,15 @@ int run_nested(const Invocation& inv, const std::string& chain) {
   }
   ::setenv(kChainVar, (chain + ":" + util::self_exe()).c_str(), 1);
   exec_plain(inv);
+}
+
+// The run's own process (the one edashim became: __EDASHIM_EXIT's first field) starting the
+// run's tool again through its link: a site's wrapper named like the tool continues the run.
+bool continues_the_run(const Invocation& inv, const std::vector<std::string>& env) {
+  auto tool = run::lookup(env, kRunToolVar);
+  auto exit_var = run::lookup(env, run::kExitVar);
+  return tool && *tool == inv.tool && exit_var &&
+         exit_var->substr(0, exit_var->find(':')) == std::to_string(::getpid());
 }
 
 // A tool with a profile of its own, called inside another run (through its link on PATH, or
@@ -95,33 +125,22 @@ util::Status write_log_line(const Plan& plan, const std::string& line) {
                              config::shared_dirs(s.shared_dirs.value));
 }
 
-// The untrusted project files with something to say that this session has heard about already
-// (pipeline/warn_once.hpp): their warnings are left out. A file's errors are never left out.
-std::set<std::string> warned_before(const Plan& plan) {
-  std::set<std::string> quiet;
-  // Only what the file's being undecided causes: its ignored keys and its mistakes that only
-  // warn because it is not trusted. Other warnings (shared_dirs from any project file) stay.
-  auto has_warning = [&](const std::string& file) {
-    return std::any_of(plan.loaded.problems.begin(), plan.loaded.problems.end(),
-                       [&](const config::Problem& p) {
-                         return p.file == file && p.message.ends_with(config::kUntrustedMistake);
-                       }) ||
-           plan.loaded.ignored.count(file);
-  };
-  std::string dir = util::dirname(paths::Files::discover().trust_file) + "/warned";
-  for (const auto& file : plan.loaded.not_trusted)
-    if (has_warning(file) && !first_warning_in_session(dir, file, plan.flow.flow)) quiet.insert(file);
-  return quiet;
+// The once-a-session key of what an undecided project file causes (its ignored keys, its
+// mistakes that only warn because it is not trusted): the file as it is now, so that an edited
+// file is said again.
+std::string untrusted_key(const std::string& file) { return "untrusted " + file + " " + file_version(file); }
+
+bool untrusted_mistake(const config::Problem& p, const Plan& plan) {
+  const auto& files = plan.loaded.not_trusted;
+  return !p.error && std::find(files.begin(), files.end(), p.file) != files.end() &&
+         p.message.ends_with(config::kUntrustedMistake);
 }
 
 // A library left out of LD_PRELOAD for its path (Plan::unsafe_preloads) is the installation's
-// state, the same in every run: said once a session (pipeline/warn_once.hpp), keyed by the path.
+// state, the same in every run: said once a session, keyed by the path.
 void say_unsafe_preloads(const Plan& plan) {
   std::string note = unsafe_preload_note(plan);
-  if (note.empty()) return;
-  std::string dir = util::dirname(paths::Files::discover().trust_file) + "/warned";
-  if (first_warning_in_session(dir, plan.unsafe_preloads.front(), plan.flow.flow))
-    say(note + " (said once a session; details: edashim doctor)");
+  if (!note.empty()) notice(note + " (said once a session; details: edashim doctor)", plan.unsafe_preloads.front());
 }
 
 // A run whose configuration is broken runs plain, but is not invisible: its log line says why
@@ -150,26 +169,26 @@ std::optional<int> check_plan(const Plan& plan) {
   if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
   bool plain = plan.loaded.has_errors() && !plan.inv.strict;
   bool said_plain = false;
-  auto quiet = warned_before(plan);
   for (const auto& p : plan.loaded.problems) {
-    if (!p.error && quiet.count(p.file) && p.message.ends_with(config::kUntrustedMistake)) continue;
+    // A --strict run stops on an error: the tool is not started, and that is said always.
+    if (plan.inv.strict && p.error) say(p.str());
     // One line for the first error says both what is wrong and what the run does about it.
-    if (plain && p.error && !said_plain) {
+    else if (plain && p.error && !said_plain) {
       said_plain = true;
-      say(p.str() + "; running " + plan.inv.tool +
-          " without edashim's settings until that is fixed (details: edashim explain " + plan.inv.tool +
-          "; bypass for good: EDASHIM=off)");
+      notice(p.str() + "; running " + plan.inv.tool +
+             " without edashim's settings until that is fixed (details: edashim explain " + plan.inv.tool +
+             "; bypass for good: EDASHIM=off)");
     } else {
-      say(p.str());
+      notice(p.str(), untrusted_mistake(p, plan) ? untrusted_key(p.file) : "");
     }
   }
-  if (!plan.flow.note.empty()) say(plan.flow.note);
+  if (!plan.flow.note.empty()) notice(plan.flow.note);
   for (const auto& f : plan.loaded.untrusted_files) {
-    if (quiet.count(f)) continue;
     auto it = plan.loaded.ignored.find(f);
     std::string what = it == plan.loaded.ignored.end() ? "its restricted settings" : util::join(it->second, ", ");
-    say(f + " is not trusted: ignored " + what + "; trust it with: edashim trust " + util::shell_quote(f) +
-        " (or never use it: edashim trust --ignore; said once a session)");
+    notice(f + " is not trusted: ignored " + what + "; trust it with: edashim trust " + util::shell_quote(f) +
+               " (or never use it: edashim trust --ignore; said once a session)",
+           untrusted_key(f));
   }
   if (plan.loaded.has_errors()) {
     if (plan.inv.strict) return 2;
@@ -178,12 +197,12 @@ std::optional<int> check_plan(const Plan& plan) {
   }
   if (plan.tool_path.empty()) {
     say(tool::not_found_message(plan.inv.tool, plan.resolution));
-    return 127;
+    return plan.resolution.status_if_not_found();
   }
-  if (!plan.allocator_note.empty()) say(plan.allocator_note);
+  if (!plan.allocator_note.empty()) notice(plan.allocator_note);
   say_unsafe_preloads(plan);
   if (auto warning = preflight_warning(plan); !warning.empty()) {
-    say(warning);
+    notice(warning);
     remember_warning_given(plan);
   }
   return std::nullopt;
@@ -195,10 +214,10 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
   setup.scratch_note = plan.scratch_note;
   setup.keep_scratch = plan.loaded.settings.keep_scratch.value;
   // Another user's (or a link's) base is a sign of someone at work: said, not only logged.
-  if (plan.scratch_refused) say(plan.scratch_note);
+  if (plan.scratch_refused) notice(plan.scratch_note);
   if (!plan.scratch_base.empty()) {
     auto dir = run::make_scratch(plan.scratch_base, setup.keep_scratch, setup.scratch_note);
-    if (dir.refused.refused) say(setup.scratch_note);
+    if (dir.refused.refused) notice(setup.scratch_note);
     setup.scratch = dir.path;
     setup.scratch_lock = std::move(dir.lock_fd);
   }
@@ -208,23 +227,18 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
     auto check = run::make_own_base(base);
     if (check.ok()) probe = run::make_probe_file(base);
     else if (check.refused && base != plan.scratch_base)  // the scratch's refusal was said above
-      say("the probe records nothing for this run: " + check.line() + "; or set probe = false");
+      notice("the probe records nothing for this run: " + check.line() + "; or set probe = false");
   }
   setup.probed = !probe.file.empty();
   setup.env = plan_environment(plan, env, setup.scratch, probe.file);
   return setup;
 }
 
-// What a run says when its line could not be written ("" when it was).
-std::string log_failure(const Plan& plan, const std::string& line) {
-  auto written = write_log_line(plan, line);
-  return written ? "" : log_not_written(written.error());
-}
-
+// A line that could not be written: a notice of its own (the line cannot carry it), once a
+// session for the log.
 void append_to_log(const Plan& plan, const std::string& line) {
-  std::string failure = log_failure(plan, line);
-  if (!failure.empty() && ::write(STDERR_FILENO, failure.data(), failure.size()) < 0) {
-  }
+  auto written = write_log_line(plan, line);
+  if (!written) notice(log_not_written(written.error()));
 }
 
 // Start failures that edashim's own way of starting the tool causes, where `exec tool` would
@@ -244,7 +258,7 @@ bool ours_to_blame(const run::Outcome& out) {
   if (!setup.scratch.empty()) util::remove_tree(setup.scratch);
   setup.scratch_lock.reset();  // not inherited: the environment untouched
   std::string why = std::string(out.pid <= 0 ? "fork: " : "exec: ") + std::strerror(out.exec_errno);
-  say("could not start " + plan.inv.tool + " with edashim's settings (" + why + "); running it plain in its place, "
+  notice("could not start " + plan.inv.tool + " with edashim's settings (" + why + "); running it plain in its place, "
       "without timing or log figures");
   if (!plan.log_path.empty()) {
     util::JsonWriter record;
@@ -289,9 +303,10 @@ std::vector<std::string> without_valgrind_preload(std::vector<std::string> env) 
   argv.push_back(plan.tool_path);
   argv.insert(argv.end(), plan.inv.argv.begin() + (plan.inv.argv.empty() ? 0 : 1), plan.inv.argv.end());
   auto env = without_valgrind_preload(setup.env.env);
-  // Last before the exec: what valgrind says of edashim itself comes before this line.
-  say(plan.inv.tool + " is run by " + w.who + ": running it in edashim's place for " +
-      (w.valgrind.empty() ? "it to follow" : "valgrind to check") + ", without timing or memory figures");
+  // Last before the exec: what valgrind says of edashim itself comes before it. The line has it
+  // as "traced".
+  notice(plan.inv.tool + " is run by " + w.who + ": running it in edashim's place for " +
+         (w.valgrind.empty() ? "it to follow" : "valgrind to check") + ", without timing or memory figures");
   // The scratch directory stays (TMPDIR names it): its lock, inherited, is held until the tool
   // ends, and a later run's sweep removes it then.
   if (w.valgrind.empty()) run::exec_in_place(plan.tool_path, plan.inv.argv, &setup.env.env);
@@ -366,6 +381,9 @@ Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::Pro
       u.log_dev = (unsigned long long)log.st.st_dev;
       u.log_ino = (unsigned long long)log.st.st_ino;
     }
+    // Said now, once a session: the end (finish.cpp) says it no more, and a killed tool's line,
+    // completed by a later run's sweep, would be lost without a word.
+    if (!log.ok()) notice(log_not_written(log.why()));
   }
   u.scratch = setup.scratch;
   u.keep_scratch = setup.keep_scratch;
@@ -388,11 +406,7 @@ void write_untold_line(const Plan& plan, const RunSetup& setup, util::JsonWriter
   auto written = write_log_line(plan, record.str());
   // Under a `ulimit -n` that leaves edashim no descriptor beside what the tool inherits, the tool
   // runs as it would without edashim, quietly (as check_plan does).
-  if (!written && errno != EMFILE && errno != ENFILE) {
-    std::string say = log_not_written(written.error());
-    if (::write(STDERR_FILENO, say.data(), say.size()) < 0) {
-    }
-  }
+  if (!written && errno != EMFILE && errno != ENFILE) notice(log_not_written(written.error()));
 }
 
 // The default: edashim becomes the tool and starts nothing. A tool with the probe's library
@@ -472,9 +486,11 @@ int run_supervised(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
 
 int run_tool(const Invocation& inv) {
   honour_switch(inv);
+  if (is_job_submitter(inv.tool)) exec_submitter(inv);
   auto env = current_environment();
   if (auto chain = run::lookup(env, kChainVar); chain && !chain->empty()) {
-    if (!has_own_profile(inv, env) || util::split(*chain, ':').size() > kMaxChain) return run_nested(inv, *chain);
+    if (!has_own_profile(inv, env) || continues_the_run(inv, env) || util::split(*chain, ':').size() > kMaxChain)
+      return run_nested(inv, *chain);
     env = run::without_inherited(env);
   }
 

@@ -51,13 +51,17 @@ std::string top_ancestor() {
   return top;
 }
 
-std::string version_of(const std::string& file) {
+}  // namespace
+
+std::string file_version(const std::string& file) {
   struct stat st;
   if (::stat(file.c_str(), &st) != 0) return "";
   return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
          std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
          std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
 }
+
+namespace {
 
 void sweep_old_markers(int dfd) {
   DIR* d = ::fdopendir(::dup(dfd));
@@ -105,19 +109,24 @@ std::string warning_marker_name(const std::string& file, const std::string& vers
 }
 
 bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow) {
-  std::string session = this_session(), version = version_of(file);
+  return first_in_session_at(dir, file, file_version(file), flow).value_or(true);
+}
+
+std::optional<bool> first_in_session_at(const std::string& dir, const std::string& key, const std::string& version,
+                                        const std::string& flow) {
+  std::string session = this_session();
   if (session.empty() && !flow.empty()) session = "flow " + flow;
-  if (session.empty() || version.empty() || !util::make_dirs(dir, 0700)) return true;
+  if (session.empty() || version.empty() || !util::make_dirs(dir, 0700)) return std::nullopt;
   // The directory must be the user's own and private: anyone who could write it could silence
   // the warning by planting markers.
   util::Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st;
-  if (!dfd || ::fstat(dfd.get(), &st) != 0 || st.st_uid != ::getuid() || (st.st_mode & 022)) return true;
-  std::string name = warning_marker_name(file, version, session);
+  if (!dfd || ::fstat(dfd.get(), &st) != 0 || st.st_uid != ::getuid() || (st.st_mode & 022)) return std::nullopt;
+  std::string name = warning_marker_name(key, version, session);
   util::Fd marker(::openat(dfd.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  bool first = marker || errno != EEXIST;
+  if (!marker && errno != EEXIST) return std::nullopt;  // a read-only file system under a writable-looking dir
   if (marker) sweep_old_markers(dfd.get());
-  return first;
+  return bool(marker);
 }
 
 }  // namespace pipeline

@@ -7,6 +7,7 @@
 // the case that prompted this. explain and doctor still say it every time they are asked.
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,10 +31,18 @@ std::string this_session();
 // change time) in `session`: hex only, so nothing of a project's path reaches a file name.
 std::string warning_marker_name(const std::string& file, const std::string& version, const std::string& session);
 
+// `file` as it is now: its device, inode, size and times ("" when it cannot be read).
+std::string file_version(const std::string& file);
+
 // True the first time this session meets `file` as it is now (and remembers it under
 // `dir`, $XDG_STATE_HOME/edashim/warned, owner-only); false after. Where no session can be
 // named at all, the run's flow stands in for it: the nested runs of one flow still warn once.
 // True whenever it cannot tell.
 bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow);
+
+// The same for any `key` in its `version` (pipeline/notices.hpp), with no answer (nullopt) where
+// it cannot tell: no session to name, or `dir` not the user's own and private.
+std::optional<bool> first_in_session_at(const std::string& dir, const std::string& key, const std::string& version,
+                                        const std::string& flow);
 
 }  // namespace pipeline

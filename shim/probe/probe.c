@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "launcher_mark.h"
+#include "run_process.h"
 #include "scratch_hold.h"
 
 #define PATH_CAP 4096
@@ -348,8 +349,13 @@ static void flush_streams(void) {
     if (fp->_mode > 0 || fp->_IO_write_ptr > fp->_IO_write_base) fflush_unlocked(fp);
 }
 
-/* The sanitizers' options pass to the finish (a sanitizer build of edashim reports there too). */
-static const char* const kPassed[] = {"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS="};
+/* What passes to the finish: the sanitizers' options (a sanitizer build of edashim reports there
+ * too), and what its notices need (pipeline/notices.hpp: where they go, and the user's directories
+ * where "once a session" is remembered). */
+static const char* const kPassed[] = {"ASAN_OPTIONS=",    "UBSAN_OPTIONS=",  "LSAN_OPTIONS=",   "EDASHIM_NOTICES=",
+                                      "HOME=",            "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "XDG_RUNTIME_DIR="};
+
+int edashim_in_run_process(void) { return g_finish.armed && getpid() == g_finish.pid; }
 
 static void finish_run(int wait_status, int from_exit) {
   if (!g_finish.armed || getpid() != g_finish.pid) return;
@@ -399,10 +405,14 @@ static void finish_run(int wait_status, int from_exit) {
   char* envp[2 + sizeof kPassed / sizeof kPassed[0]];
   size_t n = 0;
   envp[n++] = dir_var;
-  for (size_t i = 0; i < sizeof kPassed / sizeof kPassed[0]; ++i) {
-    const char* v = getenv(kPassed[i]);
-    if (v) envp[n++] = (char*)v - strlen(kPassed[i]);
-  }
+  /* The entries as they are ("NAME=value"): each name is looked up by the prefix it starts with
+   * (getenv takes no '=' in a name). */
+  for (size_t i = 0; i < sizeof kPassed / sizeof kPassed[0]; ++i)
+    for (char** e = environ; e && *e; ++e)
+      if (strncmp(*e, kPassed[i], strlen(kPassed[i])) == 0) {
+        envp[n++] = *e;
+        break;
+      }
   envp[n] = NULL;
   char* argv[] = {(char*)"edashim-finish", code, figures.buf, NULL};
   if (from_exit) flush_streams();

@@ -313,7 +313,7 @@ static_assert(key::arm[0] == 'a' && key::machine[0] == 'm' && key::signature[0] 
               key::explore[0] == 'e' && key::record[0] == 'r' && key::identical_arms[0] == 'i' &&
               key::differing_arms[0] == 'd' && key::path[0] == 'p' && key::host[0] == 'h' &&
               key::processes[0] == 'p');
-static_assert(key::bench[0] == 'b');
+static_assert(key::bench[0] == 'b' && key::notices[0] == 'n');
 static_assert(key::run_id[0] == 'r' && key::flow[0] == 'f' && key::parent_run[0] == 'p');
 static_assert(key::wall_s[0] == 'w' && key::start_unix[0] == 's' && key::signal[0] == 's' &&
               key::status[0] == 's' && key::sys_s[0] == 's');
@@ -356,6 +356,7 @@ bool parse_run_line(std::string_view line, RunRecord& r) {
         break;
       case 'f': good = name == key::flow ? s.string_or_null(r.flow) : s.skip(); break;
       case 'h': good = name == key::host ? s.string_or_null(r.host) : s.skip(); break;
+      case 'n': good = name == key::notices ? (s.is_null() || s.strings(r.notices)) : s.skip(); break;
       case 'i': good = name == key::identical_arms ? s.strings(r.identical_arms) : s.skip(); break;
       case 'm':
         good = name == key::max_rss_kb ? s.figure(r.max_rss_kb, r.figures_unknown)

@@ -32,6 +32,8 @@ struct RunRecord {
   // Not empty: the tool's end was not told (key::ended): it ended without a word (killed by a
   // signal, crashed), or nothing of edashim's was loaded in it to tell. Status and figures null.
   std::string ended;
+  // What edashim had to tell the user of this run (key::notices); empty in older logs.
+  std::vector<std::string> notices;
   // The run's peak virtual size: the largest VmPeak over the processes the probe recorded.
   // Absent when the probe did not run ("processes" null: probe = false, no probe library, a
   // sanitizer) or when no process reported one (each ended by _exit, exec or a signal).

@@ -26,6 +26,9 @@ inline constexpr std::string_view parent_run = "parent_run";
 inline constexpr std::string_view profile = "profile";     // named profile, or null
 inline constexpr std::string_view config_files = "config_files";
 inline constexpr std::string_view config_ignored = "config_ignored";  // "FILE: what (why)": settings not applied
+// What edashim had to tell the user of this run, word for word (pipeline/notices.hpp): on stderr
+// only at a terminal, so kept here for report, explain and doctor. [] when nothing.
+inline constexpr std::string_view notices = "notices";
 inline constexpr std::string_view allocator = "allocator"; // object: requested, library, version, note
 inline constexpr std::string_view requested = "requested";
 inline constexpr std::string_view library = "library";

@@ -101,6 +101,7 @@ void write_start(util::JsonWriter& j, const RunStart& s) {
   j.key(key::profile).string_or_null(s.profile);
   j.field(key::config_files, s.config_files);
   j.field(key::config_ignored, s.config_ignored);
+  j.field(key::notices, s.notices);
   j.key(key::allocator).begin_object();
   j.field(key::requested, s.requested);
   j.key(key::library).string_or_null(s.library);

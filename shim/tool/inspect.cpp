@@ -207,6 +207,7 @@ Preflight inspect(const std::string& path, const std::string& path_env, util::Fa
   for (int depth = 0; depth < 5; ++depth) {
     struct stat st;
     if (::stat(current.c_str(), &st) != 0) {
+      p.interpreter_missing = depth > 0 && (errno == ENOENT || errno == ENOTDIR);
       p.error = "cannot stat " + current + ": " + std::strerror(errno);
       return p;
     }

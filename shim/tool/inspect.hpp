@@ -70,6 +70,9 @@ std::string secure_exec_reason(const Privileges& p, uint32_t ruid, uint32_t rgid
 struct Preflight {
   bool inspected = false;            // false: `error` says why nothing is known
   std::string error;
+  // A #! names an interpreter that does not exist: exec gives ENOENT, and execvp goes on to the
+  // next of that name on PATH (pipeline/plan.cpp does as it does).
+  bool interpreter_missing = false;
   std::string path;                  // the tool as it will be executed
   std::vector<std::string> scripts;  // scripts passed through on the way to `binary`
   std::string binary;                // the ELF file that really runs

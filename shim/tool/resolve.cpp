@@ -58,14 +58,22 @@ bool is_edashim(const std::string& path, const SelfIdentity& self) {
   return false;
 }
 
-Resolution resolve(const std::string& name, const std::string& path_env, const SelfIdentity& self) {
+Resolution resolve(const std::string& name, const std::string& path_env, const SelfIdentity& self,
+                   const std::vector<std::string>& passed_over) {
   Resolution r;
+  r.passed_over = passed_over;
   for (auto dir : util::split(path_env, ':')) {
     if (dir.empty()) dir = ".";  // POSIX: an empty PATH entry is the current directory
     if (std::find(r.searched.begin(), r.searched.end(), dir) != r.searched.end()) continue;
     r.searched.push_back(dir);
     std::string candidate = dir + "/" + name;
-    if (!util::is_regular_executable(candidate)) continue;
+    struct stat st;  // one stat a directory, as is_regular_executable: this runs before every tool
+    if (::stat(candidate.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::access(candidate.c_str(), X_OK) != 0) {
+      if (r.denied.empty()) r.denied = candidate;
+      continue;
+    }
+    if (std::find(passed_over.begin(), passed_over.end(), candidate) != passed_over.end()) continue;
     if (is_edashim(candidate, self)) {
       r.skipped.push_back(candidate);
       continue;
@@ -77,6 +85,7 @@ Resolution resolve(const std::string& name, const std::string& path_env, const S
 }
 
 std::string not_found_message(const std::string& name, const Resolution& r) {
+  if (!r.denied.empty()) return name + ": " + r.denied + ": Permission denied";
   std::string msg = name + ": command not found (edashim searched PATH: " + util::join(r.searched, ":");
   if (!r.skipped.empty()) msg += "; skipped edashim itself at " + util::join(r.skipped, ", ");
   return msg + ")";

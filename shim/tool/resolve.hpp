@@ -27,14 +27,24 @@ struct Resolution {
   std::string path;                   // empty: not found
   std::vector<std::string> searched;  // directories looked in, for the not-found message
   std::vector<std::string> skipped;   // edashim links or copies passed over
+  // As execvp: files of that name that are not executable (the first; exec would give EACCES),
+  // and candidates whose exec gives ENOENT (a #! naming a missing interpreter), passed over.
+  std::string denied;
+  std::vector<std::string> passed_over;
+  // 126 and "NAME: FILE: Permission denied" where nothing runnable was found but `denied`, as a
+  // shell and execvp say; else 127 and not_found_message.
+  int status_if_not_found() const { return denied.empty() ? 127 : 126; }
 };
 
 // True when `path` is edashim: the same file, a copy of it, or one already in the chain.
 bool is_edashim(const std::string& path, const SelfIdentity& self);
 
-Resolution resolve(const std::string& name, const std::string& path_env, const SelfIdentity& self);
+// The first executable `name` on `path_env` that is not edashim, nor one of `passed_over`.
+Resolution resolve(const std::string& name, const std::string& path_env, const SelfIdentity& self,
+                   const std::vector<std::string>& passed_over = {});
 
-// `yosys: command not found` in the style of a shell, with what was searched.
+// `yosys: command not found` in the style of a shell, with what was searched; or, with a file
+// of that name that cannot be executed, "yosys: FILE: Permission denied".
 std::string not_found_message(const std::string& name, const Resolution& r);
 
 }  // namespace tool

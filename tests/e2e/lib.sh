@@ -22,6 +22,11 @@ new_sandbox() {
   # The suites assume the default temporary directory unless a test sets one (issue 12, item 11).
   unset TMPDIR TMP TEMP EDASHIM_SCRATCH_BASES
   export PATH=$SB/shims:$SB/real:/usr/local/bin:/usr/bin:/bin
+  # What edashim has to tell goes to the run's line and, by default, onto stderr only at a
+  # terminal (pipeline/notices.hpp). The suites check those words on stderr: EDASHIM_NOTICES=stderr,
+  # which says them there once a session. Suites that compare a run with the direct one, and
+  # test_quiet.sh, which checks the default itself, set DEFAULT_NOTICES=1 before run_suite.
+  if [[ -n "${DEFAULT_NOTICES:-}" ]]; then unset EDASHIM_NOTICES; else export EDASHIM_NOTICES=stderr; fi
   LOG=$XDG_STATE_HOME/edashim/runs.jsonl
   FAIL_MARK=$SB/.failed
   cp "$HELPER" "$SB/real/mytool"
@@ -63,6 +68,10 @@ expect_not_contains() { [[ "$1" != *"$2"* ]] || fail "$3: [$2] unexpectedly in [
 # json_get FILE EXPR: evaluates a Python expression on the last log line (bound to j).
 last_log() { python3 -c "import json,sys; j=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print($2)" "$1"; }
 
+# last_notices [FILE]: what edashim had to tell the last run of FILE (default $LOG), one a line:
+# its line's "notices", which hold the words whatever stderr was (pipeline/notices.hpp).
+last_notices() { last_log "${1:-$LOG}" "'\\n'.join(j['notices'])"; }
+
 # Waits until FILE contains TEXT (at most 10 s).
 wait_for() {
   for _ in $(seq 200); do
@@ -94,6 +103,19 @@ sweep_lines() {
     sleep 0.05
   done
   fail "$2: no log line in $LOG after 30 s of sweeps"
+}
+
+# A one-node Slurm cluster of the test's own (tests/e2e/slurm_cluster.sh), stopped by pid when
+# the test ends; SLURM_CONF names it.
+need_slurm() {
+  export PATH=$PATH:/usr/sbin  # the daemons (munged, slurmctld, slurmd)
+  for p in munged slurmctld slurmd sbatch srun scontrol scancel sinfo squeue; do
+    command -v "$p" > /dev/null || skip "$p is not installed (Debian: apt-get install slurm-wlm munge)"
+  done
+  [ "$(id -u)" = 0 ] || skip "the test's Slurm cluster runs its daemons as root"
+  bash "$SRC/tests/e2e/slurm_cluster.sh" start "$SB/cluster" > "$SB/cluster.env" || fail "the one-node Slurm cluster did not start"
+  trap 'bash "$SRC/tests/e2e/slurm_cluster.sh" stop "$SB/cluster"' EXIT
+  export SLURM_CONF=$SB/cluster/slurm.conf
 }
 
 # Suites with a yosys link (YOSYS: the real one) and exit_tool as etool (EXIT: its build).
@@ -254,7 +276,7 @@ as_user() {
   local h=$SB/work
   [ "$u" = "$VICTIM" ] && h=$VHOME
   /usr/sbin/runuser -u "$u" -- env -i HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_STATE_HOME="$h/.local/state" \
-    XDG_CACHE_HOME="$h/.cache" PATH="$PATH" LANG=C.UTF-8 "$@" </dev/null
+    XDG_CACHE_HOME="$h/.cache" PATH="$PATH" LANG=C.UTF-8 ${EDASHIM_NOTICES:+EDASHIM_NOTICES=$EDASHIM_NOTICES} "$@" </dev/null
 }
 as_victim() { (cd "$VHOME/work" && as_user "$VICTIM" "$@"); }
 as_attacker() { as_user "$ATTACKER" "$@"; }

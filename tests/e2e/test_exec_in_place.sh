@@ -5,6 +5,7 @@
 # direct run too (the shim directory off PATH), and each way a process can end is checked in
 # the log line: status, and the figures, or null where nobody can know them.
 source "$(dirname "$0")/lib.sh"
+DEFAULT_NOTICES=1  # the default route of edashim's words (lib.sh): this suite compares runs with direct ones
 
 EXIT=${EXIT_TOOL:?EXIT_TOOL: path to exit_tool}
 FAULT=${FAULT_TOOL:?FAULT_TOOL: path to fault_tool}
@@ -280,7 +281,8 @@ test_a_log_replaced_while_the_tool_runs_is_not_written_by_its_end() {
   # meanwhile (here writable by others, which the owned-file rule refuses) is left as it is.
   setup_exit_tool
   etool main-returns 0 > /dev/null  # the log exists
-  etool exec /bin/sh -c 'echo started > started; while [ ! -e go ]; do sleep 0.05; done; exit 6' 2> "$SB/err" &
+  # Its words on any stderr (pipeline/notices.hpp): the line that could not be written cannot keep them.
+  EDASHIM_NOTICES=stderr etool exec /bin/sh -c 'echo started > started; while [ ! -e go ]; do sleep 0.05; done; exit 6' 2> "$SB/err" &
   local pid=$!
   wait_for "$SB/work/started" started
   mv "$LOG" "$LOG.mine"
@@ -333,17 +335,6 @@ setup_fault() {
 
 # Slurm: the step's end kills what is left of its processes; the line of a tool that exits
 # normally never depends on a process that outlives it.
-need_slurm() {
-  export PATH=$PATH:/usr/sbin
-  for p in munged slurmctld slurmd sbatch srun sinfo squeue; do
-    command -v "$p" > /dev/null || skip "$p is not installed (Debian: apt-get install slurm-wlm munge)"
-  done
-  [ "$(id -u)" = 0 ] || skip "the test's Slurm cluster runs its daemons as root"
-  bash "$SRC/tests/e2e/slurm_cluster.sh" start "$SB/cluster" > "$SB/cluster.env" || fail "the one-node Slurm cluster did not start"
-  trap 'bash "$SRC/tests/e2e/slurm_cluster.sh" stop "$SB/cluster"' EXIT
-  export SLURM_CONF=$SB/cluster/slurm.conf
-}
-
 test_srun_and_a_batch_step_leave_their_lines() {
   need_yosys
   need_slurm

@@ -10,17 +10,6 @@ SYNTH='read_verilog '"$SRC"'/examples/counter/counter.v; synth -top counter; wri
 
 py() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" "$2"; }
 
-need_slurm() {
-  export PATH=$PATH:/usr/sbin  # the daemons (munged, slurmctld, slurmd)
-  for p in munged slurmctld slurmd sbatch scontrol scancel sinfo; do
-    command -v "$p" > /dev/null || skip "$p is not installed (Debian: apt-get install slurm-wlm munge)"
-  done
-  [ "$(id -u)" = 0 ] || skip "the test's Slurm cluster runs its daemons as root"
-  bash "$SRC/tests/e2e/slurm_cluster.sh" start "$SB/cluster" > "$SB/cluster.env" || fail "the one-node Slurm cluster did not start"
-  trap 'bash "$SRC/tests/e2e/slurm_cluster.sh" stop "$SB/cluster"' EXIT
-  export SLURM_CONF=$SB/cluster/slurm.conf
-}
-
 need_parallel() {
   command -v parallel > /dev/null || skip "GNU parallel is not installed (Debian: apt-get install parallel)"
 }

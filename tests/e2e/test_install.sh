@@ -28,6 +28,7 @@ LOG=$HOME/.local/state/edashim/runs.jsonl
 # What must survive: a prefix with a foreign tool and shared directories, a user's .bashrc.
 mkdir -p "$HOME" "$P/bin" "$P/share/man"
 printf '# my own settings\nalias ll="ls -l"\n' >"$HOME/.bashrc"
+printf '# my own csh settings\nalias ll ls -l\n' >"$HOME/.tcshrc"  # csh-family: many EDA sites' login shell
 printf '#!/bin/sh\necho other\n' >"$P/bin/other-tool"
 chmod 755 "$P/bin/other-tool"
 
@@ -53,12 +54,14 @@ done
 rm -rf "$T/destdir"
 
 step "install.sh at a terminal asks before touching .bashrc; 'n' leaves it alone"
-bashrc=$(cat "$HOME/.bashrc")
+bashrc=$(cat "$HOME/.bashrc") tcshrc=$(cat "$HOME/.tcshrc")
 out=$(cd "$T" && printf 'n\n' | script -qec "bash '$SRC/install/install.sh' --no-packages --from-build '$BUILD' \
   --prefix '$P' --no-example" /dev/null 2>&1) || fail "interactive install.sh failed:
 $out"
-expect_contains "$out" "add it to $HOME/.bashrc? [y/N]" "the question"
+expect_contains "$out" "add it to $HOME/.bashrc, $HOME/.tcshrc? [y/N]" "the question"
 expect_eq "$(cat "$HOME/.bashrc")" "$bashrc" ".bashrc after answering n"
+expect_eq "$(cat "$HOME/.tcshrc")" "$tcshrc" ".tcshrc after answering n"
+expect_contains "$out" "csh, tcsh (~/.cshrc, ~/.tcshrc):" "the csh-family line is shown"
 
 step "install.sh --no-packages --from-build --prefix --yes"
 out=$(cd "$T" && bash "$SRC/install/install.sh" --no-packages --from-build "$BUILD" --prefix "$P" --yes </dev/null 2>&1) ||
@@ -99,6 +102,14 @@ expect_eq "$(grep -c 'added by edashim install.sh' "$HOME/.bashrc")" 1 "PATH lin
 # The line itself works: a login-less bash that reads it finds yosys in the shim directory.
 expect_eq "$(env -i HOME="$HOME" PATH=/usr/bin:/bin bash -c 'source ~/.bashrc; command -v yosys')" "$SHIMS/yosys" \
   "yosys after sourcing .bashrc"
+# And the csh-family line in .tcshrc, which tcsh reads for every shell: the shims first, once,
+# however often it is read.
+expect_eq "$(head -2 "$HOME/.tcshrc")" $'# my own csh settings\nalias ll ls -l' "the user's csh lines are untouched"
+expect_eq "$(grep -c 'added by edashim install.sh' "$HOME/.tcshrc")" 1 "PATH lines in .tcshrc"
+command -v tcsh > /dev/null || fail "tcsh is missing (install/packages.txt lists it)"
+expect_eq "$(env -i HOME="$HOME" PATH=/usr/bin:/bin tcsh -c 'which yosys')" "$SHIMS/yosys" "yosys in tcsh"
+expect_eq "$(env -i HOME="$HOME" PATH=/usr/bin:/bin tcsh -c 'source ~/.tcshrc; echo $PATH' | tr : '\n' | grep -c edashim/shims)" 1 \
+  "the shim directory once in tcsh's PATH, .tcshrc read twice"
 
 export PATH=$SHIMS:$P/bin:/usr/local/bin:/usr/bin:/bin
 step "doctor: all well with the shims first; problems, with fixes, when not"

@@ -7,6 +7,7 @@
 # where the case names it. The tests that could fork without end run under a pids cgroup of
 # their own (pids_cap, lib.sh), and every run that could hang is bounded with timeout.
 source "$(dirname "$0")/lib.sh"
+DEFAULT_NOTICES=1  # the default route of edashim's words (lib.sh): this suite compares runs with direct ones
 
 EXIT=${EXIT_TOOL:?EXIT_TOOL: path to exit_tool}
 SECCOMP=${SECCOMP_REFUSE:?SECCOMP_REFUSE: path to seccomp_refuse}

@@ -142,7 +142,7 @@ test_file_capabilities_are_secure_only_for_non_root() {
   j=$(tail -1 "$SB/nb/home/state/edashim/runs.jsonl")
   expect_eq "$(python3 -c 'import json,sys; j=json.loads(sys.argv[1]); print(j["preflight"]["blocker"], j["allocator_verified"])' "$j")" \
     "secure-exec False" "as nobody"
-  expect_contains "$(cat "$SB/nb.err")" "file capabilities" "warned"
+  expect_contains "$(last_notices "$SB/nb/home/state/edashim/runs.jsonl")" "file capabilities" "the run's line warns"
 }
 
 test_shell_script_wrapper_passes_the_preload_through_its_interpreter() {

@@ -33,9 +33,10 @@ setup() {
 }
 
 # The victim's run of `mytool ARGS` and the same run without edashim: output, status, stderr.
+# `err`: what edashim told the run, from its line (stderr hears it once a session: lib.sh).
 victim_runs() {
   rc=0; out=$(as_victim mytool "$@" 2>"$SB/err") || rc=$?
-  err=$(cat "$SB/err")
+  err=$(last_notices "$VHOME/.local/state/edashim/runs.jsonl")
   direct_rc=0; direct=$(as_victim env EDASHIM=off mytool "$@" 2>/dev/null) || direct_rc=$?
 }
 

@@ -6,6 +6,7 @@
 # from a pipe and from a terminal, stop and continue (with and without a terminal, tmux), and
 # edashim itself SIGKILLed.
 source "$(dirname "$0")/lib.sh"
+DEFAULT_NOTICES=1  # the default route of edashim's words (lib.sh): this suite compares runs with direct ones
 FAULT=${FAULT_TOOL:?FAULT_TOOL: path to fault_tool}
 
 SIGNALS="HUP INT QUIT ILL TRAP ABRT BUS FPE USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT TSTP TTIN TTOU

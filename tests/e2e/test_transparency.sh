@@ -4,6 +4,7 @@
 # thing directly (the real tool, PATH without the shim directory) and through edashim, and
 # compares what the tool saw and what the caller got.
 source "$(dirname "$0")/lib.sh"
+DEFAULT_NOTICES=1  # the default route of edashim's words (lib.sh): this suite compares runs with direct ones
 
 # direct CMD...: runs CMD with the shim directory off PATH: the tool as without edashim.
 direct() { PATH=$SB/real:/usr/local/bin:/usr/bin:/bin "$@"; }
@@ -162,9 +163,9 @@ test_a_process_limit_the_tool_passes_directly_passes_through_edashim() {
     # The supervising launcher needs a process of its own: refused, it runs the tool in its place.
     rc=0; err=$(as_nobody "$PATH" 'ulimit -u 1; exec mytool exit 3' 2>&1) || rc=$?
     expect_eq "$rc" 3 "through edashim, the tool's status"
-    expect_contains "$err" "running it plain in its place" "one line says so"
-    expect_eq "$(wc -l <<<"$err")" 1 "one line"
-    expect_contains "$(last_log "$SB/nobody/state/edashim/runs.jsonl" 'j["fallback"]')" "fork:" "and the log"
+    expect_eq "$err" "" "nothing on the tool's stderr (not a terminal: pipeline/notices.hpp)"
+    expect_contains "$(last_notices "$SB/nobody/state/edashim/runs.jsonl")" "running it plain in its place" "the line says so"
+    expect_contains "$(last_log "$SB/nobody/state/edashim/runs.jsonl" 'j["fallback"]')" "fork:" "and why"
   else
     # In place edashim starts no process: the run is as direct, its line complete.
     rc=0; err=$(as_nobody "$PATH" 'ulimit -u 1; exec mytool exit 3' 2>&1) || rc=$?
@@ -187,7 +188,8 @@ test_e2big_from_edashims_additions_falls_back_to_exec_in_place() {
   expect_eq "$rc" 4 "directly (the test itself)"
   rc=0; err=$(mytool exit 4 "${chunks[@]}" "$last" 2>&1) || rc=$?
   expect_eq "$rc" 4 "through edashim, at the limit, the tool's status"
-  expect_contains "$err" "exec: Argument list too long); running it plain in its place" "one line says so"
+  expect_eq "$err" "" "nothing on the tool's stderr (not a terminal: pipeline/notices.hpp)"
+  expect_contains "$(last_notices)" "exec: Argument list too long); running it plain in its place" "the line says so"
   expect_contains "$(last_log "$LOG" 'j["fallback"]')" "Argument list too long" "and the log"
   # Signals the caller ignores, the tool starts with ignored, as after a direct exec.
   want=$(trap '' HUP USR1; direct mytool ignored "${chunks[@]}" "$last")
@@ -236,8 +238,11 @@ test_three_descriptors_degrade_quietly() {
       rc=0; (ulimit -n $n; PATH=$SB/real:/usr/bin:/bin exec $t args a) >"$SB/want.out" 2>"$SB/want.err" || rc=$?
       want="$(cat "$SB/want.out" "$SB/want.err") $rc"
       [[ $t != stool ]] || expect_eq "$want" $'stool\nargs\na 0' "ulimit -n $n, $t directly (the test itself)"
-      rc=0; (ulimit -n $n; exec $t args a) >"$SB/got.out" 2>"$SB/got.err" || rc=$?
-      expect_eq "$(cat "$SB/got.out" "$SB/got.err") $rc" "$want" "ulimit -n $n, $t through edashim: output, errors and status"
+      # Also where edashim's words go to any stderr (EDASHIM_NOTICES=stderr): none of them here.
+      for route in terminal stderr; do
+        rc=0; (ulimit -n $n; EDASHIM_NOTICES=$route exec $t args a) >"$SB/got.out" 2>"$SB/got.err" || rc=$?
+        expect_eq "$(cat "$SB/got.out" "$SB/got.err") $rc" "$want" "ulimit -n $n, $t through edashim ($route): output, errors and status"
+      done
     done
   done
 }

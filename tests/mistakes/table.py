@@ -81,7 +81,10 @@ def sandbox_env(home):
            "PATH": f"{home}/.local/lib/edashim/shims:{home}/.local/bin:/usr/local/bin:/usr/bin:/bin",
            # Supervised, each run's log line is written before the run returns: the next command of a
            # case reads it, and nothing writes into the sandbox after it is removed.
-           "EDASHIM_SUPERVISE": "1"}
+           "EDASHIM_SUPERVISE": "1",
+           # What a user at a terminal reads: a run's words reach stderr only there, once a session
+           # (pipeline/notices.hpp); each case is a sandbox, and a session, of its own.
+           "EDASHIM_NOTICES": "stderr"}
     for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):  # a sanitizer build (tests/asan.sh)
         if name in os.environ:
             env[name] = os.environ[name]
@@ -191,7 +194,10 @@ answers: its exit status and every line it writes on stderr (where a subcommand 
 stdout, such as doctor and explain, the lines of stdout that matter). A mistake never exits 0
 unless the row says why 0 is right there (a tool keeps running after a configuration mistake:
 a build never stops for one), and the first line on stderr names edashim: stderr is shared
-with the tool, make and CI, and an anonymous line could be anyone's. Rows marked as a known
+with the tool, make and CI, and an anonymous line could be anyone's. A tool run's words are
+shown as a terminal shows them, the first time in a session: on any other stderr (a Tcl flow's
+`exec`, a build log) the run says nothing, and its log line keeps the words
+([transparency.md](transparency.md#what-edashim-has-to-tell)). Rows marked as a known
 problem break one of these rules today; [Known problems](#known-problems) says what should
 change. Back to the [README](../README.md).
 

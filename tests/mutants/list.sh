@@ -328,10 +328,10 @@ mutant config-broken-file-applied shim/config/load.cpp \
   '  if (roll_back_if_broken(out_, first_problem, *below, cf, profile_sections_)) return;' \
   '' \
   '^unit:Config: a file with an error|^e2e_config_trust: test_a_config'
-mutant warned-every-run shim/pipeline/run_tool.cpp \
-  '!first_warning_in_session(dir, file, plan.flow.flow)) quiet.insert(file);' \
-  '!first_warning_in_session(dir, file, plan.flow.flow)) (void)0;' \
-  '^e2e_config_trust: test_an_undecided'
+mutant warned-every-run shim/pipeline/notices.cpp \
+  'it = n.said.emplace(k, first_in_this_session(k)).first;' \
+  'it = n.said.emplace(k, true).first;' \
+  '^(e2e_config_trust: test_an_undecided|e2e_quiet: test_a_terminal_hears)'
 mutant ignored-file-applied shim/config/load.cpp \
   '  if (kind == FileKind::project && ignored_by_choice(req_, path, file.content, cf, out_, ignore_problem_)) return;' \
   '' \
@@ -339,7 +339,7 @@ mutant ignored-file-applied shim/config/load.cpp \
 
 # --- the exec hook (issue 26): routing, the loader rule, and staying out of programs that start none ---
 mutant hook-route-by-name-lost shim/probe/hook.c \
-  'if (tools && in_list(tools, base, strlen(base))) return 1;' \
+  'if (tools && in_list(tools, base, strlen(base))) return !own || strcmp(base, own) != 0;' \
   '' \
   '^e2e_flow_exec: test_makefile_calling_yosys_by_absolute_path'
 mutant hook-foreign-loader-kept shim/probe/hook.c \
@@ -447,8 +447,8 @@ mutant finish-sweep-without-budget shim/run/scratch.cpp \
   '  while (true) {' \
   '^unit:Scratch: a sweep removes no more than its budget'
 mutant finish-untold-line-loud-without-descriptors shim/pipeline/run_tool.cpp \
-  '  if (!written && errno != EMFILE && errno != ENFILE) {' \
-  '  if (!written) {' \
+  '  if (!written && errno != EMFILE && errno != ENFILE) notice(' \
+  '  if (!written) notice(' \
   '^e2e_transparency: test_three_descriptors'
 mutant report-killed-runs-counted-as-untold shim/commands/report.cpp \
   '        ++(rec.ended == runlog::key::kEndedWithoutWord ? st.without_a_word : st.untold);' \
@@ -564,3 +564,75 @@ mutant plan-plain-run-keeps-the-allocators-version shim/pipeline/plan.cpp \
   '  plain.allocator_version.clear();' \
   '  (void)plain.allocator_version;' \
   '^unit:Plan: the plain run of a broken configuration'
+
+# --- What a run has to tell, and where (issue 47: pipeline/notices.hpp) ---
+mutant notices-said-off-a-terminal shim/pipeline/notices.cpp \
+  '    case NoticeRoute::terminal: return stderr_is_terminal;' \
+  '    case NoticeRoute::terminal: return true;' \
+  '^(e2e_quiet: test_tcl|unit:Notices)'
+mutant notices-read-only-home-every-run shim/pipeline/notices.cpp \
+  '  return first_in_session_at(own + "/warned", key, "notice", "").value_or(true);' \
+  '  return true;' \
+  '^e2e_quiet: test_a_read_only_home'
+mutant notices-not-in-the-line shim/pipeline/run_line.cpp \
+  '  s.notices = run_notices();' \
+  '  (void)run_notices();' \
+  '^(e2e_quiet: test_tcl_exec_with_an_untrusted|unit:run_tool: a broken configuration)'
+mutant notices-log-not-checked-before-the-exec shim/pipeline/run_tool.cpp \
+  '    if (!log.ok()) notice(log_not_written(log.why()));' \
+  '    (void)log;' \
+  '^e2e_quiet: test_a_static_and_a_killed'
+mutant notices-finish-without-its-variables shim/probe/probe.c \
+  '      if (strncmp(*e, kPassed[i], strlen(kPassed[i])) == 0) {' \
+  '      if (0) {' \
+  '^e2e_load: test_a_log_on_dev_full'
+mutant report-notices-not-counted shim/commands/report.cpp \
+  '        ++told.runs;' \
+  '        (void)told.runs;' \
+  '^e2e_quiet: test_tcl_exec_with_an_untrusted'
+mutant doctor-notices-not-shown shim/commands/doctor.cpp \
+  '      note_notices(r, log, g.shared);' \
+  '      (void)g;' \
+  '^e2e_quiet: test_tcl_exec_with_an_allocator'
+
+# --- The habits of sites (issue 47): execvp's lookup, wrappers, submitters, shells ---
+mutant resolve-denied-is-not-found shim/tool/resolve.hpp \
+  '  int status_if_not_found() const { return denied.empty() ? 127 : 126; }' \
+  '  int status_if_not_found() const { return 127; }' \
+  '^(e2e_site_habits: test_a_file_that_cannot|unit:Resolve)'
+mutant plan-missing-interpreter-run-anyway shim/pipeline/preflight.cpp \
+  '  while (plan.preflight.interpreter_missing && passed.size() < 8) {' \
+  '  while (false) {' \
+  '^e2e_site_habits: test_a_broken_script'
+mutant inspect-missing-interpreter-not-told shim/tool/inspect.cpp \
+  '      p.interpreter_missing = depth > 0 && (errno == ENOENT || errno == ENOTDIR);' \
+  '      p.interpreter_missing = false;' \
+  '^e2e_site_habits: test_a_broken_script'
+mutant wrapper-routed-to-a-run-of-its-own shim/probe/hook.c \
+  '  if (tools && in_list(tools, base, strlen(base))) return !own || strcmp(base, own) != 0;' \
+  '  if (tools && in_list(tools, base, strlen(base))) return 1;' \
+  '^e2e_site_habits: test_a_wrapper'
+mutant wrapper-through-the-link-a-run-of-its-own shim/pipeline/run_tool.cpp \
+  '  return tool && *tool == inv.tool && exit_var &&' \
+  '  return false && tool && *tool == inv.tool && exit_var &&' \
+  '^e2e_site_habits: test_a_wrapper'
+mutant wrapper-any-process-continues-the-run shim/probe/probe.c \
+  'int edashim_in_run_process(void) { return g_finish.armed && getpid() == g_finish.pid; }' \
+  'int edashim_in_run_process(void) { return g_finish.armed; }' \
+  '^e2e_launchers: test_shebang_scripts'
+mutant submitter-keeps-edashims-markers shim/pipeline/submitters.cpp \
+  '    if (e.rfind("__EDASHIM_", 0) == 0) continue;' \
+  '    (void)0;' \
+  '^(unit:Submitters|e2e_site_habits: test_sbatch)'
+mutant submitter-not-routed shim/pipeline/plan.cpp \
+  '  for (const auto& name : job_submitters()) plan.routed_tools' \
+  '  for (const auto& name : std::vector<std::string>{}) plan.routed_tools' \
+  '^e2e_site_habits: test_sbatch'
+mutant shims-add-no-rehash-advice shim/commands/shims.cpp \
+  '  if (linked)' \
+  '  if (false)' \
+  '^e2e_site_habits: test_shims_add'
+mutant install-no-csh-line install/install.sh \
+  '  for f in "$HOME/.tcshrc" "$HOME/.cshrc"; do [ -f "$f" ] && targets+=("appendcsh $f"); done' \
+  '  :' \
+  '^e2e_install$'

@@ -21,6 +21,7 @@ runlog::RunStart a_start() {
   s.flow = "fedcba9876543210";
   s.profile = "fast";
   s.config_files = {"/u/config.toml"};
+  s.notices = {"said \"once\""};
   s.requested = "jemalloc";
   s.library = "/lib/libjemalloc.so.2";
   s.version = "5.3.0";
@@ -74,7 +75,7 @@ TEST_CASE("Run log writer: a run's line, byte for byte", "[runlog]") {
   CHECK(j.str() ==
         R"({"v":1,"start":"2027-01-15T08:00:00.500Z","start_unix":1800000000.5,"tool":"yosys","path":"/usr/bin/yosys",)"
         R"("argv":["yosys","-q","x\ty"],"cwd":"/w","host":"h1","pid":100,"tool_pid":101,"run_id":"0123456789abcdef",)"
-        R"("flow":"fedcba9876543210","parent_run":null,"profile":"fast","config_files":["/u/config.toml"],"config_ignored":[],)"
+        R"("flow":"fedcba9876543210","parent_run":null,"profile":"fast","config_files":["/u/config.toml"],"config_ignored":[],"notices":["said \"once\""],)"
         R"("allocator":{"requested":"jemalloc","library":"/lib/libjemalloc.so.2","version":"5.3.0","note":"n",)"
         R"("preloaded_by_caller":null},"env_set":{"LD_PRELOAD":"/lib/libjemalloc.so.2","MALLOC_CONF":null},)"
         R"("env_kept":{"TMPDIR":"/t"},"scratch":{"dir":"/s","kept":true,"note":"made"},)"
