@@ -227,8 +227,15 @@ void say_order(Report& r, const Scene& s, const std::string& name, const tool::O
                     name + "), or put " + s.dir + " first: " + s.put_first);
       break;
     case tool::Order::NoRealTool:
-      r.problem(name + ": no real " + name + " on PATH after the shim, so running it says \"command not found\"",
-                "install " + name + ", or: " + s.shims_cmd("remove") + " " + name);
+      // A shared tree's link for a tool only some nodes have (docs/install.md): on a node
+      // without it, the tree (read-only there) is not the user's to change, and the name says
+      // "command not found" as it would without edashim.
+      if (::access(s.dir.c_str(), W_OK) != 0)
+        r.note(name + ": this machine has no real " + name + " on PATH; its link in " + s.dir +
+               " (not yours to change) is for machines that have it; running it here says \"command not found\"");
+      else
+        r.problem(name + ": no real " + name + " on PATH after the shim, so running it says \"command not found\"",
+                  "install " + name + ", or: " + s.shims_cmd("remove") + " " + name);
       break;
   }
 }

@@ -39,6 +39,22 @@ test_a_file_that_cannot_be_executed_gives_126_and_its_words_as_directly() {
   expect_eq "$shimmed" "edashim: ntool: $SB/noexec/ntool: Permission denied" "through the link, the shell's words"
 }
 
+# --- A shared tree: links for tools only some nodes have ---
+
+test_a_link_for_a_tool_this_machine_lacks_is_a_note_on_a_read_only_tree() {
+  [ "$(id -u)" = 0 ] || skip "needs root to mount the links read-only"
+  shim notool  # a tool no machine here has
+  local out
+  out=$("$BIN" doctor --dir "$SB/shims" 2>&1) || true
+  expect_contains "$out" "PROBLEM  notool: no real notool on PATH" "a writable links directory: a problem, with its fix"
+  mount --bind "$SB/shims" "$SB/shims" || skip "bind mount failed"
+  at_exit "umount '$SB/shims'"
+  mount -o remount,bind,ro "$SB/shims" || fail "could not make the links directory read-only"
+  out=$("$BIN" doctor --dir "$SB/shims" 2>&1) || true
+  expect_contains "$out" "note     notool: this machine has no real notool on PATH" "read-only: a note"
+  expect_not_contains "$out" "PROBLEM  notool" "read-only: not a problem"
+}
+
 # --- Shells that remember where they found a command ---
 
 # shell_after_shims_add SHELL FORGET: in SHELL reading a script, the tool run, linked, FORGET

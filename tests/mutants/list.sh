@@ -636,3 +636,7 @@ mutant install-no-csh-line install/install.sh \
   '  for f in "$HOME/.tcshrc" "$HOME/.cshrc"; do [ -f "$f" ] && targets+=("appendcsh $f"); done' \
   '  :' \
   '^e2e_install$'
+mutant doctor-read-only-tree-missing-tool-a-problem shim/commands/doctor.cpp \
+  '      if (::access(s.dir.c_str(), W_OK) != 0)' \
+  '      if (false)' \
+  '^e2e_site_habits: test_a_link_for_a_tool_this_machine_lacks'
