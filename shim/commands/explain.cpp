@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 
 #include "paths/layout.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/finish.hpp"
 #include "runlog/read.hpp"
+#include "tool/resolve.hpp"
 #include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -163,6 +165,30 @@ void print_last_run(const pipeline::Plan& plan) {
 }
 
 // Which tool a run would start, or where it was looked for.
+// What typing the name in a shell here runs: the first executable of that name on PATH. Not
+// edashim when a directory before the links has the tool (a later `module load` of the tool puts
+// its own bin first): then everything below is what a run would do, not what typing the name does.
+void print_what_typing_runs(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  auto self = tool::SelfIdentity::current(std::getenv(pipeline::kChainVar));
+  for (auto dir : util::split(path ? path : "", ':')) {
+    if (dir.empty()) dir.push_back('.');  // not = ".": GCC 12 -O3 false -Wrestrict (PR 105329)
+    std::string candidate = dir;
+    candidate += '/';
+    candidate += name;
+    if (!util::is_regular_executable(candidate)) continue;
+    if (tool::is_edashim(candidate, self)) {
+      std::printf("  typing %s here:     runs through edashim (%s)\n", name.c_str(), candidate.c_str());
+    } else {
+      std::printf("  typing %s here:     runs %s DIRECTLY, not through edashim: %s comes before edashim's links on "
+                  "PATH (a `module load` of a tool puts its own bin first). Put the links first again after it, or "
+                  "run it as `edashim run -- %s`\n",
+                  name.c_str(), candidate.c_str(), dir.c_str(), name.c_str());
+    }
+    return;
+  }
+}
+
 void print_tool(const pipeline::Invocation& inv, const pipeline::Plan& plan) {
   std::printf("tool: %s\n", inv.tool.c_str());
   if (plan.tool_path.empty()) {
@@ -171,6 +197,7 @@ void print_tool(const pipeline::Invocation& inv, const pipeline::Plan& plan) {
     std::printf("  real tool: %s\n", plan.tool_path.c_str());
   }
   for (const auto& skipped : plan.resolution.skipped) std::printf("  skipped (edashim itself): %s\n", skipped.c_str());
+  if (inv.explicit_path.empty()) print_what_typing_runs(inv.tool);
 }
 
 void print_config_files(const config::Loaded& loaded) {

@@ -55,6 +55,17 @@ test_a_link_for_a_tool_this_machine_lacks_is_a_note_on_a_read_only_tree() {
   expect_not_contains "$out" "PROBLEM  notool" "read-only: not a problem"
 }
 
+# --- A module that puts a tool's own bin first: explain says that typing the name bypasses edashim ---
+
+test_explain_says_when_typing_the_name_does_not_reach_edashim() {
+  expect_contains "$("$BIN" explain mytool)" "typing mytool here:     runs through edashim ($SB/shims/mytool)" "links first"
+  mkdir "$SB/module-bin"
+  cp "$HELPER" "$SB/module-bin/mytool"
+  local out
+  out=$(PATH=$SB/module-bin:$PATH "$BIN" explain mytool)
+  expect_contains "$out" "runs $SB/module-bin/mytool DIRECTLY, not through edashim: $SB/module-bin comes before" "a tool's bin first"
+}
+
 # --- Shells that remember where they found a command ---
 
 # shell_after_shims_add SHELL FORGET: in SHELL reading a script, the tool run, linked, FORGET

@@ -640,3 +640,7 @@ mutant doctor-read-only-tree-missing-tool-a-problem shim/commands/doctor.cpp \
   '      if (::access(s.dir.c_str(), W_OK) != 0)' \
   '      if (false)' \
   '^e2e_site_habits: test_a_link_for_a_tool_this_machine_lacks'
+mutant explain-typing-always-reaches-edashim shim/commands/explain.cpp \
+  '    if (tool::is_edashim(candidate, self)) {' \
+  '    if (true) {' \
+  '^e2e_site_habits: test_explain_says'
