@@ -271,8 +271,9 @@ std::string unsafe_preload_note(const Plan& plan) {
     out += (out.empty() ? "" : "; ") + lib + " is left out of LD_PRELOAD (ld.so splits it at spaces and colons): ";
     out += alloc ? plan.allocator + " is not used, the tool runs on glibc's malloc; fix: point library_dirs (or "
                    "allocator = \"/path\") at a directory whose path has neither"
-                 : "this run is not recorded by the probe and tools started inside it are not routed; fix: install "
-                   "edashim under a prefix whose real path has neither (install/install.sh --prefix DIR)";
+                 : "this run is not recorded by the probe and tools started inside it are not routed; fix: put "
+                   "edashim's tree under a path that has neither (install/install.sh --prefix DIR, or unpack the "
+                   "tarball there)";
   }
   return out;
 }

@@ -54,6 +54,9 @@ VerifyInputs verify_inputs(const Plan& plan, bool probed) {
                           ? "probe off (probe = false, " + plan.loaded.settings.probe.origin.str() + ")"
                       : preloads_nothing_of_ours(p)
                           ? "probe not preloaded, nor the exec hook: " + p.reason
+                      : !plan.unsafe_preloads.empty() && !util::basename(plan.unsafe_preloads.back()).rfind("libedashim_probe", 0)
+                          ? "probe not run: its library's path has a space or colon, which LD_PRELOAD cannot carry (" +
+                                plan.unsafe_preloads.back() + ")"
                           : std::string("probe not run (libedashim_probe.so not installed, or no private "
                                         "directory for its records)");
   v.flow_top = plan.flow_top;

@@ -43,6 +43,11 @@ test_a_probe_path_with_a_space_runs_yosys_as_directly_without_ld_so_errors() {
   expect_eq "$st_via" "$st_direct" "status of the second run"
   expect_eq "$(cat via.err)" "$(cat direct.err)" "stderr of the second run"
   expect_contains "$("$SPACED/edashim" explain yosys)" "is left out of LD_PRELOAD" "explain says it"
+  # The line says why the probe did not run (it is installed), and its notice a fix that fits a tarball too.
+  expect_eq "$(last_log "$LOG" 'j["verification"]')" \
+    "probe not run: its library's path has a space or colon, which LD_PRELOAD cannot carry ($SPACED/libedashim_probe.so)" \
+    "the line's verification"
+  expect_contains "$(last_notices)" "or unpack the tarball there" "the fix for a tarball"
 }
 
 test_doctor_names_a_library_path_ld_so_would_split() {

@@ -644,3 +644,7 @@ mutant explain-typing-always-reaches-edashim shim/commands/explain.cpp \
   '    if (tool::is_edashim(candidate, self)) {' \
   '    if (true) {' \
   '^e2e_site_habits: test_explain_says'
+mutant line-unsafe-probe-path-said-not-installed shim/pipeline/run_line.cpp \
+  '                      : !plan.unsafe_preloads.empty() && ' \
+  '                      : false && ' \
+  '^e2e_prefix_paths: test_a_probe_path_with_a_space'
