@@ -40,7 +40,7 @@ inline constexpr const char* kPathsVar = "__EDASHIM_PATHS";
 // Set by the hook with kRouteVar when it routed by such a path: the tool's name.
 inline constexpr const char* kRouteNameVar = "__EDASHIM_ROUTE_NAME";
 // The tool a run stands in for, in its environment: its own process starting that tool again
-// continues the run (probe/run_process.h).
+// continues the run (run_tool.cpp: continues_the_run).
 inline constexpr const char* kRunToolVar = "__EDASHIM_TOOL";
 // Chain length at which a run stops routing and calls it a loop.
 inline constexpr size_t kMaxChain = 16;

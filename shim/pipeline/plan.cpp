@@ -360,8 +360,8 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
     if (!plan.routed_paths.empty()) in.markers.emplace_back(kPathsVar, plan.routed_paths);
     // The run's own process starting this same tool again (a site's wrapper named like the tool:
     // `exec /usr/bin/yosys "$@"`, a module tree's, a vendor's) continues this run and its line,
-    // with the environment it has (probe/run_process.h; run_tool.cpp for a wrapper that finds
-    // the link again).
+    // with the environment it has: the exec hook routes it to edashim, which sees it is the
+    // run's own process (run_tool.cpp: continues_the_run) and execs the tool plain.
     in.markers.emplace_back(kRunToolVar, plan.inv.tool);
   }
   return run::build_environment(in);

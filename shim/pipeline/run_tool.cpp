@@ -102,7 +102,9 @@ int run_nested(const Invocation& inv, const std::string& chain) {
 }
 
 // The run's own process (the one edashim became: __EDASHIM_EXIT's first field) starting the
-// run's tool again through its link: a site's wrapper named like the tool continues the run.
+// run's tool again, by any path (the exec hook routes it here) or through its link: a site's
+// wrapper named like the tool (`exec /usr/bin/yosys "$@"`) continues the run. Another process of
+// the run starting the tool (a flow inside yosys calling yosys) is a run of its own.
 bool continues_the_run(const Invocation& inv, const std::vector<std::string>& env) {
   auto tool = run::lookup(env, kRunToolVar);
   auto exit_var = run::lookup(env, run::kExitVar);

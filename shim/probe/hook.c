@@ -38,7 +38,6 @@
 
 #include "launcher_mark.h"
 #include "loader_check.h"
-#include "run_process.h"
 #include "scratch_hold.h"
 
 #define CAP 4096
@@ -464,12 +463,9 @@ static int route_candidate(const char* path, char* const* env, struct work* w, i
   const char* base = base_of(path);
   const char* tools = env_get(env, "__EDASHIM_TOOLS");
   const char* paths = env_get(env, "__EDASHIM_PATHS");
-  /* The run's own process starting the run's tool again continues the run (run_process.h). */
-  const char* own = edashim_in_run_process() ? env_get(env, "__EDASHIM_TOOL") : NULL;
   *by_path = 0;
-  if (tools && in_list(tools, base, strlen(base))) return !own || strcmp(base, own) != 0;
+  if (tools && in_list(tools, base, strlen(base))) return 1;
   if (!paths || !routed_by_path(paths, path, w->route_name + nv, sizeof w->route_name - nv)) return 0;
-  if (own && strcmp(w->route_name + nv, own) == 0) return 0;
   memcpy(w->route_name, name_var, nv);
   *by_path = 1;
   return 1;

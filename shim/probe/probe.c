@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include "launcher_mark.h"
-#include "run_process.h"
 #include "scratch_hold.h"
 
 #define PATH_CAP 4096
@@ -354,8 +353,6 @@ static void flush_streams(void) {
  * where "once a session" is remembered). */
 static const char* const kPassed[] = {"ASAN_OPTIONS=",    "UBSAN_OPTIONS=",  "LSAN_OPTIONS=",   "EDASHIM_NOTICES=",
                                       "HOME=",            "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "XDG_RUNTIME_DIR="};
-
-int edashim_in_run_process(void) { return g_finish.armed && getpid() == g_finish.pid; }
 
 static void finish_run(int wait_status, int from_exit) {
   if (!g_finish.armed || getpid() != g_finish.pid) return;

@@ -108,7 +108,11 @@ test_a_wrapper_named_like_the_tool_is_one_run_with_one_line() {
   # A wrapper that starts the tool by name, its own directory off PATH: the link again.
   printf '#!/bin/sh\nPATH=%s:/usr/bin:/bin exec yosys "$@"\n' "$SB/shims" > "$SB/site/yosys"
   expect_eq "$(yosys -V)" "$direct" "a wrapper through the link again, as directly"
+  # A run of its own would leave the wrapper's run unfinished, for a sweep to write as ended
+  # without a word: report sweeps first.
+  "$BIN" report > /dev/null 2>&1 || fail "report (its sweep)"
   expect_eq "$(wc -l < "$LOG")" 3 "a wrapper through the link again: one line"
+  expect_eq "$(grep -c 'without a word' "$LOG")" 0 "no run left unfinished"
   expect_eq "$("$BIN" report --tool yosys --json | python3 -c 'import json,sys; print(sum(r["runs"] for r in json.load(sys.stdin)))')" 3 "report counts three runs"
 }
 
