@@ -170,23 +170,15 @@ void print_last_run(const pipeline::Plan& plan) {
 // its own bin first): then everything below is what a run would do, not what typing the name does.
 void print_what_typing_runs(const std::string& name) {
   const char* path = std::getenv("PATH");
-  auto self = tool::SelfIdentity::current(std::getenv(pipeline::kChainVar));
-  for (auto dir : util::split(path ? path : "", ':')) {
-    if (dir.empty()) dir.push_back('.');  // not = ".": GCC 12 -O3 false -Wrestrict (PR 105329)
-    std::string candidate = dir;
-    candidate += '/';
-    candidate += name;
-    if (!util::is_regular_executable(candidate)) continue;
-    if (tool::is_edashim(candidate, self)) {
-      std::printf("  typing %s here:     runs through edashim (%s)\n", name.c_str(), candidate.c_str());
-    } else {
-      std::printf("  typing %s here:     runs %s DIRECTLY, not through edashim: %s comes before edashim's links on "
-                  "PATH (a `module load` of a tool puts its own bin first). Put the links first again after it, or "
-                  "run it as `edashim run -- %s`\n",
-                  name.c_str(), candidate.c_str(), dir.c_str(), name.c_str());
-    }
-    return;
-  }
+  std::string first = tool::resolve(name, path ? path : "", tool::SelfIdentity{}).path;  // nothing skipped
+  if (first.empty()) return;
+  if (tool::is_edashim(first, tool::SelfIdentity::current(std::getenv(pipeline::kChainVar))))
+    std::printf("  typing %s here:     runs through edashim (%s)\n", name.c_str(), first.c_str());
+  else
+    std::printf("  typing %s here:     runs %s DIRECTLY, not through edashim: %s comes before edashim's links on "
+                "PATH (a `module load` of a tool puts its own bin first). Put the links first again after it, or "
+                "run it as `edashim run -- %s`\n",
+                name.c_str(), first.c_str(), util::dirname(first).c_str(), name.c_str());
 }
 
 void print_tool(const pipeline::Invocation& inv, const pipeline::Plan& plan) {

@@ -7,6 +7,7 @@
 
 #include "paths/files.hpp"
 #include "pipeline/warn_once.hpp"
+#include "run/flow_id.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -42,12 +43,14 @@ NoticeRoute route() {
 // where that cannot be written (a read-only HOME, as on farm nodes), in the user's own base in
 // XDG_RUNTIME_DIR or /tmp: a notice there is still said once, not on every run.
 bool first_in_this_session(const std::string& key) {
+  const char* f = std::getenv(run::kFlowVar);  // a flow's nested runs: where no session can be named
+  std::string flow = f ? f : "";
   std::string state_dir = util::dirname(paths::Files::discover().trust_file) + "/warned";
-  if (auto first = first_in_session_at(state_dir, key, "notice", "")) return *first;
+  if (auto first = first_in_session_at(state_dir, key, "notice", flow)) return *first;
   const char* r = std::getenv("XDG_RUNTIME_DIR");
   std::string own = run::own_base(r && *r == '/' && util::is_directory(r) ? r : "/tmp", ::getuid());
   if (!run::make_own_base(own).ok()) return true;
-  return first_in_session_at(own + "/warned", key, "notice", "").value_or(true);
+  return first_in_session_at(own + "/warned", key, "notice", flow).value_or(true);
 }
 
 }  // namespace

@@ -243,8 +243,6 @@ void choose_destinations(Plan& plan, const paths::Files& files, const std::vecto
   // processes (make's recipes, by the thousand) cost ~50 us an exec for nothing.
   plan.flow_top = plan.inv.via_run && !chosen && plan.allocator == "system" && plan.preloaded_by_caller.empty() &&
                   std::find(routed.begin(), routed.end(), plan.inv.tool) == routed.end();
-  // Job submitters are routed whatever was chosen: their jobs must not carry the run to a node.
-  for (const auto& name : job_submitters()) plan.routed_tools += (plan.routed_tools.empty() ? "" : ":") + name;
   if (!s.scratch.value) return;
   // A temporary directory the user set is theirs (it may be on a disk for a reason, or be
   // where they look for what a tool leaves): only an explicit "override" replaces it.
@@ -356,7 +354,9 @@ run::EnvPlan plan_environment(const Plan& plan, const std::vector<std::string>& 
   }
   if (!plan.hook_library.empty()) {
     in.markers.emplace_back(kExeVar, paths::layout().shim);
-    in.markers.emplace_back(kToolsVar, plan.routed_tools);
+    // Job submitters are routed whatever was chosen: their jobs must not carry the run to a node.
+    in.markers.emplace_back(kToolsVar, util::join(job_submitters(), ":") + (plan.routed_tools.empty() ? "" : ":") +
+                                           plan.routed_tools);
     if (!plan.routed_paths.empty()) in.markers.emplace_back(kPathsVar, plan.routed_paths);
     // The run's own process starting this same tool again (a site's wrapper named like the tool:
     // `exec /usr/bin/yosys "$@"`, a module tree's, a vendor's) continues this run and its line,

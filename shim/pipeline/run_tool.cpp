@@ -45,8 +45,9 @@ void say(const std::string& text) { util::Voice("edashim").say(text); }
 
 // Runs the real tool with the environment untouched: EDASHIM=off, nested calls, and the
 // fallback when edashim's own configuration is broken, so that nobody's build stops on our account.
-[[noreturn]] void exec_plain(const Invocation& inv) {
-  if (!inv.explicit_path.empty()) run::exec_in_place(inv.explicit_path, inv.argv, nullptr);
+// `env`: the environment to exec with (nullptr: this process's).
+[[noreturn]] void exec_plain(const Invocation& inv, const std::vector<std::string>* env = nullptr) {
+  if (!inv.explicit_path.empty()) run::exec_in_place(inv.explicit_path, inv.argv, env);
   auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
   const char* path = std::getenv("PATH");
   auto r = tool::resolve(inv.tool, path ? path : "/usr/local/bin:/usr/bin:/bin", self);
@@ -54,24 +55,14 @@ void say(const std::string& text) { util::Voice("edashim").say(text); }
     say(tool::not_found_message(inv.tool, r));
     ::_exit(r.status_if_not_found());
   }
-  run::exec_in_place(r.path, inv.argv, nullptr);
+  run::exec_in_place(r.path, inv.argv, env);
 }
 
 // A job submitter is not a run (pipeline/submitters.hpp): it starts as it would directly, with
 // nothing of edashim's in the environment its job carries to a node.
 [[noreturn]] void exec_submitter(const Invocation& inv) {
   auto env = submitter_environment(inv.tool, current_environment());
-  std::string path = inv.explicit_path;
-  if (path.empty()) {
-    auto self = tool::SelfIdentity::current(std::getenv(kChainVar));
-    auto r = tool::resolve(inv.tool, run::lookup(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"), self);
-    if (r.path.empty()) {
-      say(tool::not_found_message(inv.tool, r));
-      ::_exit(r.status_if_not_found());
-    }
-    path = r.path;
-  }
-  run::exec_in_place(path, inv.argv, &env);
+  exec_plain(inv, &env);
 }
 
 // EDASHIM=off (or a value that is not a clear on/off): the plain tool, environment untouched.
@@ -236,8 +227,7 @@ RunSetup set_up(const Plan& plan, const std::vector<std::string>& env, run::Prob
   return setup;
 }
 
-// A line that could not be written: a notice of its own (the line cannot carry it), once a
-// session for the log.
+// A line that could not be written: a notice of its own (the line cannot carry it).
 void append_to_log(const Plan& plan, const std::string& line) {
   auto written = write_log_line(plan, line);
   if (!written) notice(log_not_written(written.error()));

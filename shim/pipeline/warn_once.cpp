@@ -108,10 +108,6 @@ std::string warning_marker_name(const std::string& file, const std::string& vers
   return util::sha256_hex(file + '\0' + version + '\0' + session).substr(0, 32);
 }
 
-bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow) {
-  return first_in_session_at(dir, file, file_version(file), flow).value_or(true);
-}
-
 std::optional<bool> first_in_session_at(const std::string& dir, const std::string& key, const std::string& version,
                                         const std::string& flow) {
   std::string session = this_session();

@@ -34,14 +34,10 @@ std::string warning_marker_name(const std::string& file, const std::string& vers
 // `file` as it is now: its device, inode, size and times ("" when it cannot be read).
 std::string file_version(const std::string& file);
 
-// True the first time this session meets `file` as it is now (and remembers it under
-// `dir`, $XDG_STATE_HOME/edashim/warned, owner-only); false after. Where no session can be
-// named at all, the run's flow stands in for it: the nested runs of one flow still warn once.
-// True whenever it cannot tell.
-bool first_warning_in_session(const std::string& dir, const std::string& file, const std::string& flow);
-
-// The same for any `key` in its `version` (pipeline/notices.hpp), with no answer (nullopt) where
-// it cannot tell: no session to name, or `dir` not the user's own and private.
+// Whether this session meets `key` in its `version` for the first time (remembered under `dir`,
+// owner-only; pipeline/notices.hpp gives $XDG_STATE_HOME/edashim/warned). Where no session can be
+// named at all, `flow` stands in for it: the nested runs of one flow still hear it once. No answer
+// (nullopt) where it cannot tell: no session or flow to name, or `dir` not the user's own and private.
 std::optional<bool> first_in_session_at(const std::string& dir, const std::string& key, const std::string& version,
                                         const std::string& flow);
 

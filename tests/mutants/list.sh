@@ -571,7 +571,7 @@ mutant notices-said-off-a-terminal shim/pipeline/notices.cpp \
   '    case NoticeRoute::terminal: return true;' \
   '^(e2e_quiet: test_tcl|unit:Notices)'
 mutant notices-read-only-home-every-run shim/pipeline/notices.cpp \
-  '  return first_in_session_at(own + "/warned", key, "notice", "").value_or(true);' \
+  '  return first_in_session_at(own + "/warned", key, "notice", flow).value_or(true);' \
   '  return true;' \
   '^e2e_quiet: test_a_read_only_home'
 mutant notices-not-in-the-line shim/pipeline/run_line.cpp \
@@ -621,8 +621,8 @@ mutant submitter-keeps-edashims-markers shim/pipeline/submitters.cpp \
   '    (void)0;' \
   '^(unit:Submitters|e2e_site_habits: test_sbatch)'
 mutant submitter-not-routed shim/pipeline/plan.cpp \
-  '  for (const auto& name : job_submitters()) plan.routed_tools' \
-  '  for (const auto& name : std::vector<std::string>{}) plan.routed_tools' \
+  '    in.markers.emplace_back(kToolsVar, util::join(job_submitters(), ":") + (plan.routed_tools.empty() ? "" : ":") +' \
+  '    in.markers.emplace_back(kToolsVar, std::string() + (plan.routed_tools.empty() ? "" : ":") +' \
   '^e2e_site_habits: test_sbatch'
 mutant shims-add-no-rehash-advice shim/commands/shims.cpp \
   '  if (linked)' \
@@ -637,8 +637,8 @@ mutant doctor-read-only-tree-missing-tool-a-problem shim/commands/doctor.cpp \
   '      if (false)' \
   '^e2e_site_habits: test_a_link_for_a_tool_this_machine_lacks'
 mutant explain-typing-always-reaches-edashim shim/commands/explain.cpp \
-  '    if (tool::is_edashim(candidate, self)) {' \
-  '    if (true) {' \
+  '  if (tool::is_edashim(first, tool::SelfIdentity::current(std::getenv(pipeline::kChainVar))))' \
+  '  if (true)' \
   '^e2e_site_habits: test_explain_says'
 mutant line-unsafe-probe-path-said-not-installed shim/pipeline/run_line.cpp \
   '                      : !plan.unsafe_preloads.empty() && ' \
