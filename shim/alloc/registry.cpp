@@ -9,13 +9,15 @@
 namespace alloc {
 
 const std::vector<Family>& families() {
-  // Packages and sonames as Debian 12 ships them (`dpkg -L`); other distributions' directories
-  // are searched (alloc::library_dirs), their file names are the same.
+  // Sonames as Debian 12 ships them (`dpkg -L`); other distributions' directories are searched
+  // (alloc::library_dirs), their file names are the same. Packages: Debian 11, 12 and 13 as
+  // each release's apt-cache has them (11 has no mimalloc; its tbbmalloc is in libtbb2); no
+  // other distribution is named until someone checks it.
   static const std::vector<Family> list = {
       {.name = "mimalloc",
        .sonames = {"libmimalloc.so.3", "libmimalloc.so.2", "libmimalloc.so"},
        .file_prefix = "libmimalloc",
-       .debian_package = "libmimalloc2.0",
+       .packages = {{"debian", "11", ""}, {"debian", "12", "libmimalloc2.0"}, {"debian", "13", "libmimalloc3"}},
        .variable = "MIMALLOC_",
        .goes_first = true,
        .probe = VersionProbe::kReturnedConstant,
@@ -24,7 +26,7 @@ const std::vector<Family>& families() {
       {.name = "jemalloc",
        .sonames = {"libjemalloc.so.2", "libjemalloc.so"},
        .file_prefix = "libjemalloc",
-       .debian_package = "libjemalloc2",
+       .packages = {{"debian", "11", "libjemalloc2"}, {"debian", "12", "libjemalloc2"}, {"debian", "13", "libjemalloc2"}},
        .encoding = Encoding::kOneVariable,
        .variable = "MALLOC_CONF",
        .assign = ':',
@@ -36,7 +38,8 @@ const std::vector<Family>& families() {
       {.name = "tcmalloc",
        .sonames = {"libtcmalloc_minimal.so.4", "libtcmalloc.so.4", "libtcmalloc_minimal.so"},
        .file_prefix = "libtcmalloc",
-       .debian_package = "libtcmalloc-minimal4",
+       .packages = {{"debian", "11", "libtcmalloc-minimal4"}, {"debian", "12", "libtcmalloc-minimal4"},
+                    {"debian", "13", "libtcmalloc-minimal4t64"}},
        .variable = "TCMALLOC_",
        .probe = VersionProbe::kAfterMarker,
        .version_marker = "gperftools ",
@@ -46,7 +49,7 @@ const std::vector<Family>& families() {
       {.name = "tbbmalloc",
        .sonames = {"libtbbmalloc_proxy.so.2", "libtbbmalloc_proxy.so"},
        .file_prefix = "libtbbmalloc_proxy",
-       .debian_package = "libtbbmalloc2",
+       .packages = {{"debian", "11", "libtbb2"}, {"debian", "12", "libtbbmalloc2"}, {"debian", "13", "libtbbmalloc2"}},
        .variable = "TBB_MALLOC_",
        .probe = VersionProbe::kAfterMarker,
        .version_marker = "TBBmalloc: VERSION",
@@ -103,10 +106,28 @@ const std::vector<std::pair<std::string_view, std::string_view>>& foreign_alloca
   return list;
 }
 
-std::optional<std::string_view> debian_package(std::string_view name) {
+std::optional<std::string> install_command(std::string_view name, const util::Distribution& distribution) {
   const Family* f = find_family(name);
-  if (!f || f->debian_package.empty()) return std::nullopt;
-  return f->debian_package;
+  if (!f || distribution.id != "debian") return std::nullopt;  // the one installer the table knows
+  for (const auto& p : f->packages)
+    if (p.distribution == distribution.id && p.version == distribution.version_id && !p.name.empty())
+      return "apt-get install " + std::string(p.name);
+  return std::nullopt;
+}
+
+std::string install_advice(std::string_view name, const util::Distribution& distribution) {
+  const Family* f = find_family(name);
+  std::string where = distribution.name.empty() ? "this system" : distribution.name;
+  std::string n(name);
+  if (!f || f->sonames.empty()) return "No package is known for '" + n + "'.";
+  std::string dirs = "put " + std::string(f->sonames.front()) +
+                     " in a directory and name it in library_dirs (the site configuration, for every user)";
+  if (auto command = install_command(name, distribution)) return "Install it: " + *command + ", or " + dirs + ".";
+  bool listed = std::any_of(f->packages.begin(), f->packages.end(), [&](const Package& p) {
+    return p.distribution == distribution.id && p.version == distribution.version_id;
+  });
+  return (listed ? where + " has no package of " + n : "No package of " + n + " is known for " + where) + ": " + dirs +
+         ", or choose another allocator.";
 }
 
 namespace {

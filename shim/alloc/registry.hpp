@@ -1,6 +1,6 @@
 #pragma once
 // What edashim knows about each allocator and option family, in one table: the library files
-// that are it, the Debian package that installs them, how its options reach it through the
+// that are it, the package that installs them on each distribution known to have one, how its options reach it through the
 // environment, where its version is written in its bytes, and the rules of its options (their
 // grammar and which are restricted: alloc/options.cpp). Every other folder asks here instead
 // of knowing.
@@ -11,10 +11,19 @@
 #include <vector>
 
 #include "alloc/option_value.hpp"
+#include "util/os_release.hpp"
 
 namespace alloc {
 
 struct OptionRules;  // alloc/option_rules.hpp
+
+// A distribution's package of an allocator, as its package lists say (checked with apt-cache
+// in each release's own root file system). An empty name: that release has none.
+struct Package {
+  std::string_view distribution;  // os-release ID: "debian"
+  std::string_view version;       // os-release VERSION_ID: "12"
+  std::string_view name;          // "libjemalloc2"; "" for none
+};
 
 // How a family's options are written into the tool's environment.
 enum class Encoding {
@@ -35,7 +44,7 @@ struct Family {
   std::string_view name{};                  // as a profile writes it: allocator = "mimalloc", [mimalloc]
   std::vector<std::string_view> sonames{};  // what to preload, preferred first; never a *_debug variant
   std::string_view file_prefix{};           // a library whose file name starts so is this allocator
-  std::string_view debian_package{};        // what `apt-get install` needs for the sonames
+  std::vector<Package> packages{};          // what installs the sonames, per distribution release
   Encoding encoding = Encoding::kVariablePerOption;
   std::string_view variable{};     // kVariablePerOption: the prefix; kOneVariable: the variable
   std::string_view item_prefix{};  // kOneVariable: written before each name ("glibc.malloc.")
@@ -70,9 +79,16 @@ const Family* family_of_library(std::string_view path);
 // file-name prefix, "libhoard" -> "hoard".
 const std::vector<std::pair<std::string_view, std::string_view>>& foreign_allocators();
 
-// The Debian package that installs allocator `name`, or nullopt for a name not known (or one
-// with nothing to install): a message must say "not known", not name some other package.
-std::optional<std::string_view> debian_package(std::string_view name);
+// The package that installs allocator `name` on `distribution`, as the command that installs
+// it ("apt-get install libjemalloc2"), or nullopt where none is known: an unknown allocator,
+// one with nothing to install, a release that has none, a distribution not in the table. A
+// message must then say "not known", never name another distribution's package.
+std::optional<std::string> install_command(std::string_view name, const util::Distribution& distribution);
+
+// What to tell a user whose node lacks allocator `name`, as a sentence: the package where
+// `distribution` is known to have one, else that none is known there; and in every case
+// library_dirs, the fix that fits any node (a directory holding the library). Pure.
+std::string install_advice(std::string_view name, const util::Distribution& distribution);
 
 // The environment variables that carry `options` to `family`, in order, "NAME" and value.
 // Names are taken as given (config lowercases them); values are rendered as the family reads

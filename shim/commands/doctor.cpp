@@ -26,6 +26,7 @@
 #include "tool/path_order.hpp"
 #include "util/fact_cache.hpp"
 #include "util/fs.hpp"
+#include "util/os_release.hpp"
 #include "util/owned_file.hpp"
 #include "paths/layout.hpp"
 #include "util/strings.hpp"
@@ -37,11 +38,9 @@
 namespace commands {
 namespace {
 
-// The command that installs allocator `name` (alloc/registry), or what to do when no package is known.
-std::string install_command(const std::string& name) {
-  auto package = alloc::debian_package(name);
-  return package ? "sudo apt-get install " + std::string(*package) : "no package is known for '" + name + "': install it by hand";
-}
+// What installs allocator `name` on this node's distribution (alloc/registry), or the fix that
+// fits any node where no package is known.
+std::string install_advice(const std::string& name) { return alloc::install_advice(name, util::this_distribution()); }
 
 class Report {
  public:
@@ -144,6 +143,7 @@ struct Scene {
   std::vector<std::string> links;     // the tool links in dir
   int shim_index = -1;                // dir's place on PATH (-1: not on it)
   std::string put_first;              // the fix that puts dir first on PATH
+  std::string unshadow;               // the fix for a tool's bin before dir: put_first, or a module's
 
   std::string shims_cmd(const std::string& verb) const {
     return "edashim shims " + verb + (dir_given ? " --dir " + util::shell_quote(dir) : "");
@@ -160,6 +160,7 @@ Scene look_around(const std::string& dir_arg) {
   s.self = tool::SelfIdentity::current(std::getenv(pipeline::kChainVar));
   s.put_first = "export PATH=" + util::shell_quote(s.dir) + ":\"$PATH\"   (for good: add it to ~/.bashrc; "
                 "fish: " + tool::path_line("fish", s.dir) + ")";
+  s.unshadow = links_first_fix_here(s.put_first);
   s.links = shim_links(s.dir, s.self);
   s.shim_index = tool::path_index(s.entries, [&](const std::string& e) { return same_dir(e, s.dir); });
   return s;
@@ -219,7 +220,7 @@ void say_order(Report& r, const Scene& s, const std::string& name, const tool::O
     case tool::Order::Shadowed:
       r.problem(name + " is shadowed: " + rep.runs_now + " comes before the shim directory on PATH, so `" + name +
                     "` bypasses edashim",
-                s.put_first);
+                s.unshadow);
       break;
     case tool::Order::OtherEdashim:
       r.problem(name + " runs another edashim link first (" + rep.runs_now + ")",
@@ -277,7 +278,7 @@ void check_allocators(Report& r) {
       check_preload_path(r, a.name, *lib, "put the library where its path has neither, and name that directory in "
                                           "library_dirs");
     } else {
-      r.note(a.name + ": not installed (needed only by profiles that choose it): " + install_command(a.name));
+      r.note(a.name + ": not installed (needed only by profiles that choose it): " + install_advice(a.name));
     }
   }
 }
@@ -306,7 +307,7 @@ void say_allocator(Report& r, const std::string& name, const pipeline::Plan& pla
   const auto& s = plan.loaded.settings;
   if (!plan.allocator_note.empty())
     r.problem(name + ": " + plan.allocator_note,
-              alloc::find(s.allocator.value) ? install_command(s.allocator.value)
+              alloc::find(s.allocator.value) ? install_advice(s.allocator.value)
                                              : "fix 'allocator' in " + s.allocator.origin.str());
   else
     r.ok(name + ": allocator " + s.allocator.value +

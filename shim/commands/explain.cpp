@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "commands/shims.hpp"
 #include "paths/layout.hpp"
 #include "pipeline/explore.hpp"
 #include "pipeline/finish.hpp"
@@ -176,9 +177,10 @@ void print_what_typing_runs(const std::string& name) {
     std::printf("  typing %s here:     runs through edashim (%s)\n", name.c_str(), first.c_str());
   else
     std::printf("  typing %s here:     runs %s DIRECTLY, not through edashim: %s comes before edashim's links on "
-                "PATH (a `module load` of a tool puts its own bin first). Put the links first again after it, or "
-                "run it as `edashim run -- %s`\n",
-                name.c_str(), first.c_str(), util::dirname(first).c_str(), name.c_str());
+                "PATH (a `module load` of a tool puts its own bin first). To run it through edashim: %s; or run "
+                "it as `edashim run -- %s`\n",
+                name.c_str(), first.c_str(), util::dirname(first).c_str(),
+                links_first_fix_here("put the links first on PATH again").c_str(), name.c_str());
 }
 
 void print_tool(const pipeline::Invocation& inv, const pipeline::Plan& plan) {

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "pipeline/plan.hpp"
+#include "tool/path_order.hpp"
 #include "util/fs.hpp"
 #include "paths/layout.hpp"
 #include "util/strings.hpp"
@@ -22,6 +23,13 @@ namespace commands {
 
 std::string default_shim_dir() {
   return util::dirname(util::dirname(paths::layout().shim)) + "/lib/edashim/shims";
+}
+
+std::string links_first_fix_here(const std::string& plain_fix) {
+  auto scene = tool::module_scene(std::getenv("LMOD_CMD"), std::getenv("MODULES_CMD"), std::getenv("MODULESHOME"),
+                                  std::getenv("LOADEDMODULES"));
+  const std::string& dir = paths::layout().modulefiles;
+  return tool::links_first_fix(scene, util::is_directory(dir) ? dir : "", plain_fix);
 }
 
 std::optional<std::string> bad_tool_name(const std::string& name) {

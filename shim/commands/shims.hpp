@@ -15,6 +15,11 @@ Subcommand add_shims_command(CLI::App& app);
 // <prefix>/lib/edashim/shims for the running edashim at <prefix>/bin/edashim.
 std::string default_shim_dir();
 
+// The fix for links that a directory before them on PATH shadows (a tool module's bin), as fits
+// the module system of this shell (tool::links_first_fix, with this tree's module files where
+// they are installed), else `plain_fix`.
+std::string links_first_fix_here(const std::string& plain_fix);
+
 // Why `name` cannot be a shim link's name, or nullopt when it can.
 std::optional<std::string> bad_tool_name(const std::string& name);
 

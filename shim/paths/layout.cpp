@@ -25,11 +25,13 @@ Layout layout_for(const std::string& self, const std::function<bool(const std::s
   l.command = prefix + "/lib/edashim/edashim-cli";
   l.probe = prefix + "/lib/edashim/libedashim_probe.so";
   l.shipped_profiles = prefix + "/share/edashim/profiles";
+  l.modulefiles = prefix + "/share/edashim/modulefiles";
   if (!source_profiles.empty() && !is_dir(l.shipped_profiles)) {
     l.shim = dir + "/edashim";
     l.command = dir + "/edashim-cli";
     l.probe = dir + "/libedashim_probe.so";
     l.shipped_profiles = source_profiles;
+    l.modulefiles.clear();
   }
   return l;
 }

@@ -14,6 +14,7 @@ struct Layout {
   std::string command;           // the `edashim` command (edashim-cli)
   std::string probe;             // libedashim_probe.so (may be absent)
   std::string shipped_profiles;  // profiles/ with defaults/ and named/
+  std::string modulefiles;       // lua/ and tcl/ module files ("" in a build tree: none there)
 };
 
 // Pure: the layout around `self` (a real path: either binary). `is_dir` says whether the

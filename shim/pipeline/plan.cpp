@@ -18,6 +18,7 @@
 #include "run/scratch.hpp"
 #include "runlog/append.hpp"
 #include "util/fs.hpp"
+#include "util/os_release.hpp"
 #include "util/machine.hpp"
 #include "util/strings.hpp"
 
@@ -72,12 +73,6 @@ std::vector<std::string> tool_names_of_profiles(const std::vector<std::string>& 
 }
 
 namespace {
-
-// How to install allocator `name`, from its Debian package; a name with none says so.
-std::string install_advice(const std::string& name) {
-  auto package = alloc::debian_package(name);
-  return package ? "Install it: apt-get install " + std::string(*package) : "No package is known for '" + name + "'.";
-}
 
 // 1. The profile: every file that applies, merged, with the origin of each value.
 config::Loaded load_profile(const Invocation& inv, const paths::Files& files, const std::vector<std::string>& env) {
@@ -140,7 +135,7 @@ void choose_allocator(Plan& plan) {
     else
       plan.allocator_note = plan.allocator + " library not found (looked for " + a->sonames.front() + " in " +
                             dirs.front() + " and the usual library directories); running on the "
-                            "system allocator. " + install_advice(a->name);
+                            "system allocator. " + alloc::install_advice(a->name, util::this_distribution());
   }
   if (lib.empty() || !plan.allocator_note.empty()) return;
   // ld.so would split the path and print an error in every process: the run keeps glibc's malloc.

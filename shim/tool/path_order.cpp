@@ -33,4 +33,36 @@ std::string path_line(const std::string& shell, const std::string& dir) {
   return "case \":$PATH:\" in *:" + q + ":*) ;; *) export PATH=" + q + ":\"$PATH\" ;; esac";
 }
 
+ModuleScene module_scene(const char* lmod_cmd, const char* modules_cmd, const char* modules_home, const char* loaded) {
+  ModuleScene m;
+  auto set = [](const char* v) { return v && *v; };
+  if (set(lmod_cmd)) m.system = Modules::kLmod;
+  else if (set(modules_cmd) || set(modules_home)) m.system = Modules::kEnvironmentModules;
+  if (set(loaded))
+    for (const auto& name : util::split(loaded, ':'))
+      if (name == "edashim" || name.rfind("edashim/", 0) == 0) m.edashim_loaded = true;
+  return m;
+}
+
+std::string links_first_fix(const ModuleScene& scene, const std::string& modulefiles, const std::string& plain_fix) {
+  if (modulefiles.empty()) return plain_fix;
+  switch (scene.system) {
+    case Modules::kLmod:
+      // Loaded and still shadowed: not by a module (a line in a login file after it), or by an
+      // older copy of the module without the priority.
+      if (scene.edashim_loaded) return plain_fix;
+      return "module use " + util::shell_quote(modulefiles + "/lua") +
+             " && module load edashim   (Lmod keeps its links ahead of tool modules loaded after it; "
+             "for good, put both in your login files)";
+    case Modules::kEnvironmentModules:
+      return std::string(scene.edashim_loaded ? "module unload edashim && module load edashim"
+                                              : "module use " + util::shell_quote(modulefiles + "/tcl") +
+                                                    " && module load edashim") +
+             "   (Environment Modules has no path priority: load edashim's module after the tools' modules)";
+    case Modules::kNone:
+      break;
+  }
+  return plain_fix;
+}
+
 }  // namespace tool

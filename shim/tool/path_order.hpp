@@ -37,6 +37,25 @@ int path_index(const std::vector<std::string>& entries, Same same) {
   return -1;
 }
 
+// The module system of the shell edashim was started from (Environment Modules and Lmod each
+// set their variables in the environment they manage), and whether edashim's own module is
+// loaded in it. A tool's module prepends its own bin, ahead of edashim's links.
+enum class Modules { kNone, kLmod, kEnvironmentModules };
+struct ModuleScene {
+  Modules system = Modules::kNone;
+  bool edashim_loaded = false;  // LOADEDMODULES names edashim (or edashim/VERSION)
+};
+
+// From the variables' values (nullptr: unset): LMOD_CMD says Lmod; else MODULES_CMD or
+// MODULESHOME says Environment Modules.
+ModuleScene module_scene(const char* lmod_cmd, const char* modules_cmd, const char* modules_home, const char* loaded);
+
+// The fix for links shadowed by a directory before them on PATH, as fits the module system:
+// under Lmod, edashim's Lua module (its links keep priority over tool modules); under
+// Environment Modules, which has no priority, its module loaded again after the tools'; else,
+// or where no module file is installed (`modulefiles` empty), `plain_fix`.
+std::string links_first_fix(const ModuleScene& scene, const std::string& modulefiles, const std::string& plain_fix);
+
 // A line that puts `dir` first on PATH once, for the shell named ("bash", "zsh", "fish").
 std::string path_line(const std::string& shell, const std::string& dir);
 

@@ -125,6 +125,9 @@ done
 # EPEL's in a site prefix): the site's /etc/edashim/config.toml names the directory.
 mkdir -p "$root/opt/site/alloc/lib" "$root/etc/edashim" &&
   mv "$root/usr/lib/x86_64-linux-gnu/libjemalloc.so.2" "$root/opt/site/alloc/lib/" || exit 16
+# Before the site says where (M): the run's notice and doctor's advice fit Debian 11 (issue 47).
+as_alice "$links" "yosys -V > M.out 2> M.err; echo \$? > M.st"
+as_alice "$links" "/tools/edashim/bin/edashim doctor > doctor.out 2>&1"
 printf 'library_dirs = ["/opt/site/alloc/lib"]\n' > "$root/etc/edashim/config.toml" || exit 17
 way=S path=$links
 as_alice "$path" "yosys -q -p 'synth -top counter; abc; tee -q -o stat.$way.txt stat' counter.v > $way.out 2> $way.err; echo \$? > $way.st"
@@ -180,6 +183,20 @@ test_a_debian_11_node_runs_the_tarball_read_only_with_its_own_yosys_and_jemalloc
   # The run log, in the user's own home: each yosys run says jemalloc served every process.
   local log=$root/home/alice/.local/state/edashim/runs.jsonl
   [ -s "$log" ] || fail "no run log in the user's home"
+  # Without jemalloc where a run looks: the run as directly, its notice in the line alone, and
+  # the advice this release can follow (no Debian 12 package names, library_dirs named).
+  expect_eq "$(cat "$w/M.st") $(cat "$w/M.out")" "$(cat "$w/ND.st") $(cat "$w/ND.out")" "jemalloc missing: yosys -V"
+  expect_eq "$(cat "$w/M.err")" "" "jemalloc missing: nothing of edashim's on a tool's stderr"
+  local told
+  told=$(python3 -c 'import json, sys
+print("\n".join(next(r for r in map(json.loads, open(sys.argv[1])) if r["argv"] == ["yosys", "-V"])["notices"]))' "$log")
+  expect_contains "$told" "Install it: apt-get install libjemalloc2, or put libjemalloc.so.2 in a directory and name it in library_dirs" "jemalloc missing: the run's notice"
+  local doctor
+  doctor=$(cat "$w/doctor.out")
+  expect_contains "$doctor" "mimalloc: not installed (needed only by profiles that choose it): Debian GNU/Linux 11 (bullseye) has no package of mimalloc" "doctor on Debian 11: mimalloc"
+  expect_contains "$doctor" "apt-get install libtbb2" "doctor on Debian 11: tbbmalloc's package there"
+  expect_not_contains "$doctor" "libmimalloc2.0" "doctor on Debian 11: a Debian 12 package"
+  expect_not_contains "$doctor" "libtbbmalloc2" "doctor on Debian 11: a Debian 12 package"
   python3 - "$log" <<'PY' || fail "the run log does not show jemalloc verified for every yosys run"
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]

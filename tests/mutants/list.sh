@@ -644,3 +644,36 @@ mutant line-unsafe-probe-path-said-not-installed shim/pipeline/run_line.cpp \
   '                      : !plan.unsafe_preloads.empty() && ' \
   '                      : false && ' \
   '^e2e_prefix_paths: test_a_probe_path_with_a_space'
+# --- Module files and advice that fits the node (issue 47, this stop) ---
+mutant modules-lmod-links-without-priority install/modulefiles/lua/edashim.lua \
+  'prepend_path{"PATH", pathJoin(prefix, "lib/edashim/shims"), priority = 100}' \
+  'prepend_path{"PATH", pathJoin(prefix, "lib/edashim/shims")}' \
+  '^e2e_modules: test_lmod_keeps'
+mutant modules-environment-modules-fix-is-the-path-line shim/tool/path_order.cpp \
+  '    case Modules::kEnvironmentModules:' \
+  '    case Modules::kEnvironmentModules: return plain_fix;' \
+  '^(unit:Modules|e2e_modules: test_environment_modules)'
+mutant modules-lmod-fix-is-the-path-line shim/tool/path_order.cpp \
+  '      if (scene.edashim_loaded) return plain_fix;' \
+  '      return plain_fix;' \
+  '^(unit:Modules|e2e_modules: test_lmod_doctor)'
+mutant modules-lmod-taken-for-environment-modules shim/tool/path_order.cpp \
+  '  if (set(lmod_cmd)) m.system = Modules::kLmod;' \
+  '  if (false) m.system = Modules::kLmod;' \
+  '^(unit:Modules|e2e_modules: test_lmod_doctor)'
+mutant doctor-shadowed-fix-ignores-modules shim/commands/doctor.cpp \
+  '                s.unshadow);' \
+  '                s.put_first);' \
+  '^e2e_modules: test_(lmod_doctor|environment_modules)'
+mutant packages-debian-12s-everywhere shim/alloc/registry.cpp \
+  '    if (p.distribution == distribution.id && p.version == distribution.version_id && !p.name.empty())' \
+  '    if (p.distribution == distribution.id && p.version == "12" && !p.name.empty())' \
+  '^unit:Registry'
+mutant packages-advice-without-library-dirs shim/alloc/registry.cpp \
+  '  if (auto command = install_command(name, distribution)) return "Install it: " + *command + ", or " + dirs + ".";' \
+  '  if (auto command = install_command(name, distribution)) return "Install it: " + *command + ".";' \
+  '^unit:Registry'
+mutant os-release-quotes-kept shim/util/os_release.cpp \
+  '      value = value.substr(1, value.size() - 2);' \
+  '      (void)0;' \
+  '^unit:os-release'

@@ -119,8 +119,8 @@ for n, line in outside_code(read("docs/allocators.md")):
 for entry in re.split(r"\{\.name = ", registry)[1:]:
     name = entry.split('"')[1]
     sonames = re.search(r"\.sonames = \{([^}]*)\}", entry.split("\n      {", 1)[0])
-    package = re.search(r'\.debian_package = "([^"]*)"', entry.split("\n      {", 1)[0])
-    wanted = (re.findall(r'"([^"]+)"', sonames.group(1)) if sonames else []) + ([package.group(1)] if package else [])
+    packages = re.findall(r'\{"[a-z]+", "[0-9.]+", "([^"]+)"\}', entry.split("\n      {", 1)[0])
+    wanted = (re.findall(r'"([^"]+)"', sonames.group(1)) if sonames else []) + packages
     if name not in table:
         problems.append(f"docs/allocators.md: no row for the allocator family '{name}' of shim/alloc/registry.cpp")
         continue

@@ -27,13 +27,13 @@ TEST_CASE("Registry: every allocator entry says everything edashim needs of it",
     }
     if (!has_allocator_library(f)) {
       // glibc's tunables: nothing to preload, install or probe.
-      CHECK(f.debian_package.empty());
+      CHECK(f.packages.empty());
       CHECK(f.probe == alloc::VersionProbe::kNone);
       continue;
     }
     ++allocators;
     CHECK_FALSE(f.file_prefix.empty());
-    CHECK_FALSE(f.debian_package.empty());
+    CHECK_FALSE(f.packages.empty());
     CHECK(f.probe != alloc::VersionProbe::kNone);
     if (f.probe == alloc::VersionProbe::kReturnedConstant || f.probe == alloc::VersionProbe::kAfterMarker)
       CHECK_FALSE(f.version_marker.empty());
@@ -80,18 +80,68 @@ TEST_CASE("Registry: a library is recognised by its file name, in any directory"
   CHECK(alloc::allocator_of_library("/usr/lib/libc.so.6").empty());
 }
 
-TEST_CASE("Registry: the Debian package of each allocator, and none for an unknown name", "[alloc][registry]") {
-  CHECK(alloc::debian_package("mimalloc") == "libmimalloc2.0");
-  CHECK(alloc::debian_package("jemalloc") == "libjemalloc2");
-  CHECK(alloc::debian_package("tcmalloc") == "libtcmalloc-minimal4");
-  CHECK(alloc::debian_package("tbbmalloc") == "libtbbmalloc2");
+namespace {
+util::Distribution debian(const char* version, const char* name = "") { return {"debian", version, name}; }
+}  // namespace
+
+TEST_CASE("Registry: the package of each allocator where its release has one, and none for an unknown name", "[alloc][registry]") {
+  CHECK(alloc::install_command("mimalloc", debian("12")) == "apt-get install libmimalloc2.0");
+  CHECK(alloc::install_command("jemalloc", debian("12")) == "apt-get install libjemalloc2");
+  CHECK(alloc::install_command("tcmalloc", debian("12")) == "apt-get install libtcmalloc-minimal4");
+  CHECK(alloc::install_command("tbbmalloc", debian("12")) == "apt-get install libtbbmalloc2");
+  // Issue 47: Debian 11 has no mimalloc and no libtbbmalloc2 (its proxy is in libtbb2); 13
+  // renamed mimalloc's and tcmalloc's.
+  CHECK_FALSE(alloc::install_command("mimalloc", debian("11")).has_value());
+  CHECK(alloc::install_command("tbbmalloc", debian("11")) == "apt-get install libtbb2");
+  CHECK(alloc::install_command("jemalloc", debian("11")) == "apt-get install libjemalloc2");
+  CHECK(alloc::install_command("mimalloc", debian("13")) == "apt-get install libmimalloc3");
+  CHECK(alloc::install_command("tcmalloc", debian("13")) == "apt-get install libtcmalloc-minimal4t64");
+  // A release or distribution nobody checked gets no package name, not Debian 12's.
+  CHECK_FALSE(alloc::install_command("jemalloc", debian("")).has_value());
+  CHECK_FALSE(alloc::install_command("jemalloc", debian("10")).has_value());
+  CHECK_FALSE(alloc::install_command("jemalloc", {"rhel", "8.9", "Red Hat Enterprise Linux 8.9 (Ootpa)"}).has_value());
+  CHECK_FALSE(alloc::install_command("jemalloc", {"ubuntu", "12", "Ubuntu"}).has_value());
+  CHECK_FALSE(alloc::install_command("jemalloc", {}).has_value());
   // pipeline::package_of answered libtbbmalloc2 for any name it did not know.
-  CHECK_FALSE(alloc::debian_package("snmalloc").has_value());
-  CHECK_FALSE(alloc::debian_package("").has_value());
-  CHECK_FALSE(alloc::debian_package("system").has_value());
-  CHECK_FALSE(alloc::debian_package("glibc").has_value());
+  for (const char* name : {"snmalloc", "", "system", "glibc"}) CHECK_FALSE(alloc::install_command(name, debian("12")).has_value());
   CHECK_FALSE(alloc::find_family("tbbmalloc2"));
   CHECK_FALSE(alloc::find_family("Mimalloc"));
+}
+
+TEST_CASE("Registry: the advice for a missing allocator fits the node, and always names library_dirs", "[alloc][registry]") {
+  auto known = alloc::install_advice("jemalloc", debian("12", "Debian GNU/Linux 12 (bookworm)"));
+  CHECK(known.find("Install it: apt-get install libjemalloc2") == 0);
+  CHECK(known.find("libjemalloc.so.2") != std::string::npos);
+  CHECK(known.find("library_dirs") != std::string::npos);
+  auto none = alloc::install_advice("mimalloc", debian("11", "Debian GNU/Linux 11 (bullseye)"));
+  CHECK(none.find("Debian GNU/Linux 11 (bullseye) has no package of mimalloc") == 0);
+  CHECK(none.find("apt-get") == std::string::npos);
+  CHECK(none.find("library_dirs") != std::string::npos);
+  auto rhel = alloc::install_advice("tcmalloc", {"rhel", "9.4", "Red Hat Enterprise Linux 9.4 (Plow)"});
+  CHECK(rhel.find("No package of tcmalloc is known for Red Hat Enterprise Linux 9.4 (Plow)") == 0);
+  CHECK(rhel.find("install") == std::string::npos);  // neither apt-get install nor a guessed dnf line
+  CHECK(rhel.find("libtcmalloc_minimal.so.4") != std::string::npos);
+  CHECK(alloc::install_advice("jemalloc", {}).find("known for this system") != std::string::npos);
+  CHECK(alloc::install_advice("snmalloc", debian("12")) == "No package is known for 'snmalloc'.");
+}
+
+TEST_CASE("os-release: the distribution, its release and its name, quoted or not", "[alloc][registry]") {
+  auto d = util::distribution_of_os_release(
+      "PRETTY_NAME=\"Debian GNU/Linux 11 (bullseye)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"11\"\n"
+      "VERSION=\"11 (bullseye)\"\nID=debian\nHOME_URL=\"https://www.debian.org/\"\n");
+  CHECK(d.id == "debian");
+  CHECK(d.version_id == "11");
+  CHECK(d.name == "Debian GNU/Linux 11 (bullseye)");
+  auto rocky = util::distribution_of_os_release("ID='rocky'\r\nVERSION_ID='8.9'\r\nID_LIKE=\"rhel centos fedora\"\n");
+  CHECK(rocky.id == "rocky");
+  CHECK(rocky.version_id == "8.9");
+  CHECK(rocky.name == "rocky 8.9");
+  // Debian's testing has no VERSION_ID: a rolling release, no release's packages assumed.
+  auto testing = util::distribution_of_os_release("PRETTY_NAME=\"Debian GNU/Linux trixie/sid\"\nID=debian\n");
+  CHECK(testing.version_id.empty());
+  CHECK_FALSE(alloc::install_command("jemalloc", testing).has_value());
+  CHECK(util::distribution_of_os_release("").id.empty());
+  CHECK(util::distribution_of_os_release("garbage\n=\nID\n").id.empty());
 }
 
 TEST_CASE("Registry: each family's options are checked by its own rules", "[alloc][registry]") {

@@ -59,3 +59,37 @@ TEST_CASE("The PATH line prepends once, quoted for the shell", "[path_order]") {
   CHECK(tool::path_line("bash", "/my dir") .find("'/my dir'") != std::string::npos);
   CHECK(tool::path_line("fish", "/s") == "contains -- /s $PATH; or set -gx PATH /s $PATH");
 }
+
+TEST_CASE("Modules: which system manages this shell, and whether edashim's module is loaded", "[path_order]") {
+  using tool::Modules;
+  // Lmod sets MODULESHOME too: LMOD_CMD decides.
+  CHECK(tool::module_scene("/usr/share/lmod/lmod/libexec/lmod", nullptr, "/usr/share/lmod/lmod", nullptr).system == Modules::kLmod);
+  CHECK(tool::module_scene(nullptr, "/usr/lib/x86_64-linux-gnu/modulecmd.tcl", nullptr, nullptr).system ==
+        Modules::kEnvironmentModules);
+  CHECK(tool::module_scene(nullptr, nullptr, "/usr/share/modules", nullptr).system == Modules::kEnvironmentModules);
+  CHECK(tool::module_scene("", "", "", nullptr).system == Modules::kNone);
+  CHECK(tool::module_scene(nullptr, nullptr, nullptr, "gcc/12:edashim:yosys/0.23").edashim_loaded);
+  CHECK(tool::module_scene(nullptr, nullptr, nullptr, "edashim/0.1.0").edashim_loaded);
+  CHECK_FALSE(tool::module_scene(nullptr, nullptr, nullptr, "edashim-old:myedashim/1:yosys").edashim_loaded);
+  CHECK_FALSE(tool::module_scene(nullptr, nullptr, nullptr, nullptr).edashim_loaded);
+}
+
+TEST_CASE("Modules: the fix for shadowed links fits the module system", "[path_order]") {
+  using tool::Modules;
+  const std::string plain = "export PATH=/t/lib/edashim/shims:\"$PATH\"", mods = "/t/share/edashim/modulefiles";
+  // Lmod: its Lua module, whose priority keeps the links first; loaded and still shadowed: not a module's doing.
+  auto lmod = tool::links_first_fix({Modules::kLmod, false}, mods, plain);
+  CHECK(lmod.find("module use /t/share/edashim/modulefiles/lua && module load edashim") == 0);
+  CHECK(tool::links_first_fix({Modules::kLmod, true}, mods, plain) == plain);
+  // Environment Modules: no priority; loaded again after the tools'.
+  auto em = tool::links_first_fix({Modules::kEnvironmentModules, true}, mods, plain);
+  CHECK(em.find("module unload edashim && module load edashim") == 0);
+  CHECK(em.find("no path priority") != std::string::npos);
+  CHECK(tool::links_first_fix({Modules::kEnvironmentModules, false}, mods, plain)
+            .find("module use /t/share/edashim/modulefiles/tcl && module load edashim") == 0);
+  // No module system, or no module files installed: the PATH line.
+  CHECK(tool::links_first_fix({Modules::kNone, false}, mods, plain) == plain);
+  CHECK(tool::links_first_fix({Modules::kLmod, false}, "", plain) == plain);
+  CHECK(tool::links_first_fix({Modules::kLmod, false}, "/my tree/share/edashim/modulefiles", plain)
+            .find("module use '/my tree/share/edashim/modulefiles/lua'") == 0);
+}

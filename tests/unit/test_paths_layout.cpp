@@ -18,6 +18,7 @@ TEST_CASE("An installed layout is the same seen from the shim and from the comma
     CHECK(l.command == "/opt/e/lib/edashim/edashim-cli");
     CHECK(l.probe == "/opt/e/lib/edashim/libedashim_probe.so");
     CHECK(l.shipped_profiles == "/opt/e/share/edashim/profiles");
+    CHECK(l.modulefiles == "/opt/e/share/edashim/modulefiles");
   }
 }
 
@@ -29,6 +30,7 @@ TEST_CASE("A build tree keeps the binaries and the probe together and uses the s
     CHECK(l.command == "/b/shim/edashim-cli");
     CHECK(l.probe == "/b/shim/libedashim_probe.so");
     CHECK(l.shipped_profiles == "/src/profiles");
+    CHECK(l.modulefiles.empty());  // a build tree has none to point a user at
   }
   // An installed binary without its profiles stays an installed layout (doctor reports it).
   auto l = paths::layout_for("/usr/bin/edashim", nothing, "");
