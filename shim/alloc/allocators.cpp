@@ -84,6 +84,26 @@ std::optional<std::string> locate(const Allocator& a, const std::vector<std::str
   return std::nullopt;
 }
 
+std::string build_in_words(std::string_view build) {
+  if (build == kBuildEdashim) return "edashim's build";
+  if (build == kBuildLibraryDirs) return "from library_dirs";
+  if (build == kBuildSystem) return "the system's";
+  if (build == kBuildPath) return "named by its path";
+  return std::string(build);
+}
+
+std::optional<Located> locate_preferring_own(const Allocator& a, const std::string& own_dir,
+                                              const std::vector<std::string>& setting_dirs) {
+  // Each soname in edashim's directory before any elsewhere: its build is the one measured.
+  for (const auto& soname : a.sonames)
+    if (!own_dir.empty() && util::exists(own_dir + "/" + soname)) return Located{own_dir + "/" + soname, kBuildEdashim};
+  for (const auto& soname : a.sonames)
+    for (const auto& d : setting_dirs)
+      if (util::exists(d + "/" + soname)) return Located{d + "/" + soname, kBuildLibraryDirs};
+  if (auto found = locate(a, library_dirs())) return Located{*found, kBuildSystem};
+  return std::nullopt;
+}
+
 std::vector<std::pair<std::string, std::string>> allocator_file_prefixes() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& f : families())

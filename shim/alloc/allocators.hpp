@@ -28,6 +28,26 @@ const std::vector<std::string>& library_dirs();
 // First existing library for `a` in `dirs`.
 std::optional<std::string> locate(const Allocator& a, const std::vector<std::string>& dirs);
 
+// Whose build a preloaded library is, as the run log, explain and doctor say it.
+inline constexpr std::string_view kBuildEdashim = "edashim";            // edashim's own (install/allocators)
+inline constexpr std::string_view kBuildLibraryDirs = "library_dirs";  // found in the setting's directories
+inline constexpr std::string_view kBuildSystem = "system";              // the machine's own
+inline constexpr std::string_view kBuildPath = "path";                  // named by its path (allocator = "/...")
+
+// In words, for explain and doctor: "edashim's build", "from library_dirs", "the system's".
+std::string build_in_words(std::string_view build);
+
+struct Located {
+  std::string library;
+  std::string_view build;  // one of the kBuild* above
+};
+
+// The library a run preloads for `a`: edashim's own build (in `own_dir`) first, then the
+// directories of the library_dirs setting, then the system's (library_dirs() and ld.so.conf);
+// nullopt when none has it.
+std::optional<Located> locate_preferring_own(const Allocator& a, const std::string& own_dir,
+                                              const std::vector<std::string>& setting_dirs);
+
 // True when `path` (as found in LD_PRELOAD) is a known allocator library, by file name.
 bool is_allocator_library(std::string_view path);
 

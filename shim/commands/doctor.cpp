@@ -268,15 +268,20 @@ void check_allocators(Report& r) {
   r.section("allocator libraries");
   check_probe_path(r);
   util::FactCache in_memory("");  // doctor writes nothing, not even the cache
+  const std::string& own = paths::layout().own_allocators;
+  if (!util::is_directory(own))
+    r.note("this edashim carries no allocators of its own (built without their sources: install/allocators): runs "
+           "preload the system's");
   for (const auto& a : alloc::known()) {
-    auto lib = alloc::locate(a, alloc::library_dirs());
-    if (lib) {
-      std::string v = alloc::detect_version(*lib, in_memory);
+    if (auto found = alloc::locate_preferring_own(a, own, {})) {
+      const std::string& lib = found->library;
+      std::string v = alloc::detect_version(lib, in_memory);
       char row[512];
-      std::snprintf(row, sizeof row, "%-10s %-10s %s", a.name.c_str(), v.empty() ? "version ?" : v.c_str(), lib->c_str());
-      if (run::preload_safe(*lib)) r.ok(row);
-      check_preload_path(r, a.name, *lib, "put the library where its path has neither, and name that directory in "
-                                          "library_dirs");
+      std::snprintf(row, sizeof row, "%-10s %-10s %s (%s)", a.name.c_str(), v.empty() ? "version ?" : v.c_str(),
+                    lib.c_str(), alloc::build_in_words(found->build).c_str());
+      if (run::preload_safe(lib)) r.ok(row);
+      check_preload_path(r, a.name, lib, "put the library where its path has neither, and name that directory in "
+                                         "library_dirs");
     } else {
       r.note(a.name + ": not installed (needed only by profiles that choose it): " + install_advice(a.name));
     }

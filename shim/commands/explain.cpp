@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "alloc/allocators.hpp"
 #include "commands/shims.hpp"
 #include "paths/layout.hpp"
 #include "pipeline/explore.hpp"
@@ -224,8 +225,9 @@ void print_allocator(const pipeline::Plan& plan) {
                 s.adopt.origin.str().c_str());
   }
   if (!plan.allocator_library.empty())
-    std::printf("  %-20s %s (version %s)\n", "  library", plan.allocator_library.c_str(),
-                plan.allocator_version.empty() ? "unknown" : plan.allocator_version.c_str());
+    std::printf("  %-20s %s (version %s, %s)\n", "  library", plan.allocator_library.c_str(),
+                plan.allocator_version.empty() ? "unknown" : plan.allocator_version.c_str(),
+                alloc::build_in_words(plan.allocator_build).c_str());
   if (!plan.allocator_note.empty()) std::printf("  %-20s %s\n", "  note", plan.allocator_note.c_str());
   if (!plan.preloaded_by_caller.empty())
     std::printf("  %-20s your LD_PRELOAD already has %s: you chose that allocator, so edashim adds none "

@@ -26,12 +26,14 @@ Layout layout_for(const std::string& self, const std::function<bool(const std::s
   l.probe = prefix + "/lib/edashim/libedashim_probe.so";
   l.shipped_profiles = prefix + "/share/edashim/profiles";
   l.modulefiles = prefix + "/share/edashim/modulefiles";
+  l.own_allocators = prefix + "/lib/edashim/alloc";
   if (!source_profiles.empty() && !is_dir(l.shipped_profiles)) {
     l.shim = dir + "/edashim";
     l.command = dir + "/edashim-cli";
     l.probe = dir + "/libedashim_probe.so";
     l.shipped_profiles = source_profiles;
     l.modulefiles.clear();
+    l.own_allocators = dir + "/alloc";
   }
   return l;
 }

@@ -3,7 +3,8 @@
 // the shim every tool link points to (kept small: it starts before every tool run);
 // <prefix>/lib/edashim/edashim-cli is the `edashim` command with its subcommands, which the
 // shim hands its own name to; the probe sits beside it and the shipped profiles are in
-// <prefix>/share/edashim/profiles. In a build tree the binaries and the probe are together.
+// <prefix>/share/edashim/profiles. In a build tree the binaries and the probe are together, and
+// edashim's own allocator builds are in alloc/ beside them.
 #include <functional>
 #include <string>
 
@@ -15,6 +16,7 @@ struct Layout {
   std::string probe;             // libedashim_probe.so (may be absent)
   std::string shipped_profiles;  // profiles/ with defaults/ and named/
   std::string modulefiles;       // lua/ and tcl/ module files ("" in a build tree: none there)
+  std::string own_allocators;    // edashim's own allocator builds (install/allocators), beside the probe
 };
 
 // Pure: the layout around `self` (a real path: either binary). `is_dir` says whether the

@@ -125,17 +125,20 @@ void choose_allocator(Plan& plan) {
   std::string lib;
   if (plan.allocator[0] == '/') {
     lib = plan.allocator;
+    plan.allocator_build = alloc::kBuildPath;
     if (!util::exists(lib)) plan.allocator_note = "library " + lib + " not found; running on the system allocator";
   } else if (auto* a = alloc::find(plan.allocator)) {
-    // The user's library_dirs first (a trusted setting), then the fixed ones.
-    std::vector<std::string> dirs = plan.loaded.settings.library_dirs.value;
-    dirs.insert(dirs.end(), alloc::library_dirs().begin(), alloc::library_dirs().end());
-    if (auto found = alloc::locate(*a, dirs))
-      lib = *found;
-    else
-      plan.allocator_note = plan.allocator + " library not found (looked for " + a->sonames.front() + " in " +
-                            dirs.front() + " and the usual library directories); running on the "
-                            "system allocator. " + alloc::install_advice(a->name, util::this_distribution());
+    // edashim's own build, then the user's library_dirs (a trusted setting), then the system's.
+    const auto& setting = plan.loaded.settings.library_dirs.value;
+    if (auto found = alloc::locate_preferring_own(*a, paths::layout().own_allocators, setting)) {
+      lib = found->library;
+      plan.allocator_build = found->build;
+    } else {
+      plan.allocator_note = plan.allocator + " library not found (edashim has no build of it; looked for " +
+                            a->sonames.front() + " in " + (setting.empty() ? "" : util::join(setting, ", ") + ", ") +
+                            "the usual library directories); running on the system allocator. " +
+                            alloc::install_advice(a->name, util::this_distribution());
+    }
   }
   if (lib.empty() || !plan.allocator_note.empty()) return;
   // ld.so would split the path and print an error in every process: the run keeps glibc's malloc.

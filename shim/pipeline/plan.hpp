@@ -23,6 +23,7 @@ struct Plan {
   std::string allocator;           // as requested
   std::string allocator_library;   // to preload; empty for system or when missing
   std::string allocator_version;
+  std::string allocator_build;     // whose: alloc::kBuildEdashim, kBuildLibraryDirs, kBuildSystem, kBuildPath; "" when none
   std::string allocator_note;      // e.g. "library not found; running on the system allocator"
   std::string options_family;
   std::string log_path;            // empty: off; {host} expanded (log_path_of)

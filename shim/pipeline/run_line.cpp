@@ -144,6 +144,7 @@ runlog::RunStart start_fields(const Plan& plan, const RunSetup& setup, const run
   s.requested = plan.allocator;
   s.library = plan.allocator_library;
   s.version = plan.allocator_version;
+  s.build = plan.allocator_build;
   s.note = plan.allocator_note;
   s.preloaded_by_caller = plan.preloaded_by_caller;
   for (const auto& c : setup.env.changes) s.env_set.emplace_back(c.name, c.after);

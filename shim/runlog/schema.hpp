@@ -29,10 +29,13 @@ inline constexpr std::string_view config_ignored = "config_ignored";  // "FILE: 
 // What edashim had to tell the user of this run, word for word (pipeline/notices.hpp): on stderr
 // only at a terminal, so kept here for report, explain and doctor. [] when nothing.
 inline constexpr std::string_view notices = "notices";
-inline constexpr std::string_view allocator = "allocator"; // object: requested, library, version, note
+inline constexpr std::string_view allocator = "allocator"; // object: requested, library, version, build, note
 inline constexpr std::string_view requested = "requested";
 inline constexpr std::string_view library = "library";
 inline constexpr std::string_view alloc_version = "version";
+// Whose build the library is: "edashim" (its own, install/allocators), "library_dirs", "system",
+// "path" (named by its path); null when nothing is preloaded.
+inline constexpr std::string_view build = "build";
 inline constexpr std::string_view note = "note";            // also in scratch and preflight
 inline constexpr std::string_view preloaded_by_caller = "preloaded_by_caller";  // the caller's own, or null
 inline constexpr std::string_view env_kept = "env_kept";  // the caller's variables a profile would have changed

@@ -106,6 +106,7 @@ void write_start(util::JsonWriter& j, const RunStart& s) {
   j.field(key::requested, s.requested);
   j.key(key::library).string_or_null(s.library);
   j.field(key::alloc_version, s.version);
+  j.key(key::build).string_or_null(s.library.empty() ? "" : s.build);
   j.field(key::note, s.note);
   j.key(key::preloaded_by_caller).string_or_null(s.preloaded_by_caller);
   j.end_object();

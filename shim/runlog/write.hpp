@@ -49,7 +49,7 @@ struct RunStart {
   std::vector<std::string> config_files;
   std::vector<std::string> config_ignored;  // what of an untrusted project file was not applied
   std::vector<std::string> notices;         // what edashim had to tell (pipeline/notices.hpp)
-  std::string requested, library, version, note, preloaded_by_caller;  // "allocator"; library, preloaded_by_caller: or null
+  std::string requested, library, version, build, note, preloaded_by_caller;  // "allocator"; library, build, preloaded_by_caller: or null
   std::vector<std::pair<std::string, std::optional<std::string>>> env_set;  // nullopt: removed
   std::vector<std::pair<std::string, std::string>> env_kept;
   std::string scratch_dir;              // or null

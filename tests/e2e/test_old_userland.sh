@@ -5,8 +5,11 @@
 # tarball unpacked outside it and bind-mounted read-only at /tools/edashim, as a shared tools
 # tree is; an ordinary user of that system runs yosys directly, through the tree's links and under
 # `edashim run --`, in a chroot: the same output, files and status, no ld.so line, and the log
-# line says jemalloc served every process (the probe's proof, allocator_verified). And without
-# /proc mounted in the chroot (issue 46): the links run yosys as directly, with no loop.
+# line says jemalloc served every process (the probe's proof, allocator_verified): the tree's
+# own jemalloc (issue 48), with the node's package moved away, as on a node that has none; then
+# the node's own, named by path in the site's configuration. An allocator neither has is told
+# with advice that fits Debian 11 (issue 47). And without /proc mounted in the chroot (issue
+# 46): the links run yosys as directly, with no loop.
 #
 # Root only (debootstrap, chroot, mount). Mounts live in a mount namespace of their own
 # (unshare -m), so none outlives the test even if it is killed; they are also unmounted on exit.
@@ -114,6 +117,10 @@ as_alice() {
 }
 plain=/usr/bin:/bin
 links=/tools/edashim/lib/edashim/shims:/usr/bin:/bin
+# No allocator package on the node (a stand-in for RHEL without EPEL, issue 48): the system's
+# jemalloc goes where only a site's configuration would find it.
+mkdir -p "$root/opt/site/alloc/lib" "$root/etc/edashim" &&
+  mv "$root/usr/lib/x86_64-linux-gnu/libjemalloc.so.2" "$root/opt/site/alloc/lib/" || exit 16
 for way in D L R; do
   path=$plain run=""
   [ $way = L ] && path=$links
@@ -121,14 +128,12 @@ for way in D L R; do
   as_alice "$path" "${run}yosys -q -p 'synth -top counter; abc; tee -q -o stat.$way.txt stat' counter.v > $way.out 2> $way.err; echo \$? > $way.st"
   as_alice "$path" "${run}yosys -q -p 'log hello' > $way.hello.out 2> $way.hello.err; echo \$? > $way.hello.st"
 done
-# A node where the allocator is in none of the usual directories (a tools tree's own build,
-# EPEL's in a site prefix): the site's /etc/edashim/config.toml names the directory.
-mkdir -p "$root/opt/site/alloc/lib" "$root/etc/edashim" &&
-  mv "$root/usr/lib/x86_64-linux-gnu/libjemalloc.so.2" "$root/opt/site/alloc/lib/" || exit 16
-# Before the site says where (M): the run's notice and doctor's advice fit Debian 11 (issue 47).
-as_alice "$links" "yosys -V > M.out 2> M.err; echo \$? > M.st"
+# An allocator neither the tree nor the node has (M): the run's notice and doctor's advice fit
+# Debian 11 (issue 47).
+as_alice "$links" "EDASHIM_ALLOCATOR=tbbmalloc yosys -V > M.out 2> M.err; echo \$? > M.st"
 as_alice "$links" "/tools/edashim/bin/edashim doctor > doctor.out 2>&1"
-printf 'library_dirs = ["/opt/site/alloc/lib"]\n' > "$root/etc/edashim/config.toml" || exit 17
+# A site that wants its own library (S): the site's /etc/edashim/config.toml names it by path.
+printf 'allocator = "/opt/site/alloc/lib/libjemalloc.so.2"\n' > "$root/etc/edashim/config.toml" || exit 17
 way=S path=$links
 as_alice "$path" "yosys -q -p 'synth -top counter; abc; tee -q -o stat.$way.txt stat' counter.v > $way.out 2> $way.err; echo \$? > $way.st"
 as_alice "$path" "yosys -q -p 'log hello' > $way.hello.out 2> $way.hello.err; echo \$? > $way.hello.st"
@@ -185,16 +190,17 @@ test_a_debian_11_node_runs_the_tarball_read_only_with_its_own_yosys_and_jemalloc
   [ -s "$log" ] || fail "no run log in the user's home"
   # Without jemalloc where a run looks: the run as directly, its notice in the line alone, and
   # the advice this release can follow (no Debian 12 package names, library_dirs named).
-  expect_eq "$(cat "$w/M.st") $(cat "$w/M.out")" "$(cat "$w/ND.st") $(cat "$w/ND.out")" "jemalloc missing: yosys -V"
-  expect_eq "$(cat "$w/M.err")" "" "jemalloc missing: nothing of edashim's on a tool's stderr"
+  expect_eq "$(cat "$w/M.st") $(cat "$w/M.out")" "$(cat "$w/ND.st") $(cat "$w/ND.out")" "tbbmalloc missing: yosys -V"
+  expect_eq "$(cat "$w/M.err")" "" "tbbmalloc missing: nothing of edashim's on a tool's stderr"
   local told
   told=$(python3 -c 'import json, sys
 print("\n".join(next(r for r in map(json.loads, open(sys.argv[1])) if r["argv"] == ["yosys", "-V"])["notices"]))' "$log")
-  expect_contains "$told" "Install it: apt-get install libjemalloc2, or put libjemalloc.so.2 in a directory and name it in library_dirs" "jemalloc missing: the run's notice"
+  expect_contains "$told" "Install it: apt-get install libtbb2, or put libtbbmalloc_proxy.so.2 in a directory and name it in library_dirs" "tbbmalloc missing: the run's notice"
   local doctor
   doctor=$(cat "$w/doctor.out")
-  expect_contains "$doctor" "mimalloc: not installed (needed only by profiles that choose it): Debian GNU/Linux 11 (bullseye) has no package of mimalloc" "doctor on Debian 11: mimalloc"
-  expect_contains "$doctor" "apt-get install libtbb2" "doctor on Debian 11: tbbmalloc's package there"
+  expect_contains "$doctor" "/tools/edashim/lib/edashim/alloc/libjemalloc.so.2 (edashim's build)" "doctor on Debian 11: jemalloc"
+  expect_contains "$doctor" "/tools/edashim/lib/edashim/alloc/libmimalloc.so.2 (edashim's build)" "doctor on Debian 11: mimalloc"
+  expect_contains "$doctor" "tbbmalloc: not installed (needed only by profiles that choose it): Install it: apt-get install libtbb2" "doctor on Debian 11: tbbmalloc's package there"
   expect_not_contains "$doctor" "libmimalloc2.0" "doctor on Debian 11: a Debian 12 package"
   expect_not_contains "$doctor" "libtbbmalloc2" "doctor on Debian 11: a Debian 12 package"
   python3 - "$log" <<'PY' || fail "the run log does not show jemalloc verified for every yosys run"
@@ -204,10 +210,11 @@ yosys = [r for r in runs if r["tool"] == "yosys" and r["argv"] != ["yosys", "-V"
 assert len(yosys) == 6, f"{len(yosys)} yosys runs logged, expected 6"
 for i, r in enumerate(yosys):
     a = r["allocator"]
-    assert a["requested"] == "jemalloc", a
-    # The last two ran where the site config names /opt/site/alloc/lib, where alone it is.
-    want = "/opt/site/alloc/lib/libjemalloc.so.2" if i >= 4 else "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
-    assert a["library"] == want, (want, a)
+    # The first four: the tree's own jemalloc, on a node without any. The last two: the one the
+    # site's configuration names by its path.
+    want = ("/opt/site/alloc/lib/libjemalloc.so.2", "path", "5.2.1") if i >= 4 else \
+           ("/tools/edashim/lib/edashim/alloc/libjemalloc.so.2", "edashim", "5.3.0")
+    assert (a["library"], a["build"], a["version"].split("-")[0]) == want, (want, a)
     assert r.get("allocator_verified") is True, (r.get("allocator_verified"), r.get("processes"), r.get("not_applied"))
     assert r["exit_code"] == 0, r["exit_code"]
 print("    %d yosys runs: jemalloc %s, verified in %s processes" % (

@@ -39,6 +39,25 @@ test_a_file_that_cannot_be_executed_gives_126_and_its_words_as_directly() {
   expect_eq "$shimmed" "edashim: ntool: $SB/noexec/ntool: Permission denied" "through the link, the shell's words"
 }
 
+# A copy on a mount without exec rights (a home or /tmp mounted noexec): execve gives EACCES,
+# and execvp goes on to the next directory; so does the link. In a mount namespace of its own.
+test_a_tool_on_a_noexec_mount_is_passed_over_as_execvp_does() {
+  [ "$(id -u)" = 0 ] || skip "needs root to mount a noexec file system"
+  command -v unshare > /dev/null || skip "unshare is missing (util-linux)"
+  mkdir "$SB/nx"
+  cat > "$SB/nx.sh" <<SH
+mount -t tmpfs -o noexec tmpfs "$SB/nx" || exit 90
+cp "$HELPER" "$SB/nx/mytool"
+PATH=$SB/nx:$SB/real:/usr/bin:/bin python3 -c 'import subprocess; print(subprocess.run(["mytool", "exit", "3"]).returncode)'
+PATH=$SB/shims:$SB/nx:$SB/real:/usr/bin:/bin mytool exit 3; echo \$?
+SH
+  local out
+  out=$(unshare -m --propagation private bash "$SB/nx.sh" 2>&1)
+  expect_eq "$out" "3
+3" "directly (Python's execvp) and through the link: the real mytool after the noexec one"
+  expect_eq "$(line_fields path)" "$SB/real/mytool" "the line names the tool that ran"
+}
+
 # --- A shared tree: links for tools only some nodes have ---
 
 test_a_link_for_a_tool_this_machine_lacks_is_a_note_on_a_read_only_tree() {

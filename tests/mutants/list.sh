@@ -677,3 +677,26 @@ mutant os-release-quotes-kept shim/util/os_release.cpp \
   '      value = value.substr(1, value.size() - 2);' \
   '      (void)0;' \
   '^unit:os-release'
+mutant resolve-noexec-mount-taken shim/tool/resolve.cpp \
+  '    if (::access(candidate.c_str(), X_OK) != 0) {' \
+  '    if (!(st.st_mode & 0111)) {' \
+  '^e2e_site_habits: test_a_tool_on_a_noexec'
+# --- edashim's own allocators (issue 48) ---
+mutant own-allocators-not-preferred shim/alloc/allocators.cpp \
+  '    if (!own_dir.empty() && util::exists(own_dir + "/" + soname)) return Located{own_dir + "/" + soname, kBuildEdashim};' \
+  '    if (false) return Located{own_dir + "/" + soname, kBuildEdashim};' \
+  '^(unit:A run prefers|e2e_own_allocators: test_a_run_preloads_edashims_own_jemalloc)'
+mutant own-allocators-library-dirs-ignored shim/alloc/allocators.cpp \
+  '  for (const auto& soname : a.sonames)
+    for (const auto& d : setting_dirs)' \
+  '  for (const auto& soname : a.sonames)
+    for (const auto& d : std::vector<std::string>{})' \
+  '^unit:A run prefers'
+mutant own-allocators-build-not-in-the-line shim/runlog/write.cpp \
+  '  j.key(key::build).string_or_null(s.library.empty() ? "" : s.build);' \
+  '  j.key(key::build).string_or_null("");' \
+  '^e2e_own_allocators: test_a_run_preloads_edashims_own_(jemalloc|mimalloc)'
+mutant own-allocators-layout-lost shim/paths/layout.cpp \
+  '    l.own_allocators = dir + "/alloc";' \
+  '    l.own_allocators = dir + "/own";' \
+  '^e2e_own_allocators: test_a_run_preloads_edashims_own_jemalloc'

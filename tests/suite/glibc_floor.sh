@@ -2,7 +2,8 @@
 # One build for every node of a farm: the probe library, preloaded into every process of a tool,
 # must load on the oldest glibc edashim supports (2.28: RHEL 8), so it may need no symbol version
 # newer than GLIBC_2.28, neither on a symbol (objdump -T) nor among the versions ld.so checks
-# before anything runs (objdump -p, "Version References"). edashim and edashim-cli are static:
+# before anything runs (objdump -p, "Version References"); so must edashim's own allocator builds,
+# preloaded as widely, which must also load nothing but glibc. edashim and edashim-cli are static:
 # no interpreter, no needed library, so nothing of the build machine's glibc is asked for.
 # Usage: glibc_floor.sh PROBE_LIBRARY [STATIC_PROGRAM...]
 set -uo pipefail
@@ -19,26 +20,49 @@ newer_than_floor() {
   done
 }
 
-[ -f "$probe" ] || { echo "FAIL: no probe library at $probe"; exit 1; }
-symbols=$(objdump -T "$probe") || { echo "FAIL: objdump -T $probe"; exit 1; }
-refs=$(objdump -p "$probe") || { echo "FAIL: objdump -p $probe"; exit 1; }
-bad=$(newer_than_floor <<<"$symbols")
-if [ -n "$bad" ]; then
-  echo "FAIL: $probe binds symbols of glibc newer than $floor, so it cannot load on RHEL 8 or Debian 11:"
-  for v in $bad; do grep -F "$v" <<<"$symbols" | awk '{print "  " $NF " @ " $(NF-1)}'; done
-  echo "  (shim/probe/glibc_compat.h binds the older versions; a new call needs an entry there)"
-  failed=1
-fi
-bad=$(sed -n '/Version References/,$p' <<<"$refs" | newer_than_floor)
-if [ -n "$bad" ]; then
-  echo "FAIL: $probe requires versions ld.so checks at load time: $(echo $bad)"
-  failed=1
-fi
-# On glibc before 2.34 dlsym and dladdr1 are libdl's: it must be loaded with the probe.
-if grep -qE ' (dlsym|dladdr1)$' <<<"$symbols" && ! grep -qE 'NEEDED +libdl\.so\.2' <<<"$refs"; then
-  echo "FAIL: $probe calls dlsym/dladdr1 but does not need libdl.so.2, where glibc before 2.34 has them"
-  failed=1
-fi
+# check_library LIB FIX: LIB needs no version above the floor, finds the functions older glibc
+# keeps in libdl and libpthread there, and loads nothing but glibc's own libraries with it.
+check_library() {
+  local lib=$1 fix=$2 symbols refs bad extra
+  [ -f "$lib" ] || { echo "FAIL: no library at $lib"; failed=1; return; }
+  symbols=$(objdump -T "$lib") || { echo "FAIL: objdump -T $lib"; failed=1; return; }
+  refs=$(objdump -p "$lib") || { echo "FAIL: objdump -p $lib"; failed=1; return; }
+  bad=$(newer_than_floor <<<"$symbols")
+  if [ -n "$bad" ]; then
+    echo "FAIL: $lib binds symbols of glibc newer than $floor, so it cannot load on RHEL 8 or Debian 11:"
+    for v in $bad; do grep -F "$v" <<<"$symbols" | awk '{print "  " $NF " @ " $(NF-1)}'; done
+    echo "  ($fix binds the older versions; a new call needs an entry there)"
+    failed=1
+  fi
+  bad=$(sed -n '/Version References/,$p' <<<"$refs" | newer_than_floor)
+  if [ -n "$bad" ]; then
+    echo "FAIL: $lib requires versions ld.so checks at load time: $(echo $bad)"
+    failed=1
+  fi
+  # On glibc before 2.34 dlsym and dladdr1 are libdl's, the pthread functions libpthread's: they
+  # must be loaded with the library.
+  if grep -qE '\*UND\*.* (dlsym|dladdr1)$' <<<"$symbols" && ! grep -qE 'NEEDED +libdl\.so\.2' <<<"$refs"; then
+    echo "FAIL: $lib calls dlsym/dladdr1 but does not need libdl.so.2, where glibc before 2.34 has them"
+    failed=1
+  fi
+  if grep -qE '\*UND\*.* pthread_(create|key_create|setspecific)$' <<<"$symbols" &&
+     ! grep -qE 'NEEDED +libpthread\.so\.0' <<<"$refs"; then
+    echo "FAIL: $lib calls pthread functions but does not need libpthread.so.0, where glibc before 2.34 has them"
+    failed=1
+  fi
+  extra=$(awk '$1 == "NEEDED" { print $2 }' <<<"$refs" | grep -vxE 'libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux-[a-z0-9-]+\.so\.[0-9]+')
+  if [ -n "$extra" ]; then
+    echo "FAIL: $lib loads $(echo $extra) with it: into every process of a tool, on every node (only glibc's may be)"
+    failed=1
+  fi
+}
+
+check_library "$probe" shim/probe/glibc_compat.h
+# edashim's own allocator builds (install/allocators), beside the probe in a build tree.
+own=()
+for lib in "$(dirname "$probe")"/alloc/lib*.so*; do
+  [ -f "$lib" ] && own+=("$lib") && check_library "$lib" install/allocators/glibc_floor.h
+done
 
 for prog in "$@"; do
   headers=$(objdump -p "$prog") || { echo "FAIL: objdump -p $prog"; failed=1; continue; }
@@ -47,5 +71,5 @@ for prog in "$@"; do
     failed=1
   fi
 done
-[ "$failed" = 0 ] && echo "ok: $probe needs nothing newer than GLIBC_$floor; static: ${*:-none checked}"
+[ "$failed" = 0 ] && echo "ok: $probe and edashim's allocators (${own[*]:-none in this build}) need nothing newer than GLIBC_$floor, and only glibc's libraries; static: ${*:-none checked}"
 exit "$failed"

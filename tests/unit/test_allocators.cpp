@@ -3,6 +3,7 @@
 
 #include "alloc/allocators.hpp"
 #include "util/fs.hpp"
+#include "temp_dir.hpp"
 
 TEST_CASE("Debian's allocator libraries are found on this machine, not at one hard-coded path", "[alloc]") {
   for (const char* name : {"mimalloc", "jemalloc", "tcmalloc", "tbbmalloc"}) {
@@ -184,4 +185,35 @@ TEST_CASE("mimalloc 2.0's decommit delays have no 'never' value, 2.1's purge del
   CHECK(never->find("expected an integer from 0 to") != std::string::npos);
   CHECK(alloc::check_option("mimalloc", "2.0.9", "segment_decommit_delay", OptionValue(int64_t(-1))));
   CHECK_FALSE(alloc::check_option("mimalloc", "2.1.2", "purge_delay", OptionValue(int64_t(-1))));
+}
+
+TEST_CASE("A run prefers edashim's own build, then library_dirs, then the system's, and says whose", "[alloc]") {
+  TempDir t;
+  t.write("own/libjemalloc.so.2", "x");
+  t.write("site/libjemalloc.so.2", "x");
+  t.write("site/libtcmalloc_minimal.so.4", "x");
+  const auto& jemalloc = *alloc::find("jemalloc");
+  auto own = alloc::locate_preferring_own(jemalloc, t.path + "/own", {t.path + "/site"});
+  REQUIRE(own);
+  CHECK(own->library == t.path + "/own/libjemalloc.so.2");
+  CHECK(own->build == alloc::kBuildEdashim);
+  // No build of its own (tcmalloc, or a tree built without the sources): library_dirs, then the system's.
+  auto site = alloc::locate_preferring_own(*alloc::find("tcmalloc"), t.path + "/own", {t.path + "/site"});
+  REQUIRE(site);
+  CHECK(site->library == t.path + "/site/libtcmalloc_minimal.so.4");
+  CHECK(site->build == alloc::kBuildLibraryDirs);
+  auto system = alloc::locate_preferring_own(jemalloc, t.path + "/none", {});
+  REQUIRE(system);  // Debian's libjemalloc2 (install/packages.txt)
+  CHECK(system->build == alloc::kBuildSystem);
+  CHECK(system->library.rfind(t.path, 0) != 0);
+  CHECK(alloc::locate_preferring_own(jemalloc, "", {})->build == alloc::kBuildSystem);
+  // Each soname of edashim's directory before any elsewhere: a system libmimalloc.so.3 does not
+  // win over edashim's libmimalloc.so.2.
+  t.write("own/libmimalloc.so.2", "x");
+  t.write("site/libmimalloc.so.3", "x");
+  auto mi = alloc::locate_preferring_own(*alloc::find("mimalloc"), t.path + "/own", {t.path + "/site"});
+  REQUIRE(mi);
+  CHECK(mi->library == t.path + "/own/libmimalloc.so.2");
+  CHECK(alloc::build_in_words(alloc::kBuildEdashim) == "edashim's build");
+  CHECK(alloc::build_in_words(alloc::kBuildSystem) == "the system's");
 }

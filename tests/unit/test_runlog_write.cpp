@@ -25,6 +25,7 @@ runlog::RunStart a_start() {
   s.requested = "jemalloc";
   s.library = "/lib/libjemalloc.so.2";
   s.version = "5.3.0";
+  s.build = "edashim";
   s.note = "n";
   s.env_set = {{"LD_PRELOAD", "/lib/libjemalloc.so.2"}, {"MALLOC_CONF", std::nullopt}};
   s.env_kept = {{"TMPDIR", "/t"}};
@@ -76,7 +77,7 @@ TEST_CASE("Run log writer: a run's line, byte for byte", "[runlog]") {
         R"({"v":1,"start":"2027-01-15T08:00:00.500Z","start_unix":1800000000.5,"tool":"yosys","path":"/usr/bin/yosys",)"
         R"("argv":["yosys","-q","x\ty"],"cwd":"/w","host":"h1","pid":100,"tool_pid":101,"run_id":"0123456789abcdef",)"
         R"("flow":"fedcba9876543210","parent_run":null,"profile":"fast","config_files":["/u/config.toml"],"config_ignored":[],"notices":["said \"once\""],)"
-        R"("allocator":{"requested":"jemalloc","library":"/lib/libjemalloc.so.2","version":"5.3.0","note":"n",)"
+        R"("allocator":{"requested":"jemalloc","library":"/lib/libjemalloc.so.2","version":"5.3.0","build":"edashim","note":"n",)"
         R"("preloaded_by_caller":null},"env_set":{"LD_PRELOAD":"/lib/libjemalloc.so.2","MALLOC_CONF":null},)"
         R"("env_kept":{"TMPDIR":"/t"},"scratch":{"dir":"/s","kept":true,"note":"made"},)"
         R"("preflight":{"inspected":true,"path":"/usr/bin/yosys","scripts":["/a.sh"],"binary":"/usr/bin/yosys",)"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# build.sh SOURCES OUT [CACHE]: edashim's own builds of the allocators sources.txt pins, from
+# their tarballs in SOURCES (fetch.sh puts them there), into OUT as the sonames a run preloads
+# (libjemalloc.so.2, libmimalloc.so.2). CMake runs it (install/allocators/CMakeLists.txt).
+#
+# Built for one job: to be preloaded into every process of a tool, on any node of a farm.
+# - glibc 2.28 and later: glibc_floor.h binds the old versions of the pthread functions and
+#   dlsym, and libpthread and libdl are linked (empty on 2.34+, needed before); objdump then
+#   checks that no symbol version above GLIBC_2.28 is left. A library that fails it is not kept.
+# - Nothing but glibc loaded with them: jemalloc without its C++ part (--disable-cxx; Debian's
+#   links libstdc++, libm and libgcc_s, which every child of a tool then loads and relocates)
+#   and without heap profiling (--enable-prof needs libgcc's unwinder; profiling options are
+#   restricted to trusted files anyway). readelf checks the NEEDED entries.
+# - Otherwise each upstream's defaults, which are what their authors measure: jemalloc's -O3
+#   and its page size as Debian builds it for x86-64 (4 KiB, 2 MiB huge pages; 64 KiB pages on
+#   other architectures, as Debian), MALLOC_CONF defaults untouched; mimalloc's release build
+#   with malloc overridden, secure mode off (its guard pages and encoded free lists cost
+#   speed and serve no purpose here). No debug information (-g0 after jemalloc's own -g3):
+#   smaller libraries, faster builds.
+#
+# CACHE: a directory of earlier builds, keyed by everything that makes them (sources.txt, this
+# script, glibc_floor.h, the compiler): a build dir of the same tree (the sanitizer build, the
+# mutation check's copy) copies instead of building again.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+sources=${1:?usage: build.sh SOURCES OUT [CACHE]}
+out=${2:?usage: build.sh SOURCES OUT [CACHE]}
+cache=${3:-}
+cc=${CC:-cc}
+jobs=${EDASHIM_ALLOCATOR_JOBS:-2}
+# The tools' flags are not the allocators': nothing of the calling build's environment.
+unset CFLAGS CXXFLAGS CPPFLAGS LDFLAGS MAKEFLAGS
+libs=(libjemalloc.so.2 libmimalloc.so.2)
+
+key=$( (cat "$here/sources.txt" "$0" "$here/glibc_floor.h"; "$cc" --version | head -1; uname -m) | sha256sum | cut -c1-16)
+mkdir -p "$out"
+cached=${cache:+$cache/$key}
+if [ -n "$cached" ] && [ -f "$cached/done" ]; then
+  for l in "${libs[@]}"; do cp -f -- "$cached/$l" "$out/$l.tmp" && mv -f -- "$out/$l.tmp" "$out/$l"; done
+  echo "edashim's allocators: ${libs[*]} from $cached"
+  exit 0
+fi
+
+tarball() { awk -v n="$1" '$1 == n { print $4 }' "$here/sources.txt"; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/edashim-allocators.XXXXXX")
+trap 'rm -rf -- "$work"' EXIT
+floor="-include $here/glibc_floor.h"
+# By file name: -lpthread and -ldl would take the empty archives of glibc 2.34+.
+link_old="-Wl,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -Wl,--as-needed"
+
+# Every symbol version at or below GLIBC_2.28, and nothing but glibc's libraries needed.
+check() {
+  local lib=$1 over needed
+  over=$(objdump -T "$lib" | grep -oE 'GLIBC_[0-9.]+' | sort -uV |
+    awk -F'[_.]' '$2 > 2 || ($2 == 2 && $3 > 28)' | tr '\n' ' ')
+  [ -z "$over" ] || { echo "build.sh: $lib needs $over(above the GLIBC_2.28 floor)" >&2; return 1; }
+  needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
+    awk '!/^(libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux.*)$/' | tr '\n' ' ')
+  [ -z "$needed" ] || { echo "build.sh: $lib needs $needed(only glibc's libraries may be loaded with it)" >&2; return 1; }
+}
+
+build_jemalloc() {
+  local src=$work/jemalloc page=16
+  mkdir -p "$src" && tar -C "$src" --strip-components=1 -xjf "$sources/$(tarball jemalloc)"
+  [ "$(uname -m)" = x86_64 ] && page=12
+  (cd "$src" && CC=$cc CFLAGS="-O3 -funroll-loops -g0 $floor" LIBS="$link_old" ./configure --disable-cxx --disable-prof \
+     --disable-doc --with-lg-page=$page --with-lg-hugepage=21 > "$work/jemalloc.log" 2>&1 &&
+   make -j"$jobs" build_lib_shared >> "$work/jemalloc.log" 2>&1) ||
+    { tail -20 "$work/jemalloc.log" >&2; echo "build.sh: jemalloc failed to build (log above)" >&2; return 1; }
+  cp "$src/lib/libjemalloc.so.2" "$work/libjemalloc.so.2"
+}
+
+build_mimalloc() {
+  local src=$work/mimalloc
+  mkdir -p "$src" && tar -C "$src" --strip-components=1 -xJf "$sources/$(tarball mimalloc)"
+  (cmake -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" -DMI_BUILD_STATIC=OFF \
+     -DMI_BUILD_OBJECT=OFF -DMI_BUILD_TESTS=OFF -DMI_OVERRIDE=ON -DMI_SECURE=OFF -DCMAKE_C_FLAGS="$floor" \
+     -DCMAKE_SHARED_LINKER_FLAGS="$link_old" > "$work/mimalloc.log" 2>&1 &&
+   cmake --build "$src/build" -j"$jobs" >> "$work/mimalloc.log" 2>&1) ||
+    { tail -20 "$work/mimalloc.log" >&2; echo "build.sh: mimalloc failed to build (log above)" >&2; return 1; }
+  cp -L "$src/build/libmimalloc.so.2" "$work/libmimalloc.so.2"
+}
+
+start=$SECONDS
+build_jemalloc
+build_mimalloc
+for l in "${libs[@]}"; do
+  strip --strip-unneeded "$work/$l"
+  check "$work/$l"
+done
+for l in "${libs[@]}"; do cp -f -- "$work/$l" "$out/$l.tmp" && mv -f -- "$out/$l.tmp" "$out/$l"; done
+if [ -n "$cached" ] && mkdir -p "$cached.tmp.$$" 2>/dev/null; then
+  cp -- "${libs[@]/#/$work/}" "$cached.tmp.$$/" && touch "$cached.tmp.$$/done" &&
+    { mv -T -- "$cached.tmp.$$" "$cached" 2>/dev/null || rm -rf -- "$cached.tmp.$$"; }
+fi
+echo "edashim's allocators: ${libs[*]} built in $((SECONDS - start)) s"

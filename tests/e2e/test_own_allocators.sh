@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# edashim's own allocators (issue 48, install/allocators): a run preloads edashim's build of
+# jemalloc or mimalloc before the system's, the probe proves it served malloc in every process,
+# the line, explain and doctor say whose build it is, and a tool's children load nothing with it
+# but glibc (Debian's jemalloc brings libstdc++, libm and libgcc_s into each). A build made
+# without their sources (no registry) has none: these tests then say so by failing, on CI.
+source "$(dirname "$0")/lib.sh"
+
+OWN=$(dirname "$BIN")/alloc
+
+need_own() {
+  [ -f "$OWN/libjemalloc.so.2" ] && [ -f "$OWN/libmimalloc.so.2" ] ||
+    fail "this build has no allocators of its own in $OWN (its configure step said why: cmake -S . -B build | grep -A3 'own allocators')"
+}
+
+# A run of yosys with ALLOCATOR: the line's allocator object and the probe's verdict.
+yosys_run() {
+  command -v yosys > /dev/null || skip "yosys is not installed (Debian: apt-get install yosys)"
+  shim yosys
+  EDASHIM_ALLOCATOR=$1 yosys -q -p 'read_verilog -sv '"$SRC"'/examples/counter/counter.v; synth -top counter' \
+    > "$SB/out" 2> "$SB/err" || fail "yosys with $1 failed: $(cat "$SB/err")"
+  last_log "$LOG" "' '.join(str(x) for x in (j['allocator']['build'], j['allocator']['library'], j.get('allocator_verified')))"
+}
+
+test_a_run_preloads_edashims_own_jemalloc_and_the_probe_proves_it() {
+  need_own
+  expect_eq "$(yosys_run jemalloc)" "edashim $OWN/libjemalloc.so.2 True" "the line: build, library, verified"
+  expect_eq "$(cat "$SB/err")" "" "nothing on stderr"
+  expect_contains "$("$BIN" explain yosys 2>&1)" "$OWN/libjemalloc.so.2 (version 5.3.0" "explain names the library"
+  expect_contains "$("$BIN" explain yosys 2>&1)" "edashim's build)" "explain says whose build"
+  local doctor
+  doctor=$("$BIN" doctor --dir "$SB/shims" 2>&1)
+  expect_contains "$doctor" "$OWN/libjemalloc.so.2 (edashim's build)" "doctor"
+  expect_contains "$doctor" "$OWN/libmimalloc.so.2 (edashim's build)" "doctor"
+  expect_contains "$doctor" "libtcmalloc_minimal.so.4 (the system's)" "doctor: what edashim did not build"
+}
+
+test_a_run_preloads_edashims_own_mimalloc_and_the_probe_proves_it() {
+  need_own
+  expect_eq "$(yosys_run mimalloc)" "edashim $OWN/libmimalloc.so.2 True" "the line: build, library, verified"
+  expect_eq "$(cat "$SB/err")" "" "nothing on stderr"
+}
+
+test_an_allocator_edashim_did_not_build_is_the_systems() {
+  [ -e /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 ] || skip "libtcmalloc-minimal4 is not installed"
+  expect_eq "$(yosys_run tcmalloc)" "system /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 True" "the line"
+}
+
+# What a process of a run maps (every child of a tool is one, with the same preload): with
+# Debian's jemalloc, libstdc++ and friends; with edashim's, what it maps directly (sh: glibc
+# alone), plus the allocator, the probe and glibc's empty stubs.
+test_a_runs_processes_load_nothing_but_glibc_with_edashims_jemalloc() {
+  need_own
+  local direct shimmed
+  direct=$(sh -c 'cat /proc/$$/maps' | awk '$6 ~ /\.so/ { print $6 }' | sort -u | xargs -n1 basename)
+  shimmed=$(EDASHIM_ALLOCATOR=jemalloc "$BIN" run -- sh -c 'cat /proc/$$/maps' | awk '$6 ~ /\.so/ { print $6 }' | sort -u |
+    xargs -n1 basename | grep -v -e '^libjemalloc\.so\.2$' -e '^libedashim_probe\.so$' -e '^libpthread\.so\.0$' -e '^libdl\.so\.2$')
+  expect_contains "$(EDASHIM_ALLOCATOR=jemalloc "$BIN" run -- sh -c 'cat /proc/$$/maps')" "$OWN/libjemalloc.so.2" \
+    "the process has edashim's jemalloc"
+  expect_eq "$shimmed" "$direct" "the child's libraries besides the allocator, the probe and glibc's stubs"
+}
+
+run_suite "$@"
