@@ -34,14 +34,29 @@ libs=(libjemalloc.so.2 libmimalloc.so.2)
 
 key=$( (cat "$here/sources.txt" "$0" "$here/glibc_floor.h"; "$cc" --version | head -1; uname -m) | sha256sum | cut -c1-16)
 mkdir -p "$out"
+# What is built here is preloaded into every process of every tool: a cache directory another
+# user could write (EDASHIM_ALLOCATOR_CACHE pointed at a shared place) is not used at all.
+ours() { [ -d "$1" ] && [ ! -L "$1" ] && [ "$(stat -c %u "$1")" = "$(id -u)" ] && [ -z "$(find "$1" -maxdepth 0 -perm /022)" ]; }
+if [ -n "$cache" ] && { mkdir -p "$cache" 2>/dev/null; ! ours "$cache"; }; then
+  echo "build.sh: not using $cache (not yours alone, or not a directory): building without a cache" >&2
+  cache=""
+fi
 cached=${cache:+$cache/$key}
-if [ -n "$cached" ] && [ -f "$cached/done" ]; then
+if [ -n "$cached" ] && ours "$cached" && [ -f "$cached/done" ]; then
   for l in "${libs[@]}"; do cp -f -- "$cached/$l" "$out/$l.tmp" && mv -f -- "$out/$l.tmp" "$out/$l"; done
   echo "edashim's allocators: ${libs[*]} from $cached"
   exit 0
 fi
 
-tarball() { awk -v n="$1" '$1 == n { print $4 }' "$here/sources.txt"; }
+# The tarball of allocator NAME, checked again against its pin: fetch.sh checked it at configure
+# time, and this runs later.
+tarball() {
+  local file sum
+  read -r file sum < <(awk -v n="$1" '$1 == n { print $4, $5 }' "$here/sources.txt")
+  echo "$sum  $sources/$file" | sha256sum -c --quiet - > /dev/null 2>&1 ||
+    { echo "build.sh: $sources/$file is not the tarball sources.txt pins (SHA-256)" >&2; return 1; }
+  echo "$sources/$file"
+}
 work=$(mktemp -d "${TMPDIR:-/tmp}/edashim-allocators.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
 floor="-include $here/glibc_floor.h"
@@ -61,7 +76,7 @@ check() {
 
 build_jemalloc() {
   local src=$work/jemalloc page=16
-  mkdir -p "$src" && tar -C "$src" --strip-components=1 -xjf "$sources/$(tarball jemalloc)"
+  mkdir -p "$src" && tar -C "$src" --strip-components=1 -xjf "$(tarball jemalloc)"
   [ "$(uname -m)" = x86_64 ] && page=12
   (cd "$src" && CC=$cc CFLAGS="-O3 -funroll-loops -g0 $floor" LIBS="$link_old" ./configure --disable-cxx --disable-prof \
      --disable-doc --with-lg-page=$page --with-lg-hugepage=21 > "$work/jemalloc.log" 2>&1 &&
@@ -72,7 +87,7 @@ build_jemalloc() {
 
 build_mimalloc() {
   local src=$work/mimalloc
-  mkdir -p "$src" && tar -C "$src" --strip-components=1 -xJf "$sources/$(tarball mimalloc)"
+  mkdir -p "$src" && tar -C "$src" --strip-components=1 -xJf "$(tarball mimalloc)"
   (cmake -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" -DMI_BUILD_STATIC=OFF \
      -DMI_BUILD_OBJECT=OFF -DMI_BUILD_TESTS=OFF -DMI_OVERRIDE=ON -DMI_SECURE=OFF -DCMAKE_C_FLAGS="$floor" \
      -DCMAKE_SHARED_LINKER_FLAGS="$link_old" > "$work/mimalloc.log" 2>&1 &&
