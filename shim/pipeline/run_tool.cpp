@@ -154,6 +154,9 @@ void log_config_error(const Plan& plan) {
   (void)write_log_line(plan, record.str());
 }
 
+// How many of a configuration's problems a run gives as notices; the rest are counted.
+constexpr size_t kProblemNotices = 5;
+
 // Says what is wrong with the configuration; a broken one runs the plain tool (or stops a
 // --strict run: 2). Returns the status to return, or nullopt to go on.
 std::optional<int> check_plan(const Plan& plan) {
@@ -162,6 +165,8 @@ std::optional<int> check_plan(const Plan& plan) {
   if (plan.loaded.out_of_descriptors && !plan.inv.strict) exec_plain(plan.inv);
   bool plain = plan.loaded.has_errors() && !plan.inv.strict;
   bool said_plain = false;
+  size_t given = 0, left = 0;
+  std::string last_key;  // the count is said with the last problem said, or not at all
   for (const auto& p : plan.loaded.problems) {
     // A --strict run stops on an error: the tool is not started, and that is said always.
     if (plan.inv.strict && p.error) say(p.str());
@@ -171,10 +176,19 @@ std::optional<int> check_plan(const Plan& plan) {
       notice(p.str() + "; running " + plan.inv.tool +
              " without edashim's settings until that is fixed (details: edashim explain " + plan.inv.tool +
              "; bypass for good: EDASHIM=off)");
-    } else {
-      notice(p.str(), untrusted_mistake(p, plan) ? untrusted_key(p.file) : "");
+    }
+    // A file of many mistakes (a generated one, or a hostile one) gives a few notices and a count,
+    // not one a mistake: each notice is in the run's line and has its once-a-session marker.
+    else if (++given > kProblemNotices) ++left;
+    else {
+      last_key = untrusted_mistake(p, plan) ? untrusted_key(p.file) : p.str();
+      notice(p.str(), last_key);
     }
   }
+  if (left)
+    notice("and " + std::to_string(left) + " more problem" + (left > 1 ? "s" : "") +
+               " in the configuration (edashim explain " + plan.inv.tool + " shows them all)",
+           last_key);
   if (!plan.flow.note.empty()) notice(plan.flow.note);
   for (const auto& f : plan.loaded.untrusted_files) {
     auto it = plan.loaded.ignored.find(f);

@@ -116,6 +116,24 @@ PY
   done
 }
 
+# A file of many mistakes (generated, or made to flood) gives a few notices and a count, not
+# one notice a mistake: each would be on a terminal, in the run's line and in a marker file.
+test_a_file_of_many_mistakes_gives_a_few_notices_and_a_count() {
+  python3 -c 'print("".join("k%d = 1\n" % i for i in range(400)), end="")' > .edashim.toml
+  runs_clean "400 unknown keys, untrusted"
+  expect_eq "$(grep -c 'unknown key' <<<"$ERR")" 5 "five of the mistakes on stderr"
+  expect_contains "$ERR" "and 395 more problems in the configuration (edashim explain mytool shows them all)" "the rest counted"
+  expect_eq "$(last_notices | grep -c .)" 6 "the line's notices: the five and the count"
+  "$BIN" trust >/dev/null
+  runs_clean "400 unknown keys, trusted"
+  expect_contains "$ERR" "error: unknown key 'k0'" "the first error says the run is plain"
+  expect_contains "$ERR" "running mytool without edashim's settings" "and what the run does about it"
+  expect_contains "$ERR" "and 394 more problems" "the rest counted"
+  expect_eq "$(last_notices | grep -c .)" 7 "the line's notices: the plain one, five, the count"
+  explained=$("$BIN" explain mytool 2>&1 || true)
+  expect_eq "$(grep -o "unknown key 'k[0-9]*'" <<<"$explained" | sort -u | wc -l)" 400 "explain shows every one"
+}
+
 test_symlink_loops_fifos_devices_and_directories_do_not_hang() {
   ln -s .edashim.toml .edashim.toml
   runs_clean "self loop"

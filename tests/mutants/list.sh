@@ -700,3 +700,12 @@ mutant own-allocators-layout-lost shim/paths/layout.cpp \
   '    l.own_allocators = dir + "/alloc";' \
   '    l.own_allocators = dir + "/own";' \
   '^e2e_own_allocators: test_a_run_preloads_edashims_own_jemalloc'
+# --- a configuration's problems as a run's notices (CI's hang on a file of 900 mistakes) ---
+mutant problem-notices-uncapped shim/pipeline/run_tool.cpp \
+  '    else if (++given > kProblemNotices) ++left;' \
+  '    else if (++given > 100000) ++left;' \
+  '^e2e_hostile: test_a_file_of_many_mistakes'
+mutant problem-notices-rest-not-counted shim/pipeline/run_tool.cpp \
+  '  if (left)' \
+  '  if (false)' \
+  '^e2e_hostile: test_a_file_of_many_mistakes'

@@ -5,28 +5,34 @@
 # replaced by other text: an entry whose text is no longer in its file (moved, reworded) is
 # reported "not found", never counted as caught, so the list cannot silently go stale.
 #
-#   tests/mutants/run.sh [--scratch DIR] [--keep] [ID...]
+#   tests/mutants/run.sh [--scratch DIR] [--keep] [--shards N] [ID...]
 #   tests/mutants/run.sh --check     (only: is each entry's text in this tree, once?)
 #
-# --scratch DIR: where the copy and its build live (created if missing, reused if it holds one:
-#   a second run rebuilds only what changed). Default: a new directory under ${TMPDIR:-/tmp},
-#   removed at the end unless --keep.
+# --scratch DIR: where the copies and their builds live (created if missing, reused if it holds
+#   them: a second run rebuilds only what changed). Default: a new directory under
+#   ${TMPDIR:-/tmp}, removed at the end unless --keep.
+# --shards N (default $MUTANTS_SHARDS, else 2): N copies, each planting every Nth entry, side by
+#   side. One mutant is mostly one compile, one link and a test that waits on its tool: a single
+#   copy left one of CI's two cores idle most of the time.
 # ID...: only these entries (default: all). Exit status: 0 when every entry was caught, 1 when
-# any survived or was not found, 2 when the copy could not be set up or built.
+# any survived or was not found, 2 when a copy could not be set up or built.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-scratch="" keep=0 check=0 only=()
+scratch="" keep=0 check=0 only=() shards=${MUTANTS_SHARDS:-2} shard=""
 while (($#)); do
   case $1 in
     --scratch) scratch=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --check) check=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "run.sh: unknown option $1 (expected --scratch DIR, --keep or entry ids)" >&2; exit 2 ;;
+    --shards) shards=$2; shift 2 ;;
+    --shard) shard=$2; shift 2 ;;  # K/N: this copy's share (run.sh calls itself so)
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run.sh: unknown option $1 (expected --scratch DIR, --keep, --shards N or entry ids)" >&2; exit 2 ;;
     *) only+=("$1"); shift ;;
   esac
 done
+[[ $shards =~ ^[1-9][0-9]?$ ]] || { echo "run.sh: --shards $shards: expected a number from 1 to 99" >&2; exit 2; }
 ids=() files=() originals=() replacements=() patterns=()
 # One entry: ID FILE ORIGINAL REPLACEMENT PATTERN (a ctest -R regex naming the tests that must
 # catch it). Called by list.sh.
@@ -71,6 +77,33 @@ if [[ -z $scratch ]]; then
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/edashim-mutants.XXXXXX") || exit 2
   made_scratch=1
 fi
+
+# Side by side: this run starts one run.sh a shard, each in its own copy (DIR/shardK), and sums
+# what they found. Their output is shown whole, one shard after the other, once all have ended.
+if [[ -z $shard ]] && ((shards > 1)); then
+  mkdir -p "$scratch" || exit 2
+  pids=()
+  for ((k = 0; k < shards; k++)); do
+    bash "$0" --scratch "$scratch/shard$k" --shard "$k/$shards" ${only[@]+"${only[@]}"} >"$scratch/shard$k.out" 2>&1 &
+    pids+=($!)
+  done
+  worst=0 sum=(0 0 0 0)
+  for ((k = 0; k < shards; k++)); do
+    wait "${pids[k]}"; rc=$?
+    ((rc > worst)) && worst=$rc
+    echo "--- shard $k of $shards (exit $rc)"
+    grep -v '^$' "$scratch/shard$k.out" | grep -v '^[0-9]* mutants: '
+    read -r -a n < <(sed -n 's/^[0-9]* mutants: \([0-9]*\) caught, \([0-9]*\) survived, \([0-9]*\) not found, \([0-9]*\) broken entries$/\1 \2 \3 \4/p' "$scratch/shard$k.out")
+    ((${#n[@]} == 4)) || { ((worst < 2)) && worst=2; n=(0 0 0 0); }
+    for j in 0 1 2 3; do sum[j]=$((sum[j] + n[j])); done
+  done
+  echo
+  echo "$((sum[0] + sum[1] + sum[2] + sum[3])) mutants: ${sum[0]} caught, ${sum[1]} survived, ${sum[2]} not found, ${sum[3]} broken entries"
+  ((made_scratch && !keep)) && rm -rf -- "$scratch"
+  exit "$worst"
+fi
+shard_k=0 shard_n=1 lock=$scratch/shards.lock
+[[ -n $shard ]] && { shard_k=${shard%/*} shard_n=${shard#*/} lock=$(dirname -- "$scratch")/shards.lock; }
 copy=$scratch/src
 build=$copy/build
 log=$scratch/mutants.log
@@ -102,7 +135,9 @@ echo "building the copy in $build ..."
 nice cmake --build "$build" -j"$jobs" --target unit_tests "${e2e_targets[@]}" >>"$log" 2>&1 ||
   { echo "run.sh: the unmutated copy does not build, see $log" >&2; exit 2; }
 
+# Entry i is this copy's when i is K modulo N; of those, the ones named (all when none is).
 wanted() {
+  (($2 % shard_n == shard_k)) || return 1
   ((${#only[@]} == 0)) && return 0
   local w
   for w in "${only[@]}"; do [[ $w == "$1" ]] && return 0; done
@@ -111,9 +146,13 @@ wanted() {
 
 # The named tests, stopping at the first failure. A failing e2e test keeps its sandbox for
 # inspection and names it: this mutant's failures are expected, so those (by exact path) go.
+# Tests ctest runs one at a time (RUN_SERIAL: each Slurm test starts a cluster of its own) hold
+# the shards' lock alone; the others share it.
 run_tests() {
-  local out=$scratch/ctest.out rc kept
-  ctest --test-dir "$build" -R "$1" --stop-on-failure --output-on-failure >"$out" 2>&1
+  local out=$scratch/ctest.out rc kept how=-s
+  ctest --test-dir "$build" -N -R "$1" --show-only=json-v1 2>/dev/null | grep -q '"name" *: *"RUN_SERIAL"' && how=-x
+  flock "$how" "$lock" \
+    ctest --test-dir "$build" -R "$1" --stop-on-failure --output-on-failure >"$out" 2>&1
   rc=$?
   cat "$out" >>"$log"
   while read -r kept; do
@@ -126,7 +165,7 @@ run_tests() {
 caught=() survived=() missing=() broken=()
 for i in "${!ids[@]}"; do
   id=${ids[i]} file=$copy/${files[i]} orig=${originals[i]} repl=${replacements[i]} pattern=${patterns[i]}
-  wanted "$id" || continue
+  wanted "$id" "$i" || continue
   if [[ ! -f $file ]]; then
     missing+=("$id (no file ${files[i]})")
     echo "[$id] not found: no file ${files[i]}"
