@@ -58,7 +58,9 @@ std::string links_first_fix(const ModuleScene& scene, const std::string& modulef
       return std::string(scene.edashim_loaded ? "module unload edashim && module load edashim"
                                               : "module use " + util::shell_quote(modulefiles + "/tcl") +
                                                     " && module load edashim") +
-             "   (Environment Modules has no path priority: load edashim's module after the tools' modules)";
+             "   (Environment Modules has no path priority: edashim's module moves its links back first from the "
+             "module command after it is loaded on; a tool's module loaded in the same command, or a site that "
+             "locks extra_siteconfig, puts the tool ahead of them)";
     case Modules::kNone:
       break;
   }

@@ -52,7 +52,8 @@ ModuleScene module_scene(const char* lmod_cmd, const char* modules_cmd, const ch
 
 // The fix for links shadowed by a directory before them on PATH, as fits the module system:
 // under Lmod, edashim's Lua module (its links keep priority over tool modules); under
-// Environment Modules, which has no priority, its module loaded again after the tools'; else,
+// Environment Modules, which has no priority, its module (loaded again where loaded: its site
+// configuration, install/environment-modules, keeps the links first from the next command on); else,
 // or where no module file is installed (`modulefiles` empty), `plain_fix`.
 std::string links_first_fix(const ModuleScene& scene, const std::string& modulefiles, const std::string& plain_fix);
 

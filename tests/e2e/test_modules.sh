@@ -4,8 +4,9 @@
 # site's do), and typing the tool's name afterwards. Lmod (Debian's lmod, installed): the Lua
 # module keeps the links first. Environment Modules 5 (Debian's environment-modules conflicts
 # with lmod, so its package is unpacked with dpkg -x and started by its own autoinit): it has no
-# path priority, so doctor names the shadowing and the fix that fits, and that fix, run as
-# written, puts the links first again.
+# path priority, so edashim's module has it read a site configuration that moves the links back
+# first; where that cannot act, doctor names the shadowing and the fix that fits, and that fix,
+# run as written, puts the links first again.
 source "$(dirname "$0")/lib.sh"
 
 BUILD=$(dirname "$(dirname "$BIN")")
@@ -107,22 +108,53 @@ environment_modules() {
   EM_INIT="eval \"\$(tclsh $cmd bash autoinit)\""
 }
 
+# Environment Modules has no path priority; edashim's module has Modules read its extra site
+# configuration, which moves the links back first after every module command.
+test_environment_modules_keeps_the_links_first_after_a_tool_module_is_loaded() {
+  make_tree
+  tool_module tcl
+  environment_modules
+  # A site's own extra configuration, set before edashim's module: still read, and given back.
+  printf 'set f [open {%s} a]; puts $f read; close $f\n' "$SB/site-read" > "$SB/site.tcl"
+  local init="$EM_INIT; export MODULEPATH=$SB/mods:$SB/tree/share/edashim/modulefiles/tcl MODULES_SITECONFIG=$SB/site.tcl" out direct
+  direct=$(in_shell "$init" 'module load yosys; yosys -V; echo "status $?"')
+  expect_contains "$direct" "Yosys" "directly, with the tool's module (the test itself)"
+  rm -f "$SB/site-read"
+  out=$(in_shell "$init" 'module load edashim; module load yosys; echo "runs $(command -v yosys)"; yosys -V; echo "status $?"
+    edashim doctor --dir '"$LINKS")
+  expect_contains "$out" "runs $LINKS/yosys" "typing yosys after the tool's module"
+  expect_contains "$out" "$direct" "yosys -V through the link: as directly"
+  expect_contains "$out" "ok       yosys -> edashim -> $SB/toolbin/yosys" "doctor: the module's yosys, through edashim"
+  expect_not_contains "$out" "shadowed" "doctor"
+  expect_eq "$(lines)" 1 "one run logged"
+  expect_eq "$(line_fields path)" "$SB/toolbin/yosys" "the run is the module's yosys"
+  expect_eq "$(grep -c read "$SB/site-read" 2>/dev/null)" 2 "the site's own extra configuration: read by both module commands"
+  # Unloading both gives PATH and the site's configuration back as they were.
+  out=$(in_shell "$init" 'p0=$PATH; module load edashim; module load yosys; module unload edashim; echo "after unload: $(command -v yosys)"
+    module unload yosys
+    [ "$PATH" = "$p0" ] && echo "PATH restored" || echo "PATH now $PATH, was $p0"
+    echo "siteconfig ${MODULES_SITECONFIG:-unset}; links ${EDASHIM_MODULE_LINKS:-unset}"')
+  expect_contains "$out" "after unload: $SB/toolbin/yosys" "edashim's module unloaded: the tool's own bin"
+  expect_contains "$out" "PATH restored" "module unload"
+  expect_contains "$out" "siteconfig $SB/site.tcl; links unset" "the site's configuration given back"
+}
+
 test_environment_modules_shadowing_is_told_with_a_fix_that_works() {
   make_tree
   tool_module tcl
   environment_modules
   local init="$EM_INIT; export MODULEPATH=$SB/mods:$SB/tree/share/edashim/modulefiles/tcl" out fix
-  out=$(in_shell "$init" 'module load edashim; echo "first $(command -v yosys)"; module load yosys; echo "then $(command -v yosys)"
+  # Loaded in one command, the tool's module after edashim's: the site configuration that
+  # keeps the links first is read from the next command on, so the tool's bin wins here.
+  out=$(in_shell "$init" 'module load edashim yosys; echo "then $(command -v yosys)"
     edashim doctor --dir '"$LINKS"'; edashim explain yosys')
-  expect_contains "$out" "first $LINKS/yosys" "edashim's module puts the links first"
-  # Environment Modules has no priority: the tool's module wins, and edashim says so.
-  expect_contains "$out" "then $SB/toolbin/yosys" "after the tool's module (the premise)"
+  expect_contains "$out" "then $SB/toolbin/yosys" "the tool's module loaded in the same command (the premise)"
   expect_contains "$out" "PROBLEM  yosys is shadowed" "doctor"
   expect_contains "$out" "runs $SB/toolbin/yosys DIRECTLY, not through edashim" "explain"
   fix=$(sed -n 's/^ *fix: \(module .*load edashim\)   (Environment Modules.*/\1/p' <<<"$out" | head -1)
   expect_eq "$fix" "module unload edashim && module load edashim" "doctor's fix"
   expect_contains "$out" "To run it through edashim: $fix" "explain's fix"
-  out=$(in_shell "$init" "module load edashim; module load yosys; $fix; echo \"runs \$(command -v yosys)\"; yosys -V"'; echo "status $?"')
+  out=$(in_shell "$init" "module load edashim yosys; $fix; echo \"runs \$(command -v yosys)\"; yosys -V"'; echo "status $?"')
   expect_contains "$out" "runs $LINKS/yosys" "after the fix, typing yosys"
   expect_contains "$out" "status 0" "yosys -V after the fix"
   expect_eq "$(lines)" 1 "one run logged"

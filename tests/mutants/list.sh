@@ -709,3 +709,16 @@ mutant problem-notices-rest-not-counted shim/pipeline/run_tool.cpp \
   '  if (left)' \
   '  if (false)' \
   '^e2e_hostile: test_a_file_of_many_mistakes'
+# --- Environment Modules: the links kept first by edashim's extra site configuration (issue 47) ---
+mutant em-links-not-moved-first install/environment-modules/siteconfig.tcl \
+  'catch {trace add execution renderSettings enter ::edashim_links_first}' \
+  'catch {trace add execution renderSetting enter ::edashim_links_first}' \
+  '^e2e_modules: test_environment_modules_keeps'
+mutant em-site-configuration-not-read install/environment-modules/siteconfig.tcl \
+  '  source $::env(EDASHIM_MODULE_NEXT_SITECONFIG)' \
+  '  list $::env(EDASHIM_MODULE_NEXT_SITECONFIG)' \
+  '^e2e_modules: test_environment_modules_keeps'
+mutant em-site-configuration-not-given-back install/modulefiles/tcl/edashim \
+  'if {[info commands pushenv] ne {}} {' \
+  'if {0} {' \
+  '^e2e_modules: test_environment_modules_keeps'
