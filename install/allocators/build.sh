@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build.sh SOURCES OUT [CACHE]: edashim's own builds of the allocators sources.txt pins, from
 # their tarballs in SOURCES (fetch.sh puts them there), into OUT as the sonames a run preloads
-# (libjemalloc.so.2, libmimalloc.so.2). CMake runs it (install/allocators/CMakeLists.txt).
+# (libjemalloc.so.2, libmimalloc.so.2, libtcmalloc_minimal.so.4). CMake runs it
+# (install/allocators/CMakeLists.txt).
 #
 # Built for one job: to be preloaded into every process of a tool, on any node of a farm.
 # - glibc 2.28 and later: glibc_floor.h binds the old versions of the pthread functions and
@@ -10,7 +11,8 @@
 # - Nothing but glibc loaded with them: jemalloc without its C++ part (--disable-cxx; Debian's
 #   links libstdc++, libm and libgcc_s, which every child of a tool then loads and relocates)
 #   and without heap profiling (--enable-prof needs libgcc's unwinder; profiling options are
-#   restricted to trusted files anyway). readelf checks the NEEDED entries.
+#   restricted to trusted files anyway); tcmalloc with the part of libstdc++ it uses inside it
+#   (below), and glibc's libm and libgcc_s. readelf checks the NEEDED entries.
 # - Otherwise each upstream's defaults, which are what their authors measure: jemalloc's -O3
 #   and its page size as Debian builds it for x86-64 (4 KiB, 2 MiB huge pages; 64 KiB pages on
 #   other architectures, as Debian), MALLOC_CONF defaults untouched; mimalloc's release build
@@ -19,20 +21,21 @@
 #   smaller libraries, faster builds.
 #
 # CACHE: a directory of earlier builds, keyed by everything that makes them (sources.txt, this
-# script, glibc_floor.h, the compiler): a build dir of the same tree (the sanitizer build, the
+# script, glibc_floor.h, libstdcxx_floor.c, the compilers): a build dir of the same tree (the sanitizer build, the
 # mutation check's copy) copies instead of building again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sources=${1:?usage: build.sh SOURCES OUT [CACHE]}
 out=${2:?usage: build.sh SOURCES OUT [CACHE]}
 cache=${3:-}
-cc=${CC:-cc}
+cc=${CC:-cc} cxx=${CXX:-c++}
 jobs=${EDASHIM_ALLOCATOR_JOBS:-2}
 # The tools' flags are not the allocators': nothing of the calling build's environment.
 unset CFLAGS CXXFLAGS CPPFLAGS LDFLAGS MAKEFLAGS
-libs=(libjemalloc.so.2 libmimalloc.so.2)
+libs=(libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4)
 
-key=$( (cat "$here/sources.txt" "$0" "$here/glibc_floor.h"; "$cc" --version | head -1; uname -m) | sha256sum | cut -c1-16)
+key=$( (cat "$here/sources.txt" "$0" "$here/glibc_floor.h" "$here/libstdcxx_floor.c"; "$cc" --version | head -1
+  "$cxx" --version | head -1; uname -m) | sha256sum | cut -c1-16)
 mkdir -p "$out"
 # What is built here is preloaded into every process of every tool: a cache directory another
 # user could write (EDASHIM_ALLOCATOR_CACHE pointed at a shared place) is not used at all.
@@ -63,14 +66,17 @@ floor="-include $here/glibc_floor.h"
 # By file name: -lpthread and -ldl would take the empty archives of glibc 2.34+.
 link_old="-Wl,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -Wl,--as-needed"
 
-# Every symbol version at or below GLIBC_2.28, and nothing but glibc's libraries needed.
+# Every symbol version at or below GLIBC_2.28, and nothing but glibc's libraries needed (and
+# libgcc_s, which every glibc system has, for tcmalloc's C++ exceptions).
 check() {
-  local lib=$1 over needed
+  local lib=$1 over needed allowed='libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux.*'
+  [[ $lib == */libtcmalloc_minimal.so.4 ]] && allowed+='|libm\.so\.6|libgcc_s\.so\.1'
+
   over=$(objdump -T "$lib" | grep -oE 'GLIBC_[0-9.]+' | sort -uV |
     awk -F'[_.]' '$2 > 2 || ($2 == 2 && $3 > 28)' | tr '\n' ' ')
   [ -z "$over" ] || { echo "build.sh: $lib needs $over(above the GLIBC_2.28 floor)" >&2; return 1; }
   needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
-    awk '!/^(libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux.*)$/' | tr '\n' ' ')
+    { grep -vxE "$allowed" || true; } | tr '\n' ' ')
   [ -z "$needed" ] || { echo "build.sh: $lib needs $needed(only glibc's libraries may be loaded with it)" >&2; return 1; }
 }
 
@@ -96,9 +102,34 @@ build_mimalloc() {
   cp -L "$src/build/libmimalloc.so.2" "$work/libmimalloc.so.2"
 }
 
+# gperftools' tcmalloc (the minimal library: no heap profiler) is C++. The part of libstdc++ it
+# uses is linked into it statically and hidden (--exclude-libs), so that no second C++ runtime
+# is put into a C++ tool and none into a C one; --gc-sections drops what of that part it never
+# calls (std::random_device, which wants glibc 2.36's arc4random), and libstdcxx_floor.c defines
+# what the rest asks of a glibc newer than the floor. libgcc_s stays shared: its unwinder, as
+# built for glibc 2.35+, finds frames only through _dl_find_object. Upstream's CMake build
+# (autotools' needs autoreconf), its SOVERSION (the full 9.10.5, a slip of 2.10's CMake file)
+# set to Debian's 4; upstream's -O2, as Debian builds it.
+build_tcmalloc() {
+  local src=$work/gperftools
+  mkdir -p "$src" && tar -C "$src" --strip-components=1 -xzf "$(tarball tcmalloc)"
+  sed -i 's/^set(TCMALLOC_SO_VERSION 9\.10\.5)$/set(TCMALLOC_SO_VERSION 4)/' "$src/CMakeLists.txt"
+  "$cc" -c -fPIC -O2 -o "$work/libstdcxx_floor.o" "$here/libstdcxx_floor.c"
+  (cmake -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=None -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+     -Dgperftools_build_minimal=ON -Dgperftools_build_benchmark=OFF -DBUILD_TESTING=OFF -DGPERFTOOLS_BUILD_STATIC=OFF \
+     -Dgperftools_enable_libunwind=OFF -Dgperftools_enable_stacktrace_via_backtrace=OFF \
+     -DCMAKE_C_FLAGS="-O2 -g0 $floor" -DCMAKE_CXX_FLAGS="-O2 -g0 $floor" \
+     -DCMAKE_SHARED_LINKER_FLAGS="-static-libstdc++ -Wl,--exclude-libs,ALL -Wl,--gc-sections $work/libstdcxx_floor.o $link_old" \
+     > "$work/tcmalloc.log" 2>&1 &&
+   cmake --build "$src/build" -j"$jobs" --target tcmalloc_minimal >> "$work/tcmalloc.log" 2>&1) ||
+    { tail -20 "$work/tcmalloc.log" >&2; echo "build.sh: tcmalloc failed to build (log above)" >&2; return 1; }
+  cp -L "$src/build/libtcmalloc_minimal.so.4" "$work/libtcmalloc_minimal.so.4"
+}
+
 start=$SECONDS
 build_jemalloc
 build_mimalloc
+build_tcmalloc
 for l in "${libs[@]}"; do
   strip --strip-unneeded "$work/$l"
   check "$work/$l"

@@ -8,7 +8,8 @@
  * matches a versioned reference by version name in any loaded object (check_match in
  * elf/dl-lookup.c), so a reference bound to the old version finds libc's compatibility symbol
  * on 2.34+ and libpthread's or libdl's on older systems; build.sh links both (empty stubs on
- * 2.34+) so that they are loaded there. Only the functions these allocators call. */
+ * 2.34+) so that they are loaded there. Only the functions these allocators call. What the
+ * static parts of libstdc++ in tcmalloc ask of glibc is libstdcxx_floor.c's. */
 #ifndef EDASHIM_ALLOCATOR_GLIBC_FLOOR_H
 #define EDASHIM_ALLOCATOR_GLIBC_FLOOR_H
 #if defined(__x86_64__)
@@ -27,5 +28,8 @@ __asm__(".symver pthread_sigmask,pthread_sigmask@GLIBC_2.2.5");
 __asm__(".symver pthread_getname_np,pthread_getname_np@GLIBC_2.12");
 __asm__(".symver pthread_setname_np,pthread_setname_np@GLIBC_2.12");
 __asm__(".symver pthread_atfork,pthread_atfork@GLIBC_2.2.5");
+__asm__(".symver pthread_once,pthread_once@GLIBC_2.2.5");
+/* glibc 2.29 gave log2 (tcmalloc's sampler) a new version in libm; the old one stays. */
+__asm__(".symver log2,log2@GLIBC_2.2.5");
 #endif
 #endif

@@ -350,20 +350,20 @@ test_allocator_libraries_are_not_looked_for_beside_the_cwd() {
   done
   [ ! -e "$SB/pwned" ] || fail "a library beside the cwd was loaded"
   # Explicit directories come from trusted files only: the user's file, not a cloned one. With
-  # tcmalloc, of which edashim has no build of its own (its own builds come before library_dirs).
-  tcm=$(ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1)
-  [ -n "$tcm" ] || skip "Debian's libtcmalloc-minimal4 is not installed"
-  mkdir -p "$SB/libs" && cp "$tcm" "$SB/libs/"
+  # tbbmalloc, of which edashim has no build of its own (its own builds come before library_dirs).
+  tbb=$(ls /usr/lib/*/libtbbmalloc_proxy.so.2 2>/dev/null | head -1)
+  [ -n "$tbb" ] || skip "Debian's libtbbmalloc2 is not installed"
+  mkdir -p "$SB/libs" && cp "$tbb" "$SB/libs/"
   rm -f libjemalloc.so.2 libmimalloc.so.2 mytool
   printf 'library_dirs = ["%s"]\n' "$SB/evil" > .edashim.toml
-  mkdir -p "$SB/evil" && cp "$SB/evil.so" "$SB/evil/libtcmalloc_minimal.so.4"
-  out=$(EDASHIM_ALLOCATOR=tcmalloc mytool env LD_PRELOAD 2>"$SB/err")
+  mkdir -p "$SB/evil" && cp "$SB/evil.so" "$SB/evil/libtbbmalloc_proxy.so.2"
+  out=$(EDASHIM_ALLOCATOR=tbbmalloc mytool env LD_PRELOAD 2>"$SB/err")
   expect_not_contains "$out" "$SB/evil" "an untrusted file's library_dirs is ignored"
   expect_contains "$(cat "$SB/err")" "ignored library_dirs" "and said so"
   rm .edashim.toml
   mkdir -p "$XDG_CONFIG_HOME/edashim"
   printf 'library_dirs = ["%s"]\n' "$SB/libs" > "$XDG_CONFIG_HOME/edashim/config.toml"
-  expect_contains "$(EDASHIM_ALLOCATOR=tcmalloc mytool env LD_PRELOAD 2>/dev/null)" "LD_PRELOAD=$SB/libs/libtcmalloc_minimal.so.4" \
+  expect_contains "$(EDASHIM_ALLOCATOR=tbbmalloc mytool env LD_PRELOAD 2>/dev/null)" "LD_PRELOAD=$SB/libs/libtbbmalloc_proxy.so.2" \
     "the user's own library_dirs is searched before the system's"
   [ ! -e "$SB/pwned" ] || fail "the canary ran"
 }

@@ -132,6 +132,9 @@ done
 # Debian 11 (issue 47).
 as_alice "$links" "EDASHIM_ALLOCATOR=tbbmalloc yosys -V > M.out 2> M.err; echo \$? > M.st"
 as_alice "$links" "/tools/edashim/bin/edashim doctor > doctor.out 2>&1"
+# The tree's tcmalloc (T): C++, with the part of libstdc++ it uses inside it, in Debian 11's
+# yosys, a C++ program with its own libstdc++.
+as_alice "$links" "EDASHIM_ALLOCATOR=tcmalloc yosys -q -p 'synth -top counter; abc; tee -q -o stat.T.txt stat' counter.v > T.out 2> T.err; echo \$? > T.st"
 # A site that wants its own library (S): the site's /etc/edashim/config.toml names it by path.
 printf 'allocator = "/opt/site/alloc/lib/libjemalloc.so.2"\n' > "$root/etc/edashim/config.toml" || exit 17
 way=S path=$links
@@ -201,12 +204,21 @@ print("\n".join(next(r for r in map(json.loads, open(sys.argv[1])) if r["argv"] 
   expect_contains "$doctor" "/tools/edashim/lib/edashim/alloc/libjemalloc.so.2 (edashim's build)" "doctor on Debian 11: jemalloc"
   expect_contains "$doctor" "/tools/edashim/lib/edashim/alloc/libmimalloc.so.2 (edashim's build)" "doctor on Debian 11: mimalloc"
   expect_contains "$doctor" "tbbmalloc: not installed (needed only by profiles that choose it): Install it: apt-get install libtbb2" "doctor on Debian 11: tbbmalloc's package there"
+  expect_contains "$doctor" "/tools/edashim/lib/edashim/alloc/libtcmalloc_minimal.so.4 (edashim's build)" "doctor on Debian 11: tcmalloc"
+  expect_eq "$(cat "$w/T.st") $(cat "$w/T.out") $(cat "$w/T.err")" "$(cat "$w/D.st") $(cat "$w/D.out") $(cat "$w/D.err")" \
+    "the tree's tcmalloc: status, stdout, stderr"
+  cmp -s "$w/stat.D.txt" "$w/stat.T.txt" || fail "the tree's tcmalloc: yosys' stat differs"
   expect_not_contains "$doctor" "libmimalloc2.0" "doctor on Debian 11: a Debian 12 package"
   expect_not_contains "$doctor" "libtbbmalloc2" "doctor on Debian 11: a Debian 12 package"
   python3 - "$log" <<'PY' || fail "the run log does not show jemalloc verified for every yosys run"
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
-yosys = [r for r in runs if r["tool"] == "yosys" and r["argv"] != ["yosys", "-V"]]
+tc = [r for r in runs if r["tool"] == "yosys" and r["allocator"]["requested"] == "tcmalloc"]
+assert len(tc) == 1, f"{len(tc)} yosys runs with tcmalloc logged, expected 1"
+a = tc[0]["allocator"]
+assert (a["library"], a["build"]) == ("/tools/edashim/lib/edashim/alloc/libtcmalloc_minimal.so.4", "edashim"), a
+assert tc[0].get("allocator_verified") is True, (tc[0].get("allocator_verified"), tc[0].get("not_applied"))
+yosys = [r for r in runs if r["tool"] == "yosys" and r["argv"] != ["yosys", "-V"] and r not in tc]
 assert len(yosys) == 6, f"{len(yosys)} yosys runs logged, expected 6"
 for i, r in enumerate(yosys):
     a = r["allocator"]

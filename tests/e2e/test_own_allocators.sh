@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # edashim's own allocators (issue 48, install/allocators): a run preloads edashim's build of
-# jemalloc or mimalloc before the system's, the probe proves it served malloc in every process,
+# jemalloc, mimalloc or tcmalloc before the system's, the probe proves it served malloc in every process,
 # the line, explain and doctor say whose build it is, and a tool's children load nothing with it
 # but glibc (Debian's jemalloc brings libstdc++, libm and libgcc_s into each). A build made
 # without their sources (no registry) has none: these tests then say so by failing, on CI.
@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 OWN=$(dirname "$BIN")/alloc
 
 need_own() {
-  [ -f "$OWN/libjemalloc.so.2" ] && [ -f "$OWN/libmimalloc.so.2" ] ||
+  [ -f "$OWN/libjemalloc.so.2" ] && [ -f "$OWN/libmimalloc.so.2" ] && [ -f "$OWN/libtcmalloc_minimal.so.4" ] ||
     fail "this build has no allocators of its own in $OWN (its configure step said why: cmake -S . -B build | grep -A3 'own allocators')"
 }
 
@@ -32,7 +32,8 @@ test_a_run_preloads_edashims_own_jemalloc_and_the_probe_proves_it() {
   doctor=$("$BIN" doctor --dir "$SB/shims" 2>&1)
   expect_contains "$doctor" "$OWN/libjemalloc.so.2 (edashim's build)" "doctor"
   expect_contains "$doctor" "$OWN/libmimalloc.so.2 (edashim's build)" "doctor"
-  expect_contains "$doctor" "libtcmalloc_minimal.so.4 (the system's)" "doctor: what edashim did not build"
+  expect_contains "$doctor" "$OWN/libtcmalloc_minimal.so.4 (edashim's build)" "doctor"
+  expect_contains "$doctor" "libtbbmalloc_proxy.so.2 (the system's)" "doctor: what edashim did not build"
 }
 
 test_a_run_preloads_edashims_own_mimalloc_and_the_probe_proves_it() {
@@ -41,9 +42,38 @@ test_a_run_preloads_edashims_own_mimalloc_and_the_probe_proves_it() {
   expect_eq "$(cat "$SB/err")" "" "nothing on stderr"
 }
 
+# tcmalloc is C++: edashim's build carries the part of libstdc++ it uses, hidden. A C++ tool
+# keeps its own libstdc++ (yosys's exceptions, strings and streams go through it), and a
+# bad_alloc thrown by tcmalloc's operator new is caught by the tool's handler.
+test_a_run_preloads_edashims_own_tcmalloc_and_a_cxx_tool_catches_its_bad_alloc() {
+  need_own
+  expect_eq "$(yosys_run tcmalloc)" "edashim $OWN/libtcmalloc_minimal.so.4 True" "the line: build, library, verified"
+  expect_eq "$(cat "$SB/err")" "" "nothing on stderr"
+  cat > "$SB/bad_alloc.cpp" <<'CPP'
+#include <cstdio>
+#include <new>
+#include <string>
+int main() {
+  std::string s(1000, 'x');
+  try { char* p = new char[1ULL << 60]; p[0] = 1; std::puts("no bad_alloc"); }
+  catch (const std::bad_alloc&) { std::puts("caught bad_alloc"); }
+}
+CPP
+  c++ -O1 -o "$SB/bad_alloc" "$SB/bad_alloc.cpp" || fail "c++ bad_alloc.cpp"
+  local direct through
+  direct=$("$SB/bad_alloc" 2>/dev/null)
+  through=$(EDASHIM_ALLOCATOR=tcmalloc "$BIN" run -- "$SB/bad_alloc" 2>/dev/null)
+  expect_eq "$direct" "caught bad_alloc" "directly (the test itself)"
+  expect_eq "$through" "$direct" "with edashim's tcmalloc: as directly"
+  expect_contains "$(EDASHIM_ALLOCATOR=tcmalloc "$BIN" run -- sh -c 'cat /proc/$$/maps')" "$OWN/libtcmalloc_minimal.so.4" \
+    "the process has edashim's tcmalloc"
+}
+
 test_an_allocator_edashim_did_not_build_is_the_systems() {
-  [ -e /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 ] || skip "libtcmalloc-minimal4 is not installed"
-  expect_eq "$(yosys_run tcmalloc)" "system /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 True" "the line"
+  local tbb
+  tbb=$(ls /usr/lib/*-linux-gnu/libtbbmalloc_proxy.so.2 2>/dev/null | head -1)
+  [ -n "$tbb" ] || skip "Debian's libtbbmalloc2 is not installed"
+  expect_eq "$(yosys_run tbbmalloc)" "system $tbb True" "the line"
 }
 
 # What a process of a run maps (every child of a tool is one, with the same preload): with
