@@ -47,16 +47,11 @@ $2" 2>&1
 
 lines() { [ -f "$TREE_LOG" ] && wc -l < "$TREE_LOG" || echo 0; }
 
-# --- Lmod ---
-
-LMOD_INIT=/usr/share/lmod/lmod/init/bash
-need_lmod() { [ -f "$LMOD_INIT" ] || skip "Lmod is not installed (Debian: apt-get install lmod)"; }
-
-test_lmod_keeps_the_links_first_after_a_tool_module_is_loaded() {
-  need_lmod
-  make_tree
-  tool_module lua
-  local init="source $LMOD_INIT; export MODULEPATH=$SB/mods:$SB/tree/share/edashim/modulefiles/lua" direct out
+# Under INIT (a module system started, MODULEPATH set): `module load edashim; module load yosys`
+# leaves typing yosys running it through the links, as directly, one run of the module's yosys
+# logged, and doctor content.
+expect_links_first_after_the_tool_module() {
+  local init=$1 direct out
   direct=$(in_shell "$init" 'module load yosys; yosys -V; echo "status $?"')
   expect_contains "$direct" "Yosys" "directly, with the tool's module (the test itself)"
   out=$(in_shell "$init" 'module load edashim; module load yosys; echo "runs $(command -v yosys)"; yosys -V; echo "status $?"
@@ -67,6 +62,19 @@ test_lmod_keeps_the_links_first_after_a_tool_module_is_loaded() {
   expect_not_contains "$out" "shadowed" "doctor"
   expect_eq "$(lines)" 1 "one run logged"
   expect_eq "$(line_fields path)" "$SB/toolbin/yosys" "the run is the module's yosys"
+}
+
+# --- Lmod ---
+
+LMOD_INIT=/usr/share/lmod/lmod/init/bash
+need_lmod() { [ -f "$LMOD_INIT" ] || skip "Lmod is not installed (Debian: apt-get install lmod)"; }
+
+test_lmod_keeps_the_links_first_after_a_tool_module_is_loaded() {
+  need_lmod
+  make_tree
+  tool_module lua
+  local init="source $LMOD_INIT; export MODULEPATH=$SB/mods:$SB/tree/share/edashim/modulefiles/lua" out
+  expect_links_first_after_the_tool_module "$init"
   # Unloading edashim's module takes its two directories off PATH, and nothing else.
   out=$(in_shell "$init" 'p0=$PATH; module load edashim; module load yosys; module unload edashim; module unload yosys
     [ "$PATH" = "$p0" ] && echo "PATH restored" || echo "PATH now $PATH, was $p0"')
@@ -116,19 +124,9 @@ test_environment_modules_keeps_the_links_first_after_a_tool_module_is_loaded() {
   environment_modules
   # A site's own extra configuration, set before edashim's module: still read, and given back.
   printf 'set f [open {%s} a]; puts $f read; close $f\n' "$SB/site-read" > "$SB/site.tcl"
-  local init="$EM_INIT; export MODULEPATH=$SB/mods:$SB/tree/share/edashim/modulefiles/tcl MODULES_SITECONFIG=$SB/site.tcl" out direct
-  direct=$(in_shell "$init" 'module load yosys; yosys -V; echo "status $?"')
-  expect_contains "$direct" "Yosys" "directly, with the tool's module (the test itself)"
-  rm -f "$SB/site-read"
-  out=$(in_shell "$init" 'module load edashim; module load yosys; echo "runs $(command -v yosys)"; yosys -V; echo "status $?"
-    edashim doctor --dir '"$LINKS")
-  expect_contains "$out" "runs $LINKS/yosys" "typing yosys after the tool's module"
-  expect_contains "$out" "$direct" "yosys -V through the link: as directly"
-  expect_contains "$out" "ok       yosys -> edashim -> $SB/toolbin/yosys" "doctor: the module's yosys, through edashim"
-  expect_not_contains "$out" "shadowed" "doctor"
-  expect_eq "$(lines)" 1 "one run logged"
-  expect_eq "$(line_fields path)" "$SB/toolbin/yosys" "the run is the module's yosys"
-  expect_eq "$(grep -c read "$SB/site-read" 2>/dev/null)" 2 "the site's own extra configuration: read by both module commands"
+  local init="$EM_INIT; export MODULEPATH=$SB/mods:$SB/tree/share/edashim/modulefiles/tcl MODULES_SITECONFIG=$SB/site.tcl" out
+  expect_links_first_after_the_tool_module "$init"
+  expect_eq "$(grep -c read "$SB/site-read" 2>/dev/null)" 3 "the site's own extra configuration: read by every module command"
   # Unloading both gives PATH and the site's configuration back as they were.
   out=$(in_shell "$init" 'p0=$PATH; module load edashim; module load yosys; module unload edashim; echo "after unload: $(command -v yosys)"
     module unload yosys
