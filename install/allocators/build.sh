@@ -21,8 +21,8 @@
 #   smaller libraries, faster builds.
 #
 # CACHE: a directory of earlier builds, keyed by everything that makes them (sources.txt, this
-# script, glibc_floor.h, libstdcxx_floor.c, the compilers): a build dir of the same tree (the sanitizer build, the
-# mutation check's copy) copies instead of building again.
+# script, glibc_floor.h, libstdcxx_floor.c, the compilers): a build dir of the same tree (the
+# sanitizer build, the mutation check's copy) copies instead of building again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sources=${1:?usage: build.sh SOURCES OUT [CACHE]}
@@ -66,12 +66,11 @@ floor="-include $here/glibc_floor.h"
 # By file name: -lpthread and -ldl would take the empty archives of glibc 2.34+.
 link_old="-Wl,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -Wl,--as-needed"
 
-# Every symbol version at or below GLIBC_2.28, and nothing but glibc's libraries needed (and
-# libgcc_s, which every glibc system has, for tcmalloc's C++ exceptions).
+# Every symbol version at or below GLIBC_2.28, and nothing but glibc's libraries needed (and,
+# for tcmalloc, libm and libgcc_s: tests/suite/glibc_floor.sh allows the same).
 check() {
   local lib=$1 over needed allowed='libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux.*'
   [[ $lib == */libtcmalloc_minimal.so.4 ]] && allowed+='|libm\.so\.6|libgcc_s\.so\.1'
-
   over=$(objdump -T "$lib" | grep -oE 'GLIBC_[0-9.]+' | sort -uV |
     awk -F'[_.]' '$2 > 2 || ($2 == 2 && $3 > 28)' | tr '\n' ' ')
   [ -z "$over" ] || { echo "build.sh: $lib needs $over(above the GLIBC_2.28 floor)" >&2; return 1; }

@@ -88,11 +88,14 @@ if [[ -z $shard ]] && ((shards > 1)); then
     pids+=($!)
   done
   worst=0 sum=(0 0 0 0)
+  # Each shard's summary is summed below; the log each names goes with the scratch unless kept.
+  drop=(-e '^$' -e '^[0-9]* mutants: ')
+  ((made_scratch && !keep)) && drop+=(-e '^(log: ')
   for ((k = 0; k < shards; k++)); do
     wait "${pids[k]}"; rc=$?
     ((rc > worst)) && worst=$rc
     echo "--- shard $k of $shards (exit $rc)"
-    grep -v '^$' "$scratch/shard$k.out" | grep -v '^[0-9]* mutants: '
+    grep -v "${drop[@]}" "$scratch/shard$k.out"
     read -r -a n < <(sed -n 's/^[0-9]* mutants: \([0-9]*\) caught, \([0-9]*\) survived, \([0-9]*\) not found, \([0-9]*\) broken entries$/\1 \2 \3 \4/p' "$scratch/shard$k.out")
     ((${#n[@]} == 4)) || { ((worst < 2)) && worst=2; n=(0 0 0 0); }
     for j in 0 1 2 3; do sum[j]=$((sum[j] + n[j])); done

@@ -50,11 +50,11 @@ check_library() {
     echo "FAIL: $lib calls pthread functions but does not need libpthread.so.0, where glibc before 2.34 has them"
     failed=1
   fi
-  # glibc's own libraries; tcmalloc (C++, its libstdc++ part inside it) also libgcc_s, GCC's
-  # unwinder, which every glibc system has (glibc's pthread_cancel loads it), at a version
-  # RHEL 8's (GCC 8) has: GCC_7.0.0 at most.
-  local allowed='libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|libm\.so\.6|ld-linux-[a-z0-9-]+\.so\.[0-9]+'
-  [[ $lib == */libtcmalloc_minimal.so.4 ]] && allowed+='|libgcc_s\.so\.1'
+  # glibc's own libraries; tcmalloc (C++, its libstdc++ part inside it) also libm (its log2)
+  # and libgcc_s, GCC's unwinder, which every glibc system has (glibc's pthread_cancel loads
+  # it), at a version RHEL 8's (GCC 8) has: GCC_7.0.0 at most. As install/allocators/build.sh.
+  local allowed='libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux-[a-z0-9-]+\.so\.[0-9]+'
+  [[ $lib == */libtcmalloc_minimal.so.4 ]] && allowed+='|libm\.so\.6|libgcc_s\.so\.1'
   extra=$(awk '$1 == "NEEDED" { print $2 }' <<<"$refs" | grep -vxE "$allowed")
   if [ -n "$extra" ]; then
     echo "FAIL: $lib loads $(echo $extra) with it: into every process of a tool, on every node (only glibc's may be)"
