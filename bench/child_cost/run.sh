@@ -7,6 +7,8 @@
 #   tool-child   exactly what a child of the yosys run inherits (allocator + probe, recording)
 #   probe-only   the same without the allocator: the hook and the probe's records
 #   alloc-only   the allocator alone, nothing of edashim's own
+#   floor-alloc  the allocator's build for glibc 2.28 alone (what a run preloads where the tool's
+#                libc is older than the build alloc-only has, glibc-X.Y/: install/allocators)
 #   system-alloc the system's build of the same allocator alone (Debian's jemalloc with its C++
 #                part, where the run preloads edashim's own build: install/allocators)
 # Usage: bench/child_cost/run.sh BUILD_DIR [ROUNDS] [N] [PROGRAM]
@@ -31,13 +33,17 @@ probe=$(tr ': ' '\n\n' <<< "$preload" | grep libedashim_probe)
 alloc=$(tr ': ' '\n\n' <<< "$preload" | grep -v libedashim_probe | head -1)
 sed "s|^LD_PRELOAD=.*|LD_PRELOAD=$probe|" "$work/arms/tool-child" > "$work/arms/probe-only"
 { grep -v '^LD_PRELOAD=' "$work/arms/plain"; echo "LD_PRELOAD=$alloc"; } > "$work/arms/alloc-only"
+floor_alloc=$alloc
+[[ $alloc == */glibc-*/* ]] && floor_alloc=$(dirname "$(dirname "$alloc")")/$(basename "$alloc")
+{ grep -v '^LD_PRELOAD=' "$work/arms/plain"; echo "LD_PRELOAD=$floor_alloc"; } > "$work/arms/floor-alloc"
 system_alloc=$(ls /usr/lib/*-linux-gnu/"$(basename "$alloc")" 2>/dev/null | head -1)
 { grep -v '^LD_PRELOAD=' "$work/arms/plain"; echo "LD_PRELOAD=${system_alloc:-$alloc}"; } > "$work/arms/system-alloc"
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg), $rounds rounds x $n starts of $program"
 echo "# tool-child LD_PRELOAD=$preload"
+echo "# floor-alloc LD_PRELOAD=$floor_alloc"
 echo "# system-alloc LD_PRELOAD=${system_alloc:-$alloc (no system build of it)}"
 "$work/child_cost" "$rounds" "$n" "$program" "$work"/arms/plain "$work"/arms/tool-child "$work"/arms/probe-only \
-  "$work"/arms/alloc-only "$work"/arms/system-alloc > "$work/times"
+  "$work"/arms/alloc-only "$work"/arms/floor-alloc "$work"/arms/system-alloc > "$work/times"
 python3 - "$work/times" <<'PY'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]
@@ -46,7 +52,7 @@ for r, arm, wall, cpu in rows:
     by.setdefault(arm, {})[int(r)] = (float(wall), float(cpu))
 plain = by["plain"]
 print(f"{'arm':12} {'wall us':>8} {'cpu us':>8} {'+wall vs plain':>15} {'+cpu vs plain':>14}")
-for arm in ["plain", "tool-child", "probe-only", "alloc-only", "system-alloc"]:
+for arm in ["plain", "tool-child", "probe-only", "alloc-only", "floor-alloc", "system-alloc"]:
     d = by[arm]
     w = st.median(v[0] for v in d.values()); c = st.median(v[1] for v in d.values())
     dw = st.median(d[r][0] - plain[r][0] for r in d); dc = st.median(d[r][1] - plain[r][1] for r in d)

@@ -19,6 +19,12 @@
 #   with malloc overridden, secure mode off (its guard pages and encoded free lists cost
 #   speed and serve no purpose here). No debug information (-g0 after jemalloc's own -g3):
 #   smaller libraries, faster builds.
+# - A second jemalloc for glibc 2.34 and later, in glibc-2.34/ (the directory's name is the
+#   floor, checked below and by tests/suite/glibc_floor.sh): built as for its own glibc, it
+#   needs no libpthread or libdl, the two empty stubs the floor's build brings into every child
+#   (about 0.1 ms of a child's start; docs/overhead.md). Runs choose it where the tool's libc has
+#   GLIBC_2.34 (pipeline/plan.cpp). Both are linked with -z noseparate-code: two mappings
+#   instead of four (0.04 ms a child).
 #
 # CACHE: a directory of earlier builds, keyed by everything that makes them (sources.txt, this
 # script, glibc_floor.h, libstdcxx_floor.c, the compilers): a build dir of the same tree (the
@@ -32,10 +38,14 @@ cc=${CC:-cc} cxx=${CXX:-c++}
 jobs=${EDASHIM_ALLOCATOR_JOBS:-2}
 # The tools' flags are not the allocators': nothing of the calling build's environment.
 unset CFLAGS CXXFLAGS CPPFLAGS LDFLAGS MAKEFLAGS
-libs=(libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4)
+# The glibc-2.34 build is made only where the build machine's glibc is 2.34 or later.
+lean_floor=2.34 lean=glibc-$lean_floor/libjemalloc.so.2
+glibc=$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')
+[ "$(printf '%s\n' "$lean_floor" "$glibc" | sort -V | head -1)" = "$lean_floor" ] || lean=""
+libs=(libjemalloc.so.2 $lean libmimalloc.so.2 libtcmalloc_minimal.so.4)
 
 key=$( (cat "$here/sources.txt" "$0" "$here/glibc_floor.h" "$here/libstdcxx_floor.c"; "$cc" --version | head -1
-  "$cxx" --version | head -1; uname -m) | sha256sum | cut -c1-16)
+  "$cxx" --version | head -1; uname -m; echo "$glibc") | sha256sum | cut -c1-16)
 mkdir -p "$out"
 # What is built here is preloaded into every process of every tool: a cache directory another
 # user could write (EDASHIM_ALLOCATOR_CACHE pointed at a shared place) is not used at all.
@@ -46,7 +56,9 @@ if [ -n "$cache" ] && { mkdir -p "$cache" 2>/dev/null; ! ours "$cache"; }; then
 fi
 cached=${cache:+$cache/$key}
 if [ -n "$cached" ] && ours "$cached" && [ -f "$cached/done" ]; then
-  for l in "${libs[@]}"; do cp -f -- "$cached/$l" "$out/$l.tmp" && mv -f -- "$out/$l.tmp" "$out/$l"; done
+  for l in "${libs[@]}"; do
+    mkdir -p "$out/$(dirname "$l")" && cp -f -- "$cached/$l" "$out/$l.tmp" && mv -f -- "$out/$l.tmp" "$out/$l"
+  done
   echo "edashim's allocators: ${libs[*]} from $cached"
   exit 0
 fi
@@ -66,28 +78,40 @@ floor="-include $here/glibc_floor.h"
 # By file name: -lpthread and -ldl would take the empty archives of glibc 2.34+.
 link_old="-Wl,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -Wl,--as-needed"
 
-# Every symbol version at or below GLIBC_2.28, and nothing but glibc's libraries needed (and,
-# for tcmalloc, libm and libgcc_s: tests/suite/glibc_floor.sh allows the same).
+# Every symbol version at or below the library's floor (GLIBC_2.28, or the X.Y of a glibc-X.Y/
+# directory), and nothing but glibc's libraries needed (for tcmalloc, libm and libgcc_s too; for a
+# build of glibc-X.Y/, libc alone: tests/suite/glibc_floor.sh allows the same).
 check() {
-  local lib=$1 over needed allowed='libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux.*'
+  local lib=$1 floor=2.28 over needed allowed='libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux.*'
   [[ $lib == */libtcmalloc_minimal.so.4 ]] && allowed+='|libm\.so\.6|libgcc_s\.so\.1'
+  if [[ $lib =~ /glibc-([0-9]+)\.([0-9]+)/[^/]+$ ]]; then
+    floor=${BASH_REMATCH[1]}.${BASH_REMATCH[2]} allowed='libc\.so\.6'
+  fi
   over=$(objdump -T "$lib" | grep -oE 'GLIBC_[0-9.]+' | sort -uV |
-    awk -F'[_.]' '$2 > 2 || ($2 == 2 && $3 > 28)' | tr '\n' ' ')
-  [ -z "$over" ] || { echo "build.sh: $lib needs $over(above the GLIBC_2.28 floor)" >&2; return 1; }
+    awk -F'[_.]' -v f="$floor" 'BEGIN { split(f, m, ".") } $2 > m[1] || ($2 == m[1] && $3 > m[2])' | tr '\n' ' ')
+  [ -z "$over" ] || { echo "build.sh: $lib needs $over(above the GLIBC_$floor floor)" >&2; return 1; }
   needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
     { grep -vxE "$allowed" || true; } | tr '\n' ' ')
   [ -z "$needed" ] || { echo "build.sh: $lib needs $needed(only glibc's libraries may be loaded with it)" >&2; return 1; }
 }
 
-build_jemalloc() {
-  local src=$work/jemalloc page=16
+# jemalloc_in DIR CFLAGS LIBS: one build of jemalloc, in DIR/lib/libjemalloc.so.2.
+jemalloc_in() {
+  local src=$1 page=16
   mkdir -p "$src" && tar -C "$src" --strip-components=1 -xjf "$(tarball jemalloc)"
   [ "$(uname -m)" = x86_64 ] && page=12
-  (cd "$src" && CC=$cc CFLAGS="-O3 -funroll-loops -g0 $floor" LIBS="$link_old" ./configure --disable-cxx --disable-prof \
-     --disable-doc --with-lg-page=$page --with-lg-hugepage=21 > "$work/jemalloc.log" 2>&1 &&
-   make -j"$jobs" build_lib_shared >> "$work/jemalloc.log" 2>&1) ||
-    { tail -20 "$work/jemalloc.log" >&2; echo "build.sh: jemalloc failed to build (log above)" >&2; return 1; }
-  cp "$src/lib/libjemalloc.so.2" "$work/libjemalloc.so.2"
+  (cd "$src" && CC=$cc CFLAGS="$2" LIBS="$3" ./configure --disable-cxx --disable-prof \
+     --disable-doc --with-lg-page=$page --with-lg-hugepage=21 > "$src.log" 2>&1 &&
+   make -j"$jobs" build_lib_shared EXTRA_LDFLAGS=-Wl,-z,noseparate-code >> "$src.log" 2>&1) ||
+    { tail -20 "$src.log" >&2; echo "build.sh: jemalloc failed to build (log above)" >&2; return 1; }
+}
+
+build_jemalloc() {
+  jemalloc_in "$work/jemalloc" "-O3 -funroll-loops -g0 $floor" "$link_old"
+  cp "$work/jemalloc/lib/libjemalloc.so.2" "$work/libjemalloc.so.2"
+  [ -n "$lean" ] || return 0
+  jemalloc_in "$work/jemalloc-lean" "-O3 -funroll-loops -g0" ""
+  mkdir -p "$work/$(dirname "$lean")" && cp "$work/jemalloc-lean/lib/libjemalloc.so.2" "$work/$lean"
 }
 
 build_mimalloc() {
@@ -133,9 +157,11 @@ for l in "${libs[@]}"; do
   strip --strip-unneeded "$work/$l"
   check "$work/$l"
 done
-for l in "${libs[@]}"; do cp -f -- "$work/$l" "$out/$l.tmp" && mv -f -- "$out/$l.tmp" "$out/$l"; done
+for l in "${libs[@]}"; do
+  mkdir -p "$out/$(dirname "$l")" && cp -f -- "$work/$l" "$out/$l.tmp" && mv -f -- "$out/$l.tmp" "$out/$l"
+done
 if [ -n "$cached" ] && mkdir -p "$cached.tmp.$$" 2>/dev/null; then
-  cp -- "${libs[@]/#/$work/}" "$cached.tmp.$$/" && touch "$cached.tmp.$$/done" &&
+  (cd "$work" && cp --parents -- "${libs[@]}" "$cached.tmp.$$/") && touch "$cached.tmp.$$/done" &&
     { mv -T -- "$cached.tmp.$$" "$cached" 2>/dev/null || rm -rf -- "$cached.tmp.$$"; }
 fi
 echo "edashim's allocators: ${libs[*]} built in $((SECONDS - start)) s"

@@ -1,5 +1,6 @@
 #include "alloc/allocators.hpp"
 
+#include <dirent.h>
 #include <glob.h>
 
 #include <algorithm>
@@ -102,6 +103,21 @@ std::optional<Located> locate_preferring_own(const Allocator& a, const std::stri
       if (util::exists(d + "/" + soname)) return Located{d + "/" + soname, kBuildLibraryDirs};
   if (auto found = locate(a, library_dirs())) return Located{*found, kBuildSystem};
   return std::nullopt;
+}
+
+std::vector<std::pair<std::string, std::string>> builds_for_newer_glibc(const std::string& library) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string dir = util::dirname(library), name = util::basename(library);
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = ::readdir(d)) {
+    std::string_view sub = e->d_name;
+    if (!util::starts_with(sub, "glibc-") || sub.size() == 6) continue;
+    std::string path = dir + "/" + std::string(sub) + "/" + name;
+    if (util::exists(path)) out.emplace_back(path, "GLIBC_" + std::string(sub.substr(6)));
+  }
+  ::closedir(d);
+  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> allocator_file_prefixes() {

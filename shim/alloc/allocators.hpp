@@ -48,6 +48,11 @@ struct Located {
 std::optional<Located> locate_preferring_own(const Allocator& a, const std::string& own_dir,
                                               const std::vector<std::string>& setting_dirs);
 
+// edashim's builds of the same library for a newer glibc: `library`'s directory's glibc-X.Y/
+// subdirectories holding its file name (install/allocators/build.sh makes them; the name is the
+// build's floor). Each as (path, "GLIBC_X.Y"), in no order; empty when there are none.
+std::vector<std::pair<std::string, std::string>> builds_for_newer_glibc(const std::string& library);
+
 // True when `path` (as found in LD_PRELOAD) is a known allocator library, by file name.
 bool is_allocator_library(std::string_view path);
 

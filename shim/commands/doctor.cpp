@@ -282,6 +282,13 @@ void check_allocators(Report& r) {
       if (run::preload_safe(lib)) r.ok(row);
       check_preload_path(r, a.name, lib, "put the library where its path has neither, and name that directory in "
                                          "library_dirs");
+      if (found->build != alloc::kBuildEdashim) continue;
+      for (const auto& [newer, floor] : alloc::builds_for_newer_glibc(lib)) {
+        std::snprintf(row, sizeof row, "%-10s %-10s %s (edashim's build for glibc %s and later: a run takes it where "
+                      "the tool's libc is that new)", a.name.c_str(), v.empty() ? "version ?" : v.c_str(), newer.c_str(),
+                      floor.substr(6).c_str());
+        if (run::preload_safe(newer)) r.ok(row);
+      }
     } else {
       r.note(a.name + ": not installed (needed only by profiles that choose it): " + install_advice(a.name));
     }

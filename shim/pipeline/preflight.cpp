@@ -1,6 +1,8 @@
 #include "pipeline/preflight.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include "paths/files.hpp"
 #include "paths/layout.hpp"
 #include "probe/loader_check.h"
+#include "run/environment.hpp"
 #include "run/scratch.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -62,6 +65,52 @@ void check_loader(Plan& plan) {
   p.reason = std::string("it is started by the loader ") + v.loader + ", and edashim's libraries need " + v.missing +
              " where that loader's libc has " + (v.has[0] ? v.has : "none") +
              ": nothing is preloaded, or the tool would stop before main";
+}
+
+// The highest GLIBC_x.y the libc of the tool's loader defines, "" when unknown (a loader run by
+// hand, whose --library-path may name another). Read once a libc file (the fact cache), then a
+// stat() a run.
+std::string tool_glibc(const Plan& plan) {
+  const auto& p = plan.preflight;
+  std::string target = p.binary.empty() ? plan.tool_path : p.binary;
+  if (p.facts.kind != tool::ExecKind::dynamic || p.facts.interpreter.empty() ||
+      edh_is_loader_name(util::basename(target).c_str()))
+    return "";
+  char libc[EDH_PATH_CAP];
+  struct stat st;
+  if (!edh_loader_libc(p.facts.interpreter.c_str(), libc, sizeof libc) || ::stat(libc, &st) != 0) return "";
+  auto stamp = util::FileStamp::of(st);
+  auto facts = fact_cache().get(stamp).value_or(util::Facts{});
+  if (auto it = facts.find("glibc"); it != facts.end()) return it->second;
+  int fd = ::open(libc, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char missing[64] = "", best[64] = "";
+  bool is_libc = edh_libc_covers(edh_read_fd, &fd, "", missing, sizeof missing, best, sizeof best) >= 0;
+  ::close(fd);
+  facts["glibc"] = is_libc ? best : "";
+  fact_cache().put(stamp, facts);
+  fact_cache().save();
+  return facts["glibc"];
+}
+
+// edashim's build of the allocator for the newest glibc the tool's libc has, where it made one
+// (install/allocators/build.sh): the floor's build (glibc 2.28) brings libpthread's and libdl's
+// empty stubs into every process of the run, about 0.1 ms of each child's start
+// (docs/overhead.md). A loader older than every such build keeps the floor's.
+void choose_build_for_glibc(Plan& plan) {
+  if (plan.allocator_build != alloc::kBuildEdashim || plan.allocator_library.empty() ||
+      !plan.preflight.preload_reaches())
+    return;
+  auto builds = alloc::builds_for_newer_glibc(plan.allocator_library);
+  if (builds.empty()) return;
+  std::string glibc = tool_glibc(plan), best_floor;
+  if (glibc.empty()) return;
+  for (const auto& [path, floor] : builds)
+    if (edh_version_cmp(floor.c_str(), glibc.c_str()) <= 0 &&
+        (best_floor.empty() || edh_version_cmp(floor.c_str(), best_floor.c_str()) > 0) && run::preload_safe(path)) {
+      plan.allocator_library = path;
+      best_floor = floor;
+    }
 }
 
 void choose_fallback(Plan& plan) {
@@ -121,6 +170,7 @@ void inspect_tool(Plan& plan, const std::vector<std::string>& env) {
     pass_over_missing_interpreters(plan, env, path_env);
     if (plan.preflight.inspected) check_loader(plan);
     if (plan.preflight.inspected && plan.preflight.blocker != tool::Blocker::foreign_loader) check_address_space_limit(plan);
+    if (plan.preflight.inspected) choose_build_for_glibc(plan);
     choose_fallback(plan);
   }
   check_fallback_options(plan);

@@ -405,6 +405,12 @@ static size_t loader_dir(const char* loader, char* out) {
   return d;
 }
 
+int edh_loader_libc(const char* loader, char* out, size_t cap) {
+  char dir[CAP];
+  size_t d = loader_dir(loader, dir);
+  return d && edh_join(out, cap, dir, d, "libc.so.6");
+}
+
 /* 1 when edashim's libraries can be shown to load under `loader` (argv: for --library-path). */
 int edh_loads_there(const char* loader, const char* const* argv, int explicit_run, const char* ours,
                        struct edh_verdict* v) {

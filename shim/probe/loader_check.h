@@ -70,6 +70,10 @@ int edh_libc_covers(edh_read_fn rd, void* ctx, const char* needs, char* missing,
 /* Compares two "GLIBC_2.34"-style names by version: <0, 0, >0. */
 int edh_version_cmp(const char* a, const char* b);
 
+/* The libc.so.6 `loader` uses when not told otherwise (beside its real file) into `out`; 0 when
+ * it does not fit. */
+int edh_loader_libc(const char* loader, char* out, size_t cap);
+
 /* The system's dynamic loader for this architecture, or NULL when unknown. */
 const char* edh_system_loader(void);
 

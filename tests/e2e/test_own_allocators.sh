@@ -13,6 +13,16 @@ need_own() {
     fail "this build has no allocators of its own in $OWN (its configure step said why: cmake -S . -B build | grep -A3 'own allocators')"
 }
 
+# The jemalloc a run takes here: its build for glibc 2.34 and later, on a machine that new (the
+# tests' machines are Debian 12: 2.36); the floor's build on an older one (e2e_old_userland).
+LEAN=$OWN/glibc-2.34/libjemalloc.so.2
+need_lean() {
+  need_own
+  [ "$(printf '%s\n' 2.34 "$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')" | sort -V | head -1)" = 2.34 ] ||
+    skip "this machine's glibc is older than 2.34: runs take the floor's build (e2e_old_userland tests that)"
+  [ -f "$LEAN" ] || fail "this build has no jemalloc for glibc 2.34 in $LEAN (install/allocators/build.sh makes it)"
+}
+
 # A run of yosys with ALLOCATOR: the line's allocator object and the probe's verdict.
 yosys_run() {
   command -v yosys > /dev/null || skip "yosys is not installed (Debian: apt-get install yosys)"
@@ -23,14 +33,15 @@ yosys_run() {
 }
 
 test_a_run_preloads_edashims_own_jemalloc_and_the_probe_proves_it() {
-  need_own
-  expect_eq "$(yosys_run jemalloc)" "edashim $OWN/libjemalloc.so.2 True" "the line: build, library, verified"
+  need_lean
+  expect_eq "$(yosys_run jemalloc)" "edashim $LEAN True" "the line: build, library (for this glibc), verified"
   expect_eq "$(cat "$SB/err")" "" "nothing on stderr"
-  expect_contains "$("$BIN" explain yosys 2>&1)" "$OWN/libjemalloc.so.2 (version 5.3.0" "explain names the library"
+  expect_contains "$("$BIN" explain yosys 2>&1)" "$LEAN (version 5.3.0" "explain names the library"
   expect_contains "$("$BIN" explain yosys 2>&1)" "edashim's build)" "explain says whose build"
   local doctor
   doctor=$("$BIN" doctor --dir "$SB/shims" 2>&1)
   expect_contains "$doctor" "$OWN/libjemalloc.so.2 (edashim's build)" "doctor"
+  expect_contains "$doctor" "$LEAN (edashim's build for glibc 2.34 and later" "doctor: the build for newer glibc"
   expect_contains "$doctor" "$OWN/libmimalloc.so.2 (edashim's build)" "doctor"
   expect_contains "$doctor" "$OWN/libtcmalloc_minimal.so.4 (edashim's build)" "doctor"
   expect_contains "$doctor" "libtbbmalloc_proxy.so.2 (the system's)" "doctor: what edashim did not build"
@@ -77,17 +88,19 @@ test_an_allocator_edashim_did_not_build_is_the_systems() {
 }
 
 # What a process of a run maps (every child of a tool is one, with the same preload): with
-# Debian's jemalloc, libstdc++ and friends; with edashim's, what it maps directly (sh: glibc
-# alone), plus the allocator, the probe and glibc's empty stubs.
+# Debian's jemalloc, libstdc++ and friends; with edashim's build for this glibc, what it maps
+# directly (sh: glibc alone), plus the allocator and the probe (and libdl's stub, the probe's).
+# libpthread's stub, which the floor's build needs, is not among them.
 test_a_runs_processes_load_nothing_but_glibc_with_edashims_jemalloc() {
-  need_own
-  local direct shimmed
+  need_lean
+  local direct shimmed maps
   direct=$(sh -c 'cat /proc/$$/maps' | awk '$6 ~ /\.so/ { print $6 }' | sort -u | xargs -n1 basename)
-  shimmed=$(EDASHIM_ALLOCATOR=jemalloc "$BIN" run -- sh -c 'cat /proc/$$/maps' | awk '$6 ~ /\.so/ { print $6 }' | sort -u |
-    xargs -n1 basename | grep -v -e '^libjemalloc\.so\.2$' -e '^libedashim_probe\.so$' -e '^libpthread\.so\.0$' -e '^libdl\.so\.2$')
-  expect_contains "$(EDASHIM_ALLOCATOR=jemalloc "$BIN" run -- sh -c 'cat /proc/$$/maps')" "$OWN/libjemalloc.so.2" \
-    "the process has edashim's jemalloc"
-  expect_eq "$shimmed" "$direct" "the child's libraries besides the allocator, the probe and glibc's stubs"
+  maps=$(EDASHIM_ALLOCATOR=jemalloc "$BIN" run -- sh -c 'cat /proc/$$/maps')
+  shimmed=$(awk '$6 ~ /\.so/ { print $6 }' <<<"$maps" | sort -u | xargs -n1 basename |
+    grep -v -e '^libjemalloc\.so\.2$' -e '^libedashim_probe\.so$' -e '^libdl\.so\.2$')
+  expect_contains "$maps" "$LEAN" "the process has edashim's jemalloc for this glibc"
+  expect_eq "$shimmed" "$direct" "the child's libraries besides the allocator, the probe and libdl's stub"
+  expect_eq "$(ldd "$LEAN" | awk '$1 !~ /^(linux-vdso|\/lib64\/ld-linux)/ { print $1 }')" "libc.so.6" "ldd of the build for glibc 2.34: libc alone"
 }
 
 run_suite "$@"

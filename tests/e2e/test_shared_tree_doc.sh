@@ -76,7 +76,7 @@ SH
   expect_eq "$(line_fields "tool path")" "yosys $(readlink -f "$(command -v yosys)")" "yosys ran through the tree's link"
   [ -e "$SB/repo/build/tests" ] && fail "step 1 built the tests"
   expect_eq "$(last_log "$LOG" "j['allocator']['build'] + ' ' + j['allocator']['library']")" \
-    "edashim $root/lib/edashim/alloc/libjemalloc.so.2" "the tree's own jemalloc (step 4)"
+    "edashim $root/lib/edashim/alloc/glibc-2.34/libjemalloc.so.2" "the tree's own jemalloc, its build for this glibc (step 4)"
   # csh and tcsh users: the section's line for them, in tcsh.
   if command -v tcsh > /dev/null; then
     out=$(tcsh -fc "${csh_line//\/tools\/edashim/$root}; which edashim; which yosys" 2>&1)
