@@ -217,3 +217,21 @@ TEST_CASE("A run prefers edashim's own build, then library_dirs, then the system
   CHECK(alloc::build_in_words(alloc::kBuildEdashim) == "edashim's build");
   CHECK(alloc::build_in_words(alloc::kBuildSystem) == "the system's");
 }
+
+TEST_CASE("edashim's builds for a newer glibc are the glibc-X.Y directories beside its own that hold the library",
+          "[alloc]") {
+  TempDir t;
+  std::string own = t.write("own/libjemalloc.so.2", "x");
+  CHECK(alloc::builds_for_newer_glibc(own).empty());
+  t.write("own/glibc-2.34/libjemalloc.so.2", "x");
+  t.write("own/glibc-2.40/libmimalloc.so.2", "x");  // another library's
+  t.write("own/glibc-/libjemalloc.so.2", "x");      // no version
+  t.write("own/notglibc-2.35/libjemalloc.so.2", "x");
+  auto builds = alloc::builds_for_newer_glibc(own);
+  REQUIRE(builds.size() == 1);
+  CHECK(builds[0].first == t.path + "/own/glibc-2.34/libjemalloc.so.2");
+  CHECK(builds[0].second == "GLIBC_2.34");
+  t.write("own/glibc-2.39/libjemalloc.so.2", "x");
+  CHECK(alloc::builds_for_newer_glibc(own).size() == 2);
+  CHECK(alloc::builds_for_newer_glibc(t.path + "/none/libjemalloc.so.2").empty());
+}
