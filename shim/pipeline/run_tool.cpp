@@ -372,7 +372,8 @@ int exec_failed(const Plan& plan, RunSetup& setup, run::ProbeFile& probe, run::O
 }
 
 // What the run's end needs, kept in its private directory (pipeline/unfinished.hpp).
-Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::ProbeFile& probe, std::string line) {
+Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::ProbeFile& probe, std::string line,
+                         long long start_ns) {
   const auto& s = plan.loaded.settings;
   Unfinished u;
   u.line = std::move(line);
@@ -398,7 +399,7 @@ Unfinished unfinished_of(const Plan& plan, const RunSetup& setup, const run::Pro
   u.sweep_bases = sweep_bases(plan);
   u.pid = long(::getpid());
   u.own = run::own_usage_now();
-  u.start_ns = util::monotonic_ns();
+  u.start_ns = start_ns;
   return u;
 }
 
@@ -426,6 +427,9 @@ int run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
   run::Outcome started;
   started.pid = int(::getpid());
   started.start_time = util::epoch_seconds();
+  // Read together: the run's wall is measured from its start_unix, so that a run below, which
+  // starts later, cannot seem to end after it (report --flow's shares).
+  long long start_ns = util::monotonic_ns();
   if (logging || removing) {
     util::JsonWriter record;
     if (logging) write_start(record, plan, setup, started);
@@ -436,7 +440,7 @@ int run_in_place(const Plan& plan, RunSetup& setup, run::ProbeFile& probe) {
       if (probe.dir.empty())
         if (std::string base = probe_base(plan); run::make_own_base(base).ok()) probe = run::make_probe_file(base);
       if (!probe.dir.empty()) {
-        Unfinished u = unfinished_of(plan, setup, probe, logging ? record.str() : std::string());
+        Unfinished u = unfinished_of(plan, setup, probe, logging ? record.str() : std::string(), start_ns);
         kept = util::write_new_file(probe.dir + "/" + kUnfinishedFile, unfinished_text(u)).ok();
       }
     }
