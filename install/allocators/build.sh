@@ -23,7 +23,7 @@
 #   floor, checked below and by tests/suite/glibc_floor.sh): built as for its own glibc, it
 #   needs no libpthread or libdl, the two empty stubs the floor's build brings into every child
 #   (about 0.1 ms of a child's start; docs/overhead.md). Runs choose it where the tool's libc has
-#   GLIBC_2.34 (pipeline/plan.cpp). Both are linked with -z noseparate-code: two mappings
+#   GLIBC_2.34 (pipeline/preflight.cpp). Both are linked with -z noseparate-code: two mappings
 #   instead of four (0.04 ms a child).
 #
 # CACHE: a directory of earlier builds, keyed by everything that makes them (sources.txt, this

@@ -274,21 +274,20 @@ void check_allocators(Report& r) {
            "preload the system's");
   for (const auto& a : alloc::known()) {
     if (auto found = alloc::locate_preferring_own(a, own, {})) {
-      const std::string& lib = found->library;
-      std::string v = alloc::detect_version(lib, in_memory);
-      char row[512];
-      std::snprintf(row, sizeof row, "%-10s %-10s %s (%s)", a.name.c_str(), v.empty() ? "version ?" : v.c_str(),
-                    lib.c_str(), alloc::build_in_words(found->build).c_str());
-      if (run::preload_safe(lib)) r.ok(row);
-      check_preload_path(r, a.name, lib, "put the library where its path has neither, and name that directory in "
-                                         "library_dirs");
+      std::string v = alloc::detect_version(found->library, in_memory);
+      auto library_row = [&](const std::string& lib, const std::string& whose) {
+        char row[768];
+        std::snprintf(row, sizeof row, "%-10s %-10s %s (%s)", a.name.c_str(), v.empty() ? "version ?" : v.c_str(),
+                      lib.c_str(), whose.c_str());
+        if (run::preload_safe(lib)) r.ok(row);
+        check_preload_path(r, a.name, lib, "put the library where its path has neither, and name that directory in "
+                                           "library_dirs");
+      };
+      library_row(found->library, alloc::build_in_words(found->build));
       if (found->build != alloc::kBuildEdashim) continue;
-      for (const auto& [newer, floor] : alloc::builds_for_newer_glibc(lib)) {
-        std::snprintf(row, sizeof row, "%-10s %-10s %s (edashim's build for glibc %s and later: a run takes it where "
-                      "the tool's libc is that new)", a.name.c_str(), v.empty() ? "version ?" : v.c_str(), newer.c_str(),
-                      floor.substr(6).c_str());
-        if (run::preload_safe(newer)) r.ok(row);
-      }
+      for (const auto& [newer, floor] : alloc::builds_for_newer_glibc(found->library))
+        library_row(newer, "edashim's build for glibc " + floor.substr(6) +
+                               " and later: a run takes it where the tool's libc is that new");
     } else {
       r.note(a.name + ": not installed (needed only by profiles that choose it): " + install_advice(a.name));
     }
